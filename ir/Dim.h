@@ -66,6 +66,14 @@ private:
   std::vector<DimTerm> terms_;
 };
 
+/// Reads a dim back from text: str()'s canonical form and, more generally,
+/// integer expressions with + - * / and parentheses over names and integers
+/// (`heads * (out_dim / heads)` reads as `out_dim`). Division must be exact
+/// and by a single term. Returns nullopt with `error` set on bad syntax,
+/// inexact division, overflow, or an expression nested or expanded too far.
+std::optional<Dim> parseDim(const std::string &text,
+                            std::string *error = nullptr);
+
 /// Per-element shape of a value: [] is a scalar.
 using Shape = std::vector<Dim>;
 
