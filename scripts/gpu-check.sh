@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
 python="${HECTOR_PYTHON:-$(command -v python3)}"
+# The image's default CXX wrapper links parts of libstdc++ statically into
+# the extension, which then crashes formatting numbers inside torch; the
+# system compiler builds a working one.
+if [ -x /usr/bin/g++ ]; then export CC=/usr/bin/gcc CXX=/usr/bin/g++; fi
 torch_prefix="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
 pybind_dir="$("$python" -m pybind11 --cmakedir 2>/dev/null || true)"
 

@@ -39,7 +39,7 @@ fi
 
 # PyG must not replace the Debian torch: --system-site-packages makes the
 # venv see it, and --no-deps keeps pip from pulling a torch wheel.
-PYG_VERSION="${HECTOR_PYG_VERSION:-2.5.3}"
+PYG_VERSION="${HECTOR_PYG_VERSION:-2.8.1}"
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi

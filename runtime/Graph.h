@@ -1,0 +1,74 @@
+// The runtime's graph container: a typed multigraph in COO form (PyG
+// layout: edge e goes from src[e] to dst[e] and has relation etype[e]; node
+// v has node type ntype[v]) plus the derived arrays that the interpreter and
+// the generated kernels need, each computed once, lazily, with torch ops on
+// the graph's device (no per-relation host loops) and cached.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+
+namespace hector::runtime {
+
+class Graph {
+public:
+  /// `src`, `dst`, `etype` are [E] and `ntype` is [N] integer tensors on one
+  /// device; they are converted to contiguous int64. Throws
+  /// ArgumentTypeError / ArgumentValueError (runtime/Errors.h) naming the
+  /// argument when a shape, dtype, device or id range is wrong: every src
+  /// and dst id in [0, numNodes), etype in [0, numEtypes), ntype in
+  /// [0, numNtypes).
+  Graph(torch::Tensor src, torch::Tensor dst, torch::Tensor etype,
+        torch::Tensor ntype, int64_t numNodes, int64_t numEtypes,
+        int64_t numNtypes);
+
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  int64_t numNodes() const { return numNodes_; }
+  int64_t numEdges() const { return src_.size(0); }
+  int64_t numEtypes() const { return numEtypes_; }
+  int64_t numNtypes() const { return numNtypes_; }
+  torch::Device device() const { return src_.device(); }
+
+  const torch::Tensor &src() const { return src_; }     ///< [E] int64
+  const torch::Tensor &dst() const { return dst_; }     ///< [E] int64
+  const torch::Tensor &etype() const { return etype_; } ///< [E] int64
+  const torch::Tensor &ntype() const { return ntype_; } ///< [N] int64
+
+  // Derived arrays (int64, on device(); computed on first use).
+  /// [N] number of incoming edges of each node.
+  const torch::Tensor &inDegree() const;
+  /// [N] number of outgoing edges of each node.
+  const torch::Tensor &outDegree() const;
+  /// [E] number of incoming edges of dst[e] whose type is etype[e].
+  const torch::Tensor &relInDegree() const;
+  /// [E] index of edge e's unique (src, etype) pair. Pairs are numbered in
+  /// ascending (src, etype) order.
+  const torch::Tensor &edgePair() const;
+  /// [P] source node of each unique (src, etype) pair.
+  const torch::Tensor &pairSrc() const;
+  /// [P] edge type of each unique (src, etype) pair.
+  const torch::Tensor &pairEtype() const;
+  /// P, the number of unique (src, etype) pairs.
+  int64_t numPairs() const { return pairSrc().size(0); }
+
+private:
+  struct Derived {
+    torch::Tensor inDegree, outDegree, relInDegree;
+    torch::Tensor edgePair, pairSrc, pairEtype;
+  };
+  void computePairs() const;
+
+  torch::Tensor src_, dst_, etype_, ntype_;
+  int64_t numNodes_ = 0, numEtypes_ = 0, numNtypes_ = 0;
+  // Derived arrays are computed on first use; the mutex makes concurrent
+  // first uses from several Python threads safe.
+  mutable std::mutex mutex_;
+  mutable Derived derived_;
+};
+
+} // namespace hector::runtime
