@@ -31,13 +31,20 @@ constexpr std::pair<OpKind, const char *> kOps[] = {
     {OpKind::Tanh, "tanh"},
     {OpKind::Sqrt, "sqrt"},
     {OpKind::Detach, "detach"},
+    {OpKind::ReluGrad, "relu_grad"},
+    {OpKind::LeakyReluGrad, "leaky_relu_grad"},
+    {OpKind::GeluGrad, "gelu_grad"},
     {OpKind::Add, "add"},
     {OpKind::Sub, "sub"},
     {OpKind::Mul, "mul"},
     {OpKind::Div, "div"},
+    {OpKind::Eq, "eq"},
     {OpKind::Reshape, "reshape"},
     {OpKind::Concat, "concat"},
     {OpKind::Slice, "slice"},
+    {OpKind::SumTo, "sum_to"},
+    {OpKind::Embed, "embed"},
+    {OpKind::Transpose, "transpose"},
 };
 
 struct GraphValue {

@@ -126,18 +126,29 @@ using Operand = std::variant<Access, ScalarExpr>;
 enum class OpKind {
   // Linear algebra.
   Linear,  ///< linear(a:[..,K], W:[K,N]) -> [..,N];  W:[H,K,N] with a:[H,K] -> [H,N]
-  LinearT, ///< linear_t(a:[..,K], W:[N,K]) -> [..,N]  (torch.nn.Linear layout)
+  LinearT, ///< linear_t(a:[..,K], W:[N,K]) -> [..,N]  (torch.nn.Linear layout);
+           ///< W:[H,N,K] with a:[H,K] -> [H,N]
   Dot,    ///< dot(a:[..,K], b:[..,K]) -> [..]      (contract the last axis)
   Outer,  ///< outer(a:[..,K], b:[..,N]) -> [..,K,N]
   // Elementwise unary.
   Copy, Neg, Exp, Log, Relu, LeakyRelu, Gelu, Sigmoid, Tanh, Sqrt,
   Detach, ///< identity forward, no gradient (softmax's max)
+  // Derivatives of the activations (emitted by autodiff), elementwise.
+  ReluGrad,      ///< relu_grad(x): 1 where x > 0 else 0
+  LeakyReluGrad, ///< leaky_relu_grad(x, slope): 1 where x > 0 else slope
+  GeluGrad,      ///< gelu_grad(x): Phi(x) + x*phi(x), d/dx of exact GELU
   // Elementwise binary, with prefix broadcasting (docs/ir.md).
   Add, Sub, Mul, Div,
+  Eq, ///< eq(a, b): 1 where a == b else 0 (the max reduction's gradient mask)
   // Shape manipulation (row-local).
   Reshape, ///< reshape(a, shape attr); element count must match
   Concat,  ///< concat(a, b, ...) along the last axis
   Slice,   ///< slice(a) along the last axis: attrs start, size
+  SumTo,   ///< sum_to(a, shape attr S): sums the trailing axes down to the
+           ///< prefix S of a's shape (the gradient of prefix broadcasting)
+  Embed,   ///< embed(a:[..,K]) start S size Z -> [..,Z]: zeros with a at
+           ///< [S, S+K) of the last axis (the gradient of slice)
+  Transpose, ///< transpose(a) perm [p0, ...]: result axis i is a's axis p_i
 };
 const char *opName(OpKind k);
 std::optional<OpKind> opFromName(const std::string &name);
@@ -157,10 +168,12 @@ struct Stmt {
   Reduce reduce = Reduce::None;
   OpKind op = OpKind::Copy;
   std::vector<Operand> operands;
-  /// LeakyRelu: its slope is operand 1 (a ScalarExpr). Reshape: `shape`.
-  /// Slice: `sliceStart`, `sliceSize` (dims, last axis).
+  /// LeakyRelu, LeakyReluGrad: the slope is operand 1 (a ScalarExpr).
+  /// Reshape, SumTo: `shape`. Slice, Embed: `sliceStart`, `sliceSize`
+  /// (dims, last axis). Transpose: `perm`, a permutation of the per-row axes.
   Shape shape;
   Dim sliceStart, sliceSize;
+  std::vector<int> perm;
   SourceLoc loc;
 };
 

@@ -2,7 +2,8 @@
 // that turns the whole text into tokens first, then a recursive-descent
 // parser over them. Keywords are contextual (a value may be called `shape`
 // or `edges`), which is why the statement grammar is driven by the op: only
-// `reshape` and `slice` are followed by attribute keywords.
+// `reshape`/`sum_to` (shape), `slice`/`embed` (start, size) and `transpose`
+// (perm) are followed by attribute keywords.
 //
 // The parser sees untrusted text (it is fuzzed), so it stops at the first
 // error, bounds every recursion (nested loops, scalar expressions, dims) and
@@ -550,15 +551,44 @@ private:
     }
     if (!expect(Tok::RParen, "',' or ')' after an operand"))
       return std::nullopt;
-    if (s.op == OpKind::Reshape) {
+    if (s.op == OpKind::Reshape || s.op == OpKind::SumTo) {
       if (!expectWord("shape") || !parseShape(&s.shape))
         return std::nullopt;
-    } else if (s.op == OpKind::Slice) {
+    } else if (s.op == OpKind::Slice || s.op == OpKind::Embed) {
       if (!expectWord("start") || !parseDimTokens(&s.sliceStart) ||
           !expectWord("size") || !parseDimTokens(&s.sliceSize))
         return std::nullopt;
+    } else if (s.op == OpKind::Transpose) {
+      if (!expectWord("perm") || !parsePerm(&s.perm))
+        return std::nullopt;
     }
     return s;
+  }
+
+  /// '[' [INT (',' INT)*] ']': axis numbers, checked by the verifier.
+  bool parsePerm(std::vector<int> *perm) {
+    if (!expect(Tok::LBracket, "'['"))
+      return false;
+    if (at(Tok::RBracket)) {
+      advance();
+      return true;
+    }
+    while (true) {
+      const std::string &text = peek().text;
+      bool digits = at(Tok::Number) && text.size() <= 6 &&
+                    text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) {
+        fail("expected an axis number, found " + found());
+        return false;
+      }
+      perm->push_back(std::stoi(text));
+      advance();
+      if (at(Tok::Comma)) {
+        advance();
+        continue;
+      }
+      return expect(Tok::RBracket, "',' or ']' in perm");
+    }
   }
 
   bool parseReduce(Reduce *r) {

@@ -64,10 +64,16 @@ std::string printStmt(const Stmt &stmt) {
   out += ")";
   // Attributes are printed by op, not by presence, so that the parser can
   // tell from the op alone whether attribute keywords follow.
-  if (stmt.op == OpKind::Reshape)
+  if (stmt.op == OpKind::Reshape || stmt.op == OpKind::SumTo) {
     out += " shape " + shapeStr(stmt.shape);
-  else if (stmt.op == OpKind::Slice)
+  } else if (stmt.op == OpKind::Slice || stmt.op == OpKind::Embed) {
     out += " start " + stmt.sliceStart.str() + " size " + stmt.sliceSize.str();
+  } else if (stmt.op == OpKind::Transpose) {
+    out += " perm [";
+    for (size_t i = 0; i < stmt.perm.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(stmt.perm[i]);
+    out += "]";
+  }
   return out;
 }
 

@@ -122,15 +122,17 @@ public:
     case OpKind::Outer:
       return outer();
     case OpKind::LeakyRelu:
+    case OpKind::LeakyReluGrad:
       if (!count(2) || !value(0))
         return std::nullopt;
       if (!ops_[1].scalar)
-        return fail("leaky_relu's slope (operand 2) must be a scalar");
+        return fail(name_ + "'s slope (operand 2) must be a scalar");
       return ops_[0].shape;
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Div:
+    case OpKind::Eq:
       return broadcast();
     case OpKind::Reshape:
       return reshape();
@@ -138,6 +140,12 @@ public:
       return concat();
     case OpKind::Slice:
       return slice();
+    case OpKind::SumTo:
+      return sumTo();
+    case OpKind::Embed:
+      return embed();
+    case OpKind::Transpose:
+      return transpose();
     default: // elementwise unary
       if (!count(1) || !value(0))
         return std::nullopt;
@@ -212,12 +220,21 @@ private:
     if (!values(2) || !nonScalar(0))
       return std::nullopt;
     const Shape &a = ops_[0].shape, &w = ops_[1].shape;
-    if (w.size() != 2 || a.back() != w[1])
-      return fail("linear_t: input " + shapeStr(a) + " does not fit weight " +
-                  shapeStr(w) + " (need [.., K] with [N, K])");
-    Shape r = dropLast(a);
-    r.push_back(w[0]);
-    return r;
+    if (w.size() == 2 && a.back() == w[1]) {
+      Shape r = dropLast(a);
+      r.push_back(w[0]);
+      return r;
+    }
+    // Per-head weights: a [.., H, K] times W [H, N, K].
+    if (w.size() == 3 && a.size() >= 2 && a[a.size() - 2] == w[0] &&
+        a.back() == w[2]) {
+      Shape r = dropLast(a);
+      r.push_back(w[1]);
+      return r;
+    }
+    return fail("linear_t: input " + shapeStr(a) + " does not fit weight " +
+                shapeStr(w) + " (need [.., K] with [N, K], or [H, K] with "
+                "[H, N, K])");
   }
 
   std::optional<Shape> dot() {
@@ -299,6 +316,54 @@ private:
                   ops_[0].shape.back().str());
     Shape r = dropLast(ops_[0].shape);
     r.push_back(size);
+    return r;
+  }
+
+  std::optional<Shape> sumTo() {
+    if (!values(1))
+      return std::nullopt;
+    if (!isPrefix(stmt_.shape, ops_[0].shape))
+      return fail("sum_to: " + shapeStr(stmt_.shape) + " is not a prefix of " +
+                  shapeStr(ops_[0].shape));
+    return stmt_.shape;
+  }
+
+  std::optional<Shape> embed() {
+    if (!values(1) || !nonScalar(0))
+      return std::nullopt;
+    const Dim &start = stmt_.sliceStart, &size = stmt_.sliceSize;
+    if (start.isConstant() && start.constantValue() < 0)
+      return fail("embed: start " + start.str() + " is negative");
+    // As for slice: only a constant overrun is wrong for every binding.
+    Dim spare = size - start - ops_[0].shape.back();
+    if (spare.isConstant() && spare.constantValue() < 0)
+      return fail("embed: start " + start.str() + " + the last dimension " +
+                  ops_[0].shape.back().str() + " exceeds size " + size.str());
+    Shape r = dropLast(ops_[0].shape);
+    r.push_back(size);
+    return r;
+  }
+
+  std::optional<Shape> transpose() {
+    if (!values(1))
+      return std::nullopt;
+    const Shape &a = ops_[0].shape;
+    const std::vector<int> &perm = stmt_.perm;
+    std::vector<int> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    bool isPermutation = perm.size() == a.size();
+    for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+      isPermutation = sorted[i] == static_cast<int>(i);
+    if (!isPermutation) {
+      std::string text;
+      for (size_t i = 0; i < perm.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(perm[i]);
+      return fail("transpose: perm [" + text + "] is not a permutation of the " +
+                  std::to_string(a.size()) + " axes of " + shapeStr(a));
+    }
+    Shape r;
+    for (int p : perm)
+      r.push_back(a[p]);
     return r;
   }
 
@@ -733,20 +798,23 @@ private:
   }
 
   void checkAttrs(const Stmt &s) {
-    if (s.op == OpKind::Reshape) {
+    std::string name = opName(s.op);
+    if (s.op == OpKind::Reshape || s.op == OpKind::SumTo) {
       for (const Dim &d : s.shape)
-        checkDim(d, s.loc, "reshape shape");
+        checkDim(d, s.loc, name + " shape");
     } else if (!s.shape.empty()) {
-      error(s.loc, std::string("only reshape takes a shape attribute, not ") +
-                       opName(s.op));
+      error(s.loc, "only reshape and sum_to take a shape attribute, not " +
+                       name);
     }
-    if (s.op == OpKind::Slice) {
-      checkDimNames(s.sliceStart, s.loc, "slice start");
-      checkDimNames(s.sliceSize, s.loc, "slice size");
+    if (s.op == OpKind::Slice || s.op == OpKind::Embed) {
+      checkDimNames(s.sliceStart, s.loc, name + " start");
+      checkDimNames(s.sliceSize, s.loc, name + " size");
     } else if (s.sliceStart != Dim() || s.sliceSize != Dim()) {
-      error(s.loc, std::string("only slice takes start/size attributes, not ") +
-                       opName(s.op));
+      error(s.loc, "only slice and embed take start/size attributes, not " +
+                       name);
     }
+    if (s.op != OpKind::Transpose && !s.perm.empty())
+      error(s.loc, "only transpose takes a perm attribute, not " + name);
   }
 
   /// Like checkDim, but 0 is a legal value (a slice may start at 0).

@@ -2,6 +2,12 @@
 
 #include "ir/InterIRPrinter.h"
 #include "ir/InterIRVerifier.h"
+#include "passes/CompactMaterialization.h"
+#include "passes/LinearReordering.h"
+#include "passes/LoopCanonicalization.h"
+#include "passes/LoopFusion.h"
+#include "passes/LowerToIntraOp.h"
+#include "passes/ShapeInference.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,20 +15,61 @@
 namespace hector::passes {
 namespace {
 
-/// One stage of the pipeline: a name for --print-after and the transform.
+/// One stage of the pipeline: a name for --print-after, whether the
+/// options switch it on, and the transform (false: it reported an error).
 struct Stage {
   const char *name;
-  std::function<bool(ir::Module &, ir::DiagnosticEngine &)> run;
+  std::function<bool(const PipelineOptions &)> enabled;
+  std::function<bool(ir::Module &, const PipelineOptions &,
+                     ir::DiagnosticEngine &)>
+      run;
 };
+
+bool always(const PipelineOptions &) { return true; }
 
 /// The stages in the order they run. The frontend's output is verified
 /// first ("verify"), so that every later pass may assume verified input.
-/// The inter-op optimisations of issue 5 (shape inference, autodiff,
-/// reordering, compaction, loop canonicalisation and fusion, lowering)
-/// slot in after it, each followed by the verifier.
+///  - Shape inference comes next: later passes declare temps without
+///    working out their shapes.
+///  - Reordering runs before compaction: its `linear(x[e.src], c[e.etype])`
+///    is still compactable, and compaction would hide the adjacent linears.
+///  - Compaction runs before canonicalization: it moves statements out of
+///    edge loops into pairs loops, which changes what canonicalizes.
+///  - Canonicalization puts edge phases into dst-node nests, so that fusion
+///    can merge them with the reductions around them.
+/// Autodiff is not a stage: it builds a second module (passes/Autodiff.h).
 std::vector<Stage> stages() {
   return {
-      {"verify", [](ir::Module &, ir::DiagnosticEngine &) { return true; }},
+      {"verify", always,
+       [](ir::Module &, const PipelineOptions &, ir::DiagnosticEngine &) {
+         return true;
+       }},
+      {"infer-shapes", always,
+       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &d) {
+         return inferShapes(m, d);
+       }},
+      {"reorder-linear",
+       [](const PipelineOptions &o) { return o.reorder; },
+       [](ir::Module &m, const PipelineOptions &o, ir::DiagnosticEngine &) {
+         reorderLinearOps(m, o.graph);
+         return true;
+       }},
+      {"compact-materialization",
+       [](const PipelineOptions &o) { return o.compact; },
+       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+         compactMaterialization(m);
+         return true;
+       }},
+      {"canonicalize-loops", always,
+       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+         canonicalizeLoops(m);
+         return true;
+       }},
+      {"fuse-loops", [](const PipelineOptions &o) { return o.fuse; },
+       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+         fuseLoops(m);
+         return true;
+       }},
   };
 }
 
@@ -37,12 +84,15 @@ bool wantsDump(const PipelineOptions &options, const std::string &name) {
 bool runInterOpPipeline(ir::Module &module, const PipelineOptions &options,
                         ir::DiagnosticEngine &diags, std::ostream &dump) {
   for (const Stage &stage : stages()) {
-    if (!stage.run(module, diags))
+    if (!stage.enabled(options))
+      continue;
+    if (!stage.run(module, options, diags))
       return false;
     if (options.verifyEach && !ir::verifyModule(module, diags))
       return false;
     if (wantsDump(options, stage.name))
-      dump << "// -----// IR after " << stage.name << " //----- //\n"
+      dump << "// -----// IR after " << stage.name << " (@" << module.name
+           << ") //----- //\n"
            << ir::printModule(module);
   }
   return true;
@@ -53,6 +103,14 @@ std::vector<std::string> interOpPassNames() {
   for (const Stage &stage : stages())
     names.push_back(stage.name);
   return names;
+}
+
+std::optional<intra::Program> lowerToIntra(const ir::Module &module,
+                                           const PipelineOptions &options,
+                                           ir::DiagnosticEngine &diags) {
+  LoweringOptions lowering;
+  lowering.fuse = options.fuse;
+  return lowerToIntraOp(module, lowering, diags);
 }
 
 } // namespace hector::passes

@@ -517,6 +517,9 @@ private:
     case ir::OpKind::Div:
       r = at::div(x, y);
       break;
+    case ir::OpKind::Eq:
+      r = at::eq(x, y).to(x.scalar_type());
+      break;
     default:
       internalError("not a binary op");
     }
@@ -557,17 +560,37 @@ private:
     case ir::OpKind::Detach:
       r = x.detach();
       break;
-    case ir::OpKind::LeakyRelu: {
-      if (stmt.operands.size() != 2 ||
-          !std::holds_alternative<ir::ScalarExpr>(stmt.operands[1]))
-        internalError("leaky_relu needs a scalar slope");
-      r = at::leaky_relu(x, scalar(std::get<ir::ScalarExpr>(stmt.operands[1])));
+    case ir::OpKind::LeakyRelu:
+      r = at::leaky_relu(x, slope(stmt));
+      break;
+    case ir::OpKind::ReluGrad:
+      r = at::gt(x, 0).to(x.scalar_type());
+      break;
+    case ir::OpKind::LeakyReluGrad:
+      r = at::where(at::gt(x, 0), at::ones_like(x),
+                    at::full_like(x, slope(stmt)));
+      break;
+    case ir::OpKind::GeluGrad: {
+      // d/dx x*Phi(x) = Phi(x) + x*phi(x), Phi/phi the standard normal
+      // CDF/density.
+      torch::Tensor cdf = 0.5 * (1 + at::erf(x * M_SQRT1_2));
+      torch::Tensor pdf = at::exp(-0.5 * x * x) * (M_2_SQRTPI * M_SQRT1_2 / 2);
+      r = cdf + x * pdf;
       break;
     }
     default:
       internalError("not a unary op");
     }
     return Val{r, a.rowed};
+  }
+
+  /// The scalar slope (operand 1) of leaky_relu and leaky_relu_grad.
+  double slope(const ir::Stmt &stmt) const {
+    if (stmt.operands.size() != 2 ||
+        !std::holds_alternative<ir::ScalarExpr>(stmt.operands[1]))
+      internalError(std::string(ir::opName(stmt.op)) +
+                    " needs a scalar slope");
+    return scalar(std::get<ir::ScalarExpr>(stmt.operands[1]));
   }
 
   Val evaluate(const ir::Stmt &stmt, const Scope &scope) const {
@@ -593,6 +616,7 @@ private:
     case ir::OpKind::Sub:
     case ir::OpKind::Mul:
     case ir::OpKind::Div:
+    case ir::OpKind::Eq:
       return binary(stmt, scope);
     case ir::OpKind::Reshape: {
       Val a = operand(stmt, 0, scope);
@@ -618,6 +642,30 @@ private:
       return Val{
           a.t.narrow(-1, evalDim(stmt.sliceStart), evalDim(stmt.sliceSize)),
           a.rowed};
+    }
+    case ir::OpKind::SumTo: {
+      // Per-row axes from stmt.shape.size() on are summed away (axis 0 is
+      // the row axis).
+      Val a = operand(stmt, 0, scope);
+      std::vector<int64_t> axes;
+      for (int64_t d = 1 + static_cast<int64_t>(stmt.shape.size());
+           d < a.t.dim(); ++d)
+        axes.push_back(d);
+      // An empty axis list would make sum() reduce every axis.
+      return Val{axes.empty() ? a.t : a.t.sum(axes), a.rowed};
+    }
+    case ir::OpKind::Embed: {
+      Val a = operand(stmt, 0, scope);
+      int64_t start = evalDim(stmt.sliceStart);
+      int64_t after = evalDim(stmt.sliceSize) - start - a.t.size(-1);
+      return Val{at::constant_pad_nd(a.t, {start, after}, 0), a.rowed};
+    }
+    case ir::OpKind::Transpose: {
+      Val a = operand(stmt, 0, scope);
+      std::vector<int64_t> dims{0};
+      for (int p : stmt.perm)
+        dims.push_back(1 + p);
+      return Val{a.t.permute(dims), a.rowed};
     }
     default:
       return unary(stmt, scope);

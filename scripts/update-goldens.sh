@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the golden inter-op IR of the bundled models
-# (tests/golden/<model>.inter.ir) with the hectorc in ${HECTOR_BUILD_DIR:-build}.
+# Regenerates the golden files of the bundled models with the hectorc in
+# ${HECTOR_BUILD_DIR:-build}:
+#   tests/golden/<model>.inter.ir   the frontend's inter-op IR (rgcn, rgat, hgt)
+#   tests/golden/<model>.intra.ir   the intra-op IR after the whole pipeline
+#   tests/golden/<model>.plan.json  the preprocessing plan (every model)
+#   tests/golden/<model>_backward.{inter,intra}.ir  the autodiff output and
+#                                   its lowering (every model)
+#   tests/golden/passes/<model>.<pass>.ir  the IR after each inter-op pass
 # Review the diff before committing: a golden change is a behaviour change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +17,21 @@ for model in models/rgcn.hgnn models/rgat.hgnn models/hgt.hgnn; do
   name="$(basename "$model" .hgnn)"
   "$build_dir/bin/hectorc" "$model" --emit=inter-ir > "tests/golden/$name.inter.ir"
   echo "updated tests/golden/$name.inter.ir"
+done
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for model in models/*.hgnn; do
+  name="$(basename "$model" .hgnn)"
+  "$build_dir/bin/hectorc" "$model" --emit=intra-ir > "tests/golden/$name.intra.ir"
+  "$build_dir/bin/hectorc" "$model" -o "$tmp/$name" 2>/dev/null
+  cp "$tmp/$name/plan.json" "tests/golden/$name.plan.json"
+  cp "$tmp/$name/${name}_backward.inter.ir" "$tmp/$name/${name}_backward.intra.ir" tests/golden/
+  echo "updated tests/golden/$name{.intra.ir,.plan.json,_backward.*}"
+  mkdir -p tests/golden/passes
+  for pass in verify infer-shapes reorder-linear compact-materialization \
+              canonicalize-loops fuse-loops; do
+    "$build_dir/bin/hectorc" "$model" --emit=inter-ir --print-after=$pass \
+      2> "tests/golden/passes/$name.$pass.ir" > /dev/null
+  done
+  echo "updated tests/golden/passes/$name.*.ir"
 done

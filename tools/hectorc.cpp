@@ -1,6 +1,9 @@
 // hectorc: compiles a relational GNN layer written in .hgnn (docs/dsl.md),
 // or reads printed inter-op IR (FILE.ir), runs the inter-op pipeline
-// (passes/Pipeline.h) and emits the result.
+// (passes/Pipeline.h), lowers the result to the intra-op IR
+// (docs/intra-ir.md) and emits them: `--emit=inter-ir|intra-ir` to stdout,
+// or with `-o DIR` DIR/<model>.inter.ir, DIR/<model>.intra.ir and
+// DIR/plan.json (the preprocessing plan), plus a summary line on stderr.
 //
 // Exit status: 0 on success, 1 on errors in the input (diagnostics on
 // stderr), 2 on usage errors and on what is not implemented yet.
@@ -8,7 +11,10 @@
 #include "ir/Diagnostics.h"
 #include "ir/InterIRParser.h"
 #include "ir/InterIRPrinter.h"
+#include "passes/Autodiff.h"
+#include "passes/LowerToIntraOp.h"
 #include "passes/Pipeline.h"
+#include "passes/PreprocessingPlan.h"
 
 #include <CLI/CLI.hpp>
 
@@ -43,6 +49,71 @@ std::optional<ir::Module> load(const std::string &path,
   return ir::parseModule(*text, path, diags);
 }
 
+/// Takes the GCC-style switches (`-fno-reorder`, ...) out of argv, which
+/// CLI11 cannot declare (its single-dash options are one letter). Returns
+/// false with `bad` set on an unknown `-f` switch.
+bool takeSwitches(std::vector<std::string> &args,
+                  passes::PipelineOptions &options, std::string &bad) {
+  std::vector<std::string> rest;
+  for (const std::string &a : args) {
+    if (a == "-fno-reorder")
+      options.reorder = false;
+    else if (a == "-fno-compact")
+      options.compact = false;
+    else if (a == "-fno-fuse")
+      options.fuse = false;
+    else if (a.rfind("-f", 0) == 0 && a.size() > 2) {
+      bad = a;
+      return false;
+    } else
+      rest.push_back(a);
+  }
+  args = std::move(rest);
+  return true;
+}
+
+bool writeFile(const std::filesystem::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "hectorc: cannot write " << path.string() << "\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+namespace {
+
+/// A program through the whole pipeline: its unoptimised inter-op IR and
+/// the intra-op program it lowered to.
+struct Compiled {
+  ir::Module source;
+  intra::Program program;
+};
+
+/// Runs the inter-op pipeline on a copy of `module` and lowers the result.
+std::optional<Compiled> compile(ir::Module module,
+                                const passes::PipelineOptions &options,
+                                ir::DiagnosticEngine &diags) {
+  ir::Module optimised = module.clone();
+  if (!passes::runInterOpPipeline(optimised, options, diags, std::cerr))
+    return std::nullopt;
+  std::optional<intra::Program> program =
+      passes::lowerToIntra(optimised, options, diags);
+  if (!program)
+    return std::nullopt;
+  return Compiled{std::move(module), std::move(*program)};
+}
+
+std::string summaryText(const intra::Program &program) {
+  const passes::LoweringSummary s = passes::summarizeLowering(program);
+  return std::to_string(s.gemm) + " GEMM, " + std::to_string(s.traversal) +
+         " traversal, " + std::to_string(s.fallback) + " fallback instances";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -54,10 +125,20 @@ int main(int argc, char **argv) {
   std::string emit;
   std::vector<std::string> printAfter;
   bool printAfterAll = false;
+  bool stats = false;
+  passes::PipelineOptions options;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string badSwitch;
+  if (!takeSwitches(args, options, badSwitch)) {
+    std::cerr << "hectorc: unknown switch " << badSwitch
+              << " (known: -fno-reorder, -fno-compact, -fno-fuse)\n";
+    return 2;
+  }
   app.add_option("FILE", input, "model.hgnn, or printed inter-op IR (*.ir)")
       ->required();
   app.add_option("-o", outDir,
-                 "write the outputs into DIR (DIR/<model>.inter.ir)")
+                 "write the outputs into DIR (DIR/<model>.inter.ir, "
+                 "DIR/<model>.intra.ir, DIR/plan.json)")
       ->type_name("DIR");
   app.add_option("--emit", emit,
                  "what to emit: inter-ir|intra-ir|cuda|cpu|all (default: "
@@ -70,16 +151,23 @@ int main(int argc, char **argv) {
       ->allow_extra_args(false);
   app.add_flag("--print-after-all", printAfterAll,
                "print the IR to stderr after every inter-op pass");
+  app.add_flag("--stats", stats,
+               "print the instance counts of the lowering to stderr "
+               "(always on with -o)");
+  app.footer("Switches: -fno-reorder, -fno-compact, -fno-fuse turn off linear "
+             "operator reordering, compact materialization, and loop/kernel "
+             "fusion.");
   app.set_version_flag("--version", std::string("hectorc ") + HECTOR_VERSION);
 
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end()); // CLI11 takes them reversed
+    app.parse(args);
   } catch (const CLI::ParseError &e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
 
-  if (!emit.empty() && emit != "inter-ir") {
+  if (!emit.empty() && emit != "inter-ir" && emit != "intra-ir") {
     std::cerr << "hectorc: --emit=" << emit << " is not implemented yet\n";
     return 2;
   }
@@ -97,33 +185,57 @@ int main(int argc, char **argv) {
 
   ir::DiagnosticEngine diags;
   std::optional<ir::Module> module = load(input, diags);
+  options.printAfter = printAfter;
+  options.printAfterAll = printAfterAll;
+  // `inter-ir` is the model as the frontend wrote it (the interpreter's
+  // reference program and the pipeline's input); the optimised inter-op
+  // IR is what --print-after shows and what the lowering consumes. The
+  // backward program is derived from that same unoptimised forward, then
+  // optimised and lowered like it.
+  std::optional<Compiled> forward, backward;
   if (module) {
-    passes::PipelineOptions options;
-    options.printAfter = printAfter;
-    options.printAfterAll = printAfterAll;
-    if (!passes::runInterOpPipeline(*module, options, diags, std::cerr))
-      module.reset();
+    forward = compile(module->clone(), options, diags);
+    if (forward) {
+      std::optional<passes::BackwardProgram> grad =
+          passes::buildBackward(*module, diags);
+      if (grad)
+        backward = compile(std::move(grad->module), options, diags);
+    }
   }
-  if (!module || diags.hasErrors()) {
+  if (!forward || !backward || diags.hasErrors()) {
     diags.print(std::cerr);
     return 1;
   }
   diags.print(std::cerr); // warnings, if any
 
-  const std::string text = ir::printModule(*module);
+  if (stats || !outDir.empty())
+    std::cerr << "hectorc: " << module->name << ": forward "
+              << summaryText(forward->program) << "; backward "
+              << summaryText(backward->program) << "\n";
   if (outDir.empty()) {
-    std::cout << text;
+    std::cout << (emit == "intra-ir" ? intra::printProgram(forward->program)
+                                     : ir::printModule(*module));
     return 0;
   }
   std::error_code ec;
   std::filesystem::create_directories(outDir, ec);
-  const std::string path =
-      (std::filesystem::path(outDir) / (module->name + ".inter.ir")).string();
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (ec || !out) {
-    std::cerr << "hectorc: cannot write " << path << "\n";
+  const std::filesystem::path dir(outDir);
+  nlohmann::json plan;
+  plan["forward"] = passes::collectPreprocessingPlan(forward->program);
+  plan["backward"] = passes::collectPreprocessingPlan(backward->program);
+  const bool ok =
+      !ec &&
+      writeFile(dir / (module->name + ".inter.ir"), ir::printModule(*module)) &&
+      writeFile(dir / (module->name + ".intra.ir"),
+                intra::printProgram(forward->program)) &&
+      writeFile(dir / (backward->source.name + ".inter.ir"),
+                ir::printModule(backward->source)) &&
+      writeFile(dir / (backward->source.name + ".intra.ir"),
+                intra::printProgram(backward->program)) &&
+      writeFile(dir / "plan.json", plan.dump(2) + "\n");
+  if (!ok) {
+    if (ec)
+      std::cerr << "hectorc: cannot create " << outDir << "\n";
     return 1;
   }
   return 0;

@@ -1,7 +1,9 @@
 // Golden tests: the printed inter-op IR of each bundled model equals
 // tests/golden/<model>.inter.ir (regenerate with scripts/update-goldens.sh),
 // and printed IR parses back and prints byte for byte the same, both in
-// process and through `hectorc FILE.ir --emit=inter-ir`.
+// process and through `hectorc FILE.ir --emit=inter-ir`. For every bundled
+// model, `hectorc --emit=intra-ir` prints tests/golden/<model>.intra.ir and
+// `hectorc -o DIR` writes it and tests/golden/<model>.plan.json.
 #include "frontend/Frontend.h"
 #include "ir/InterIRParser.h"
 #include "ir/InterIRPrinter.h"
@@ -68,6 +70,93 @@ TEST_P(GoldenTest, HectorcRoundTripsGolden) {
 INSTANTIATE_TEST_SUITE_P(Models, GoldenTest,
                          ::testing::Values("rgcn", "rgat", "hgt"),
                          [](const auto &info) { return info.param; });
+
+class IntraGoldenTest : public ::testing::TestWithParam<std::string> {
+protected:
+  std::string modelPath() const {
+    return std::string(HECTOR_SOURCE_DIR) + "/models/" + GetParam() + ".hgnn";
+  }
+  std::string golden(const std::string &ext) const {
+    return std::string(HECTOR_SOURCE_DIR) + "/tests/golden/" + GetParam() +
+           ext;
+  }
+};
+
+TEST_P(IntraGoldenTest, HectorcPrintsIntraGolden) {
+  test::RunResult r =
+      test::runHectorc(test::shellQuote(modelPath()) + " --emit=intra-ir");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, test::slurp(golden(".intra.ir")))
+      << "run scripts/update-goldens.sh if the change is intended";
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_P(IntraGoldenTest, OutputDirHoldsIntraIrAndPlanGoldens) {
+  const std::string dir = test::tempDir() + "/intra_" + GetParam();
+  test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
+                                       " -o " + test::shellQuote(dir));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("hectorc: " + GetParam() + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" fallback instances\n"), std::string::npos) << r.err;
+  EXPECT_EQ(test::slurp(dir + "/" + GetParam() + ".intra.ir"),
+            test::slurp(golden(".intra.ir")));
+  EXPECT_EQ(test::slurp(dir + "/plan.json"), test::slurp(golden(".plan.json")))
+      << "run scripts/update-goldens.sh if the change is intended";
+}
+
+TEST_P(IntraGoldenTest, SwitchesAreAcceptedAndChangeTheLowering) {
+  test::RunResult r = test::runHectorc(
+      test::shellQuote(modelPath()) +
+      " --emit=intra-ir --stats -fno-reorder -fno-compact -fno-fuse");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("intra.program @" + GetParam() + " {", 0), 0u);
+  EXPECT_NE(r.out, test::slurp(golden(".intra.ir")));
+  EXPECT_NE(r.err.find(" 0 fallback instances\n"), std::string::npos) << r.err;
+}
+
+TEST_P(IntraGoldenTest, OutputDirHoldsBackwardProgramGoldens) {
+  const std::string dir = test::tempDir() + "/backward_" + GetParam();
+  test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
+                                       " -o " + test::shellQuote(dir));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("; backward "), std::string::npos) << r.err;
+  for (const char *ext : {".inter.ir", ".intra.ir"})
+    EXPECT_EQ(test::slurp(dir + "/" + GetParam() + "_backward" + ext),
+              test::slurp(golden(std::string("_backward") + ext)))
+        << ext << ": run scripts/update-goldens.sh if the change is intended";
+}
+
+// The IR after each inter-op pass (forward, then the backward program):
+// tests/golden/passes/<model>.<pass>.ir.
+TEST_P(IntraGoldenTest, IrAfterEachPassMatchesGolden) {
+  for (const char *pass : {"verify", "infer-shapes", "reorder-linear",
+                           "compact-materialization", "canonicalize-loops",
+                           "fuse-loops"}) {
+    test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
+                                         " --emit=inter-ir --print-after=" +
+                                         pass);
+    ASSERT_EQ(r.status, 0) << pass << ": " << r.err;
+    EXPECT_EQ(r.err, test::slurp(std::string(HECTOR_SOURCE_DIR) +
+                                 "/tests/golden/passes/" + GetParam() + "." +
+                                 pass + ".ir"))
+        << pass << ": run scripts/update-goldens.sh if the change is intended";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, IntraGoldenTest,
+                         ::testing::Values("rgcn", "rgat", "hgt", "rgcn_pyg",
+                                           "rgat_pyg", "hgt_pyg"),
+                         [](const auto &info) { return info.param; });
+
+TEST(IntraGoldenCli, UnknownSwitchExitsTwo) {
+  test::RunResult r = test::runHectorc(
+      test::shellQuote(std::string(HECTOR_SOURCE_DIR) + "/models/rgcn.hgnn") +
+      " -fno-such-pass");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown switch -fno-such-pass"), std::string::npos)
+      << r.err;
+}
 
 } // namespace
 } // namespace hector

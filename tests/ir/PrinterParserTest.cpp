@@ -61,7 +61,8 @@ TEST_P(RoundTripTest, PrintParsePrintIsIdentityAndVerifies) {
 
 INSTANTIATE_TEST_SUITE_P(Inputs, RoundTripTest,
                          testing::Values("rgcn.ir", "rgat.ir", "hgt.ir",
-                                         "compact.ir", "ops.ir"));
+                                         "compact.ir", "ops.ir",
+                                         "grad_ops.ir"));
 
 TEST(PrinterParserTest, ParsedStructureOfRgcn) {
   Module m = parseOk(readInput("rgcn.ir"));

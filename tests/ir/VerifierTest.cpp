@@ -348,10 +348,94 @@ TEST(VerifierTest, SliceBoundsAndStrayAttributes) {
   ASSERT_EQ(d.size(), 4u) << render(diags);
   EXPECT_EQ(d[0].message, "slice: start 2 + size d exceeds the last dimension d");
   EXPECT_EQ(d[0].loc.line, 11);
-  EXPECT_EQ(d[1].message, "only reshape takes a shape attribute, not copy");
-  EXPECT_EQ(d[2].message, "only slice takes start/size attributes, not copy");
+  EXPECT_EQ(d[1].message, "only reshape and sum_to take a shape attribute, not copy");
+  EXPECT_EQ(d[2].message, "only slice and embed take start/size attributes, not copy");
   EXPECT_EQ(d[2].loc.line, 12);
   EXPECT_EQ(d[3].message, "temp 'z' is never written");
+}
+
+TEST(VerifierTest, DerivativeOpShapes) {
+  DiagnosticEngine diags;
+  std::optional<Module> m =
+      parseModule("module @s {\n  hyper h : int = 2\n  hyper k : int = 3\n"
+                  "  hyper n : int = 5\n  input a : node[h, k]\n"
+                  "  input g : node[h, n]\n  param W : global[h, n, k]\n}\n",
+                  "s.ir", diags);
+  ASSERT_TRUE(m);
+  auto shapeOf = [&](Stmt s, std::string *error = nullptr) {
+    std::optional<Shape> r = inferResultShape(*m, s, error);
+    return r ? shapeStr(*r) : std::string("none");
+  };
+  auto stmt = [](OpKind op, std::vector<std::string> names) {
+    Stmt s;
+    s.op = op;
+    for (const std::string &name : names) {
+      if (name == "#")
+        s.operands.push_back(ScalarExpr{});
+      else
+        s.operands.push_back(Access{name, {}, {}});
+    }
+    return s;
+  };
+  EXPECT_EQ(shapeOf(stmt(OpKind::ReluGrad, {"a"})), "[h, k]");
+  EXPECT_EQ(shapeOf(stmt(OpKind::GeluGrad, {"a"})), "[h, k]");
+  EXPECT_EQ(shapeOf(stmt(OpKind::LeakyReluGrad, {"a", "#"})), "[h, k]");
+  EXPECT_EQ(shapeOf(stmt(OpKind::Eq, {"a", "#"})), "[h, k]");
+  EXPECT_EQ(shapeOf(stmt(OpKind::LinearT, {"a", "W"})), "[h, n]");
+  Stmt sumTo = stmt(OpKind::SumTo, {"a"});
+  sumTo.shape = {Dim::symbol("h")};
+  EXPECT_EQ(shapeOf(sumTo), "[h]");
+  Stmt embed = stmt(OpKind::Embed, {"a"});
+  embed.sliceStart = Dim::constant(1);
+  embed.sliceSize = Dim::symbol("k") + Dim::constant(2);
+  EXPECT_EQ(shapeOf(embed), "[h, k+2]");
+  Stmt transpose = stmt(OpKind::Transpose, {"a"});
+  transpose.perm = {1, 0};
+  EXPECT_EQ(shapeOf(transpose), "[k, h]");
+
+  std::string error;
+  EXPECT_EQ(shapeOf(stmt(OpKind::LeakyReluGrad, {"a", "a"}), &error), "none");
+  EXPECT_EQ(error, "leaky_relu_grad's slope (operand 2) must be a scalar");
+  EXPECT_EQ(shapeOf(stmt(OpKind::LinearT, {"g", "W"}), &error), "none");
+  EXPECT_EQ(error, "linear_t: input [h, n] does not fit weight [h, n, k] "
+                   "(need [.., K] with [N, K], or [H, K] with [H, N, K])");
+  sumTo.shape = {Dim::symbol("k")};
+  EXPECT_EQ(shapeOf(sumTo, &error), "none");
+  EXPECT_EQ(error, "sum_to: [k] is not a prefix of [h, k]");
+  embed.sliceSize = Dim::symbol("k");
+  EXPECT_EQ(shapeOf(embed, &error), "none");
+  EXPECT_EQ(error, "embed: start 1 + the last dimension k exceeds size k");
+  transpose.perm = {0, 0};
+  EXPECT_EQ(shapeOf(transpose, &error), "none");
+  EXPECT_EQ(error, "transpose: perm [0, 0] is not a permutation of the 2 "
+                   "axes of [h, k]");
+}
+
+TEST(VerifierTest, DerivativeOpAttributesOnlyOnTheirOps) {
+  Module m;
+  {
+    DiagnosticEngine diags;
+    auto parsed = parseModule(module("  foreach n in nodes {\n"
+                                     "    agg[n] = embed(x[n]) start 0 size d\n"
+                                     "    h[n] = sum_to(agg[n]) shape [d]\n"
+                                     "  }\n"),
+                              "v.ir", diags);
+    ASSERT_TRUE(parsed);
+    m = std::move(*parsed);
+  }
+  DiagnosticEngine ok;
+  EXPECT_TRUE(verifyModule(m, ok) || ok.errorCount() == 1); // z unwritten
+  Stmt &second = std::get<Stmt>(m.loops[0]->body[1]);
+  second.op = OpKind::Copy;
+  second.shape.clear();
+  second.perm = {0};
+  DiagnosticEngine diags;
+  EXPECT_FALSE(verifyModule(m, diags));
+  const auto &d = diags.diagnostics();
+  ASSERT_EQ(d.size(), 2u) << render(diags);
+  EXPECT_EQ(d[0].message, "only transpose takes a perm attribute, not copy");
+  EXPECT_EQ(d[0].loc.line, 12);
+  EXPECT_EQ(d[1].message, "temp 'z' is never written");
 }
 
 TEST(VerifierTest, ScalarsNameExistingHypers) {

@@ -581,5 +581,107 @@ TEST(Interpreter, ArgumentErrorsNameTheArgument) {
       "inputs['W']: model @t has no input named 'W' (it is a param)");
 }
 
+// --- The derivative ops autodiff emits ---------------------------------------
+
+TEST(Interpreter, ActivationDerivatives) {
+  // s = x - 4: node0 [-3,-2], node1 [-1,0], node2 [1,2], node3 [3,4].
+  auto out = run(kHead + R"(
+  temp s : node[d]
+  output r : node[d]
+  output l : node[d]
+  output g : node[d]
+  foreach n in nodes {
+    s[n] = sub(x[n], 4)
+    r[n] = relu_grad(s[n])
+    l[n] = leaky_relu_grad(s[n], 0.1)
+    g[n] = gelu_grad(s[n])
+  }
+})",
+                 {{"x", features()}});
+  // At 0 both take the left derivative.
+  expectValues(out.at("r"), {4, 2}, {0, 0, 0, 0, 1, 1, 1, 1});
+  expectValues(out.at("l"), {4, 2}, {0.1, 0.1, 0.1, 0.1, 1, 1, 1, 1});
+  // Phi(x) + x phi(x): Phi(-1) = 0.158655253931457, phi(1) =
+  // 0.241970724519143, Phi(1) = 0.841344746068543, Phi(2) =
+  // 0.977249868051821, phi(2) = 0.053990966513188.
+  expectValues(out.at("g")[1], {2}, {0.158655253931457 - 0.241970724519143, 0.5},
+               1e-12);
+  expectValues(out.at("g")[2], {2},
+               {0.841344746068543 + 0.241970724519143,
+                0.977249868051821 + 2 * 0.053990966513188},
+               1e-12);
+  // And it is gelu's derivative as torch computes it.
+  torch::Tensor s = (features() - 4).requires_grad_(true);
+  at::gelu(s).sum().backward();
+  EXPECT_TRUE(at::allclose(out.at("g"), s.grad(), 1e-14, 1e-14));
+}
+
+TEST(Interpreter, EqBroadcastsLikeTheBinaryOps) {
+  auto out = run(kHead + R"(
+  temp f : node[1]
+  temp first : node[]
+  output q : node[d]
+  output p : node[d]
+  foreach n in nodes {
+    q[n] = eq(x[n], 3)
+    f[n] = slice(x[n]) start 0 size 1
+    first[n] = reshape(f[n]) shape []
+    p[n] = eq(first[n], x[n])
+  }
+})",
+                 {{"x", features()}});
+  expectValues(out.at("q"), {4, 2}, {0, 0, 1, 0, 0, 0, 0, 0});
+  expectValues(out.at("p"), {4, 2}, {1, 0, 1, 0, 1, 0, 1, 0});
+}
+
+TEST(Interpreter, SumToEmbedTranspose) {
+  // Node 1: x = [3,4], o = outer(x, x) = [[9,12],[12,16]], c = [3,4,3],
+  // w = outer(x, c) = [[9,12,9],[12,16,12]].
+  auto out = run(kHead + R"(
+  temp o : node[d, d]
+  temp f : node[1]
+  temp c : node[d+1]
+  temp w : node[d, d+1]
+  output rows : node[d]
+  output all : node[]
+  output same : node[d, d]
+  output em : node[4]
+  output tr : node[d+1, d]
+  foreach n in nodes {
+    o[n] = outer(x[n], x[n])
+    rows[n] = sum_to(o[n]) shape [d]
+    all[n] = sum_to(o[n]) shape []
+    same[n] = sum_to(o[n]) shape [d, d]
+    em[n] = embed(x[n]) start 1 size 4
+    f[n] = slice(x[n]) start 0 size 1
+    c[n] = concat(x[n], f[n])
+    w[n] = outer(x[n], c[n])
+    tr[n] = transpose(w[n]) perm [1, 0]
+  }
+})",
+                 {{"x", features()}});
+  expectValues(out.at("rows")[1], {2}, {21, 28});
+  expectValues(out.at("all"), {4}, {9, 49, 121, 225});
+  expectValues(out.at("same")[1], {2, 2}, {9, 12, 12, 16});
+  expectValues(out.at("em")[1], {4}, {0, 3, 4, 0});
+  expectValues(out.at("tr")[1], {3, 2}, {9, 12, 12, 16, 9, 12});
+}
+
+TEST(Interpreter, PerHeadLinearT) {
+  // W [H=2, N=2, K=1]: head 0 maps a to [a, 2a], head 1 to [3a, 4a].
+  auto w = doubles({1, 2, 3, 4}, {2, 2, 1});
+  auto out = run(kHead + R"(
+  param W : global[d, 2, 1]
+  temp xh : node[d, 1]
+  output y : node[d, 2]
+  foreach n in nodes {
+    xh[n] = reshape(x[n]) shape [d, 1]
+    y[n] = linear_t(xh[n], W)
+  }
+})",
+                 {{"x", features()}}, {{"W", w}});
+  expectValues(out.at("y")[1], {2, 2}, {3, 6, 12, 16});
+}
+
 } // namespace
 } // namespace hector::runtime

@@ -1,0 +1,474 @@
+#include "ir/IntraIR.h"
+
+#include "ir/InterIRPrinter.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace hector::intra {
+
+const char *rowSchemeName(RowScheme s) {
+  switch (s) {
+  case RowScheme::EdgeRows: return "edge_rows";
+  case RowScheme::PairRows: return "pair_rows";
+  case RowScheme::NodeRows: return "node_rows";
+  case RowScheme::EdgeTypeRows: return "etype_rows";
+  case RowScheme::NodeTypeRows: return "ntype_rows";
+  case RowScheme::Global: return "global";
+  }
+  return "?";
+}
+
+RowScheme rowSchemeOf(ir::Space space) {
+  switch (space) {
+  case ir::Space::Edge: return RowScheme::EdgeRows;
+  case ir::Space::Pair: return RowScheme::PairRows;
+  case ir::Space::Node: return RowScheme::NodeRows;
+  case ir::Space::EdgeType: return RowScheme::EdgeTypeRows;
+  case ir::Space::NodeType: return RowScheme::NodeTypeRows;
+  case ir::Space::Global: return RowScheme::Global;
+  }
+  return RowScheme::Global;
+}
+
+const char *storageName(Storage s) {
+  switch (s) {
+  case Storage::Buffer: return "buffer";
+  case Storage::Register: return "register";
+  case Storage::View: return "view";
+  }
+  return "?";
+}
+
+const char *rowDomainName(RowDomain d) {
+  switch (d) {
+  case RowDomain::Edges: return "edges";
+  case RowDomain::Pairs: return "pairs";
+  case RowDomain::Nodes: return "nodes";
+  case RowDomain::EdgeTypes: return "etypes";
+  case RowDomain::NodeTypes: return "ntypes";
+  }
+  return "?";
+}
+
+const char *rowVarName(RowDomain d) {
+  switch (d) {
+  case RowDomain::Edges: return "e";
+  case RowDomain::Pairs: return "p";
+  case RowDomain::Nodes: return "n";
+  case RowDomain::EdgeTypes: return "r";
+  case RowDomain::NodeTypes: return "t";
+  }
+  return "?";
+}
+
+std::string RowAccess::str(const std::string &var) const {
+  if (global)
+    return value;
+  std::string s = value + "[" + var;
+  for (ir::Attr a : path)
+    s += std::string(".") + ir::attrName(a);
+  return s + "]";
+}
+
+const char *reductionSchemeName(ReductionScheme s) {
+  switch (s) {
+  case ReductionScheme::None: return "none";
+  case ReductionScheme::Segmented: return "segmented";
+  case ReductionScheme::PartialAtomic: return "partial_atomic";
+  case ReductionScheme::Atomic: return "atomic";
+  }
+  return "?";
+}
+
+const char *accessSchemeName(AccessScheme s) {
+  switch (s) {
+  case AccessScheme::None: return "none";
+  case AccessScheme::Coo: return "coo";
+  case AccessScheme::UniquePairs: return "unique_pairs";
+  case AccessScheme::CsrByDst: return "csr_by_dst";
+  case AccessScheme::CscBySrc: return "csc_by_src";
+  case AccessScheme::CsrAndCsc: return "csr_by_dst+csc_by_src";
+  }
+  return "?";
+}
+
+const char *travMappingName(TravMapping m) {
+  switch (m) {
+  case TravMapping::ThreadPerEdge: return "thread_per_edge";
+  case TravMapping::WarpPerEdge: return "warp_per_edge";
+  case TravMapping::ThreadPerVertex: return "thread_per_vertex";
+  case TravMapping::WarpPerVertex: return "warp_per_vertex";
+  case TravMapping::BlockPerVertex: return "block_per_vertex";
+  case TravMapping::BlockPerType: return "block_per_type";
+  }
+  return "?";
+}
+
+const std::string &instanceName(const Instance &instance) {
+  return std::visit([](const auto &i) -> const std::string & { return i.name; },
+                    instance);
+}
+
+const ValueLayout *Program::findLayout(const std::string &value) const {
+  for (const ValueLayout &l : layouts)
+    if (l.decl.name == value)
+      return &l;
+  return nullptr;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- printer
+
+std::string pathStr(const std::vector<ir::Attr> &path) {
+  std::string s;
+  for (ir::Attr a : path)
+    s += (s.empty() ? "" : ".") + std::string(ir::attrName(a));
+  return s;
+}
+
+std::string segmentStr(const GemmInstance &g) {
+  if (!g.segmentBy)
+    return "none";
+  if (g.segmentBy->empty())
+    return "row";
+  return pathStr(*g.segmentBy);
+}
+
+void printLayout(std::ostringstream &os, const ValueLayout &l) {
+  os << "  layout " << l.decl.name << " : " << rowSchemeName(l.rows)
+     << ir::shapeStr(l.decl.shape) << " " << ir::valueKindName(l.decl.kind)
+     << " " << storageName(l.storage);
+  if (l.storage == Storage::View)
+    os << " of " << l.viewOf << " s" << l.viewStmt;
+  if (!l.producer.empty())
+    os << " from @" << l.producer;
+  os << "\n";
+}
+
+void printGemm(std::ostringstream &os, const GemmInstance &g) {
+  const std::string v = rowVarName(g.rows);
+  os << "  gemm @" << g.name << " {\n";
+  os << "    stmts";
+  for (int id : g.stmts)
+    os << " s" << id;
+  os << "\n";
+  os << "    mode " << (g.mode == GemmInstance::Mode::Linear ? "linear" : "outer")
+     << "\n";
+  os << "    rows " << rowDomainName(g.rows) << " segments " << segmentStr(g)
+     << "\n";
+  os << "    input " << g.input.str(v) << "\n";
+  os << "    weight " << g.weight.str(v);
+  if (g.transposeWeight)
+    os << " transposed";
+  if (g.perHead)
+    os << " per_head";
+  os << "\n";
+  os << "    output " << g.output.str(v) << " "
+     << ir::reduceToken(g.accumulate);
+  if (g.atomic)
+    os << " atomic";
+  os << "\n";
+  if (g.epilogue)
+    os << "    epilogue " << ir::opName(g.epilogue->op) << " "
+       << g.epilogue->scalar.str(v) << (g.epilogue->perHead ? " per_head" : "")
+       << "\n";
+  os << "    dims k " << g.k.str() << " n " << g.n.str() << " heads "
+     << g.heads.str() << "\n";
+  os << "    knobs tile " << g.knobs.tileM << "x" << g.knobs.tileN << "x"
+     << g.knobs.tileK << " coarsening " << g.knobs.coarsening
+     << " launch_bounds " << g.knobs.launchBounds << "\n";
+  os << "  }\n";
+}
+
+void printNest(std::ostringstream &os, const TravLoop &loop, int depth,
+               bool withSchemes) {
+  const std::string ind(2 * depth, ' ');
+  os << ind << "foreach " << loop.var << " in ";
+  if (loop.kind == ir::LoopKind::Incoming || loop.kind == ir::LoopKind::Outgoing)
+    os << loop.parent << "." << ir::loopKindName(loop.kind);
+  else
+    os << ir::loopKindName(loop.kind);
+  os << " {\n";
+  for (const TravItem &item : loop.body) {
+    if (const auto *s = std::get_if<TravStmt>(&item)) {
+      os << ind << "  s" << s->id << ": " << ir::printStmt(s->stmt);
+      std::vector<std::string> notes;
+      if (withSchemes && s->reduction != ReductionScheme::None)
+        notes.push_back(reductionSchemeName(s->reduction));
+      if (s->hoisted)
+        notes.push_back("hoisted");
+      if (s->storeInInnerLoop)
+        notes.push_back("store_in_inner_loop");
+      if (!notes.empty()) {
+        os << " {";
+        for (size_t i = 0; i < notes.size(); ++i)
+          os << (i ? ", " : "") << notes[i];
+        os << "}";
+      }
+      os << "\n";
+    } else {
+      printNest(os, *std::get<std::unique_ptr<TravLoop>>(item), depth + 1,
+                withSchemes);
+    }
+  }
+  os << ind << "}\n";
+}
+
+void printTraversal(std::ostringstream &os, const TraversalInstance &t) {
+  os << "  traversal @" << t.name << " {\n";
+  os << "    access " << accessSchemeName(t.access) << "\n";
+  os << "    schedule " << travMappingName(t.schedule.mapping)
+     << " feature_tile " << t.schedule.featureTile << "\n";
+  printNest(os, *t.root, 2, true);
+  os << "  }\n";
+}
+
+void printFallback(std::ostringstream &os, const FallbackInstance &f) {
+  os << "  fallback @" << f.name << " {\n";
+  printNest(os, *f.root, 2, false);
+  os << "  }\n";
+}
+
+// --------------------------------------------------------------- verifier
+
+class Verifier {
+public:
+  Verifier(const Program &p, ir::DiagnosticEngine &d) : program_(p), diags_(d) {}
+
+  bool run() {
+    for (const ValueLayout &l : program_.layouts)
+      checkLayout(l);
+    std::set<std::string> names;
+    for (const Instance &inst : program_.instances) {
+      const std::string &name = instanceName(inst);
+      if (name.empty() || !names.insert(name).second)
+        error("instance name '" + name + "' is empty or not unique");
+      std::visit([&](const auto &i) { check(i); }, inst);
+    }
+    checkOrder();
+    for (int id = 0; id < program_.numStmts; ++id)
+      if (lowered_[id] != 1)
+        error("statement s" + std::to_string(id) + " is lowered " +
+              std::to_string(lowered_[id]) + " times, expected once");
+    for (const auto &[id, count] : lowered_)
+      if (id < 0 || id >= program_.numStmts)
+        error("statement id s" + std::to_string(id) + " is out of range");
+    return ok_;
+  }
+
+private:
+  void error(const std::string &message) {
+    diags_.error(ir::SourceLoc{}, "intra-op IR @" + program_.name + ": " +
+                                      message);
+    ok_ = false;
+  }
+
+  void lower(int id) { ++lowered_[id]; }
+
+  void checkLayout(const ValueLayout &l) {
+    if (l.rows != rowSchemeOf(l.decl.space))
+      error("value '" + l.decl.name + "' has row scheme " +
+            rowSchemeName(l.rows) + " but lives in space " +
+            ir::spaceName(l.decl.space));
+    if (l.storage == Storage::View) {
+      if (!program_.findLayout(l.viewOf) || l.viewStmt < 0)
+        error("view '" + l.decl.name + "' names no source value or statement");
+      else
+        lower(l.viewStmt);
+    }
+    const bool external = l.decl.kind == ir::ValueKind::Input ||
+                          l.decl.kind == ir::ValueKind::Param ||
+                          l.decl.kind == ir::ValueKind::Graph;
+    if ((external || l.decl.kind == ir::ValueKind::Output) &&
+        l.storage == Storage::Register)
+      error("value '" + l.decl.name + "' is visible outside but kept in "
+            "registers");
+  }
+
+  void check(const GemmInstance &g) {
+    if (g.stmts.empty())
+      error("gemm @" + g.name + " lowers no statement");
+    for (int id : g.stmts)
+      lower(id);
+    const bool linear = g.mode == GemmInstance::Mode::Linear;
+    if (g.input.global || g.input.value.empty())
+      error("gemm @" + g.name + " has no per-row input");
+    if (linear && g.segmentBy.has_value() == g.weight.global)
+      error("gemm @" + g.name +
+            " must slice its weight by the segment key exactly when it has "
+            "segments");
+    if (linear && g.segmentBy && g.weight.path != *g.segmentBy)
+      error("gemm @" + g.name + " slices its weight by a path other than the "
+            "segment key");
+    if (!linear && g.epilogue)
+      error("gemm @" + g.name + " has an epilogue in outer-product mode");
+    if (!linear && g.accumulate != ir::Reduce::Sum)
+      error("gemm @" + g.name + " in outer mode must accumulate");
+    if (g.atomic && g.accumulate == ir::Reduce::None)
+      error("gemm @" + g.name + " is atomic without accumulation");
+    if (g.accumulate == ir::Reduce::None && !g.output.isIdentity())
+      error("gemm @" + g.name + " scatters a plain assignment");
+    if (g.accumulate != ir::Reduce::None && g.accumulate != ir::Reduce::Sum)
+      error("gemm @" + g.name + " accumulates with other than a sum");
+    if (g.transposeWeight && !linear)
+      error("gemm @" + g.name + " transposes the weight in outer mode");
+    if (g.epilogue && g.epilogue->op != ir::OpKind::Mul &&
+        g.epilogue->op != ir::OpKind::Div)
+      error("gemm @" + g.name + " has an epilogue other than mul/div");
+  }
+
+  void checkNest(const std::string &name, const TravLoop &loop, bool isRoot,
+                 bool fallback, bool *incoming, bool *outgoing) {
+    const bool nested = loop.kind == ir::LoopKind::Incoming ||
+                        loop.kind == ir::LoopKind::Outgoing;
+    if (nested == isRoot)
+      error("@" + name + ": loop '" + loop.var + "' is " +
+            (isRoot ? "a nested loop at the top" : "a top-level loop nested"));
+    if (loop.kind == ir::LoopKind::Incoming)
+      *incoming = true;
+    if (loop.kind == ir::LoopKind::Outgoing)
+      *outgoing = true;
+    for (const TravItem &item : loop.body) {
+      if (const auto *s = std::get_if<TravStmt>(&item)) {
+        lower(s->id);
+        const bool reduces = s->stmt.reduce != ir::Reduce::None;
+        if (fallback ? s->reduction != ReductionScheme::None
+                     : reduces != (s->reduction != ReductionScheme::None))
+          error("@" + name + ": s" + std::to_string(s->id) +
+                " has a reduction scheme that does not match its statement");
+        if (s->storeInInnerLoop && !s->hoisted)
+          error("@" + name + ": s" + std::to_string(s->id) +
+                " stores in an inner loop without being hoisted");
+      } else {
+        checkNest(name, *std::get<std::unique_ptr<TravLoop>>(item), false,
+                  fallback, incoming, outgoing);
+      }
+    }
+  }
+
+  void check(const TraversalInstance &t) {
+    if (!t.root) {
+      error("traversal @" + t.name + " has no loop");
+      return;
+    }
+    bool incoming = false, outgoing = false;
+    checkNest(t.name, *t.root, true, false, &incoming, &outgoing);
+    AccessScheme want = AccessScheme::None;
+    if (t.root->kind == ir::LoopKind::Edges)
+      want = AccessScheme::Coo;
+    else if (t.root->kind == ir::LoopKind::Pairs)
+      want = AccessScheme::UniquePairs;
+    else if (incoming && outgoing)
+      want = AccessScheme::CsrAndCsc;
+    else if (incoming)
+      want = AccessScheme::CsrByDst;
+    else if (outgoing)
+      want = AccessScheme::CscBySrc;
+    if (t.access != want)
+      error("traversal @" + t.name + " reads the graph through " +
+            accessSchemeName(t.access) + " but its loops need " +
+            accessSchemeName(want));
+  }
+
+  void check(const FallbackInstance &f) {
+    if (!f.root) {
+      error("fallback @" + f.name + " has no loop");
+      return;
+    }
+    bool incoming = false, outgoing = false;
+    checkNest(f.name, *f.root, true, true, &incoming, &outgoing);
+  }
+
+  /// Reads after writes across instances: every value an instance reads
+  /// is an input/param/graph value, written by an earlier instance or by
+  /// this one, or a view of such a value.
+  void checkOrder() {
+    std::set<std::string> available;
+    for (const ValueLayout &l : program_.layouts)
+      if (l.decl.kind == ir::ValueKind::Input ||
+          l.decl.kind == ir::ValueKind::Param ||
+          l.decl.kind == ir::ValueKind::Graph)
+        available.insert(l.decl.name);
+    auto addViews = [&] {
+      for (bool added = true; added;) {
+        added = false;
+        for (const ValueLayout &l : program_.layouts)
+          if (l.storage == Storage::View && available.count(l.viewOf) &&
+              available.insert(l.decl.name).second)
+            added = true;
+      }
+    };
+    addViews();
+    for (const Instance &inst : program_.instances) {
+      std::set<std::string> reads, writes;
+      if (const auto *g = std::get_if<GemmInstance>(&inst)) {
+        reads = {g->input.value, g->weight.value};
+        if (g->epilogue)
+          reads.insert(g->epilogue->scalar.value);
+        writes.insert(g->output.value);
+      } else {
+        const TravLoop *root =
+            std::holds_alternative<TraversalInstance>(inst)
+                ? std::get<TraversalInstance>(inst).root.get()
+                : std::get<FallbackInstance>(inst).root.get();
+        if (!root)
+          continue;
+        forEachTravStmt(*root, [&](const TravStmt &s) {
+          writes.insert(s.stmt.target.value);
+          for (const ir::Operand &op : s.stmt.operands)
+            if (const auto *a = std::get_if<ir::Access>(&op))
+              reads.insert(a->value);
+        });
+      }
+      available.insert(writes.begin(), writes.end());
+      addViews();
+      for (const std::string &v : reads)
+        if (!available.count(v))
+          error("@" + instanceName(inst) + " reads '" + v +
+                "' before any earlier instance writes it");
+    }
+  }
+
+  const Program &program_;
+  ir::DiagnosticEngine &diags_;
+  std::map<int, int> lowered_;
+  bool ok_ = true;
+};
+
+} // namespace
+
+std::string printProgram(const Program &program) {
+  std::ostringstream os;
+  os << "intra.program @" << program.name << " {\n";
+  for (const ir::HyperDecl &h : program.hypers) {
+    std::ostringstream value;
+    value << h.defaultValue;
+    os << "  hyper " << h.name << " : "
+       << (h.type == ir::HyperDecl::Type::Int ? "int" : "float") << " = "
+       << value.str() << "\n";
+  }
+  if (!program.hypers.empty())
+    os << "\n";
+  for (const ValueLayout &l : program.layouts)
+    printLayout(os, l);
+  for (const Instance &inst : program.instances) {
+    os << "\n";
+    if (const auto *g = std::get_if<GemmInstance>(&inst))
+      printGemm(os, *g);
+    else if (const auto *t = std::get_if<TraversalInstance>(&inst))
+      printTraversal(os, *t);
+    else
+      printFallback(os, std::get<FallbackInstance>(inst));
+  }
+  os << "}\n";
+  return os.str();
+}
+
+bool verifyProgram(const Program &program, ir::DiagnosticEngine &diags) {
+  return Verifier(program, diags).run();
+}
+
+} // namespace hector::intra

@@ -1,0 +1,245 @@
+// The intra-operator IR: what the kernels of one layer are (docs/intra-ir.md
+// is the reference; this header is its data structure).
+//
+// The inter-op IR (ir/InterIR.h) says what is computed per edge, node, ...;
+// the intra-op IR says how: which template instance (segment GEMM or graph
+// traversal, or the interpreter fallback) runs each inter-op statement, in
+// which order, over which rows, through which gather/scatter lists, with
+// which reductions and which schedule. It is produced by
+// passes/LowerToIntraOp, read by passes/PreprocessingPlan (the graph arrays
+// the instances need) and by the CUDA and C++/OpenMP emitters (issue 6).
+//
+// Inter-op statements are referred to by their id: their position in a
+// pre-order walk of the module's loops (the first statement is s0). Every
+// instance carries copies of the statements it runs, so an emitter needs
+// nothing but the Program and the value declarations it copies.
+#pragma once
+
+#include "ir/Diagnostics.h"
+#include "ir/InterIR.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace hector::intra {
+
+/// Which rows of which tensor hold a value (the layout decision).
+enum class RowScheme {
+  EdgeRows,     ///< vanilla: one row per edge, indexed by edge id
+  PairRows,     ///< compact: one row per unique (src, etype) pair
+  NodeRows,     ///< one row per node
+  EdgeTypeRows, ///< one row per relation
+  NodeTypeRows, ///< one row per node type
+  Global,       ///< a single row
+};
+const char *rowSchemeName(RowScheme s); // "edge_rows", "pair_rows", ...
+RowScheme rowSchemeOf(ir::Space space);
+
+/// Where a value lives.
+enum class Storage {
+  Buffer,   ///< a tensor in global memory (inputs, params, outputs, temps
+            ///< read by another instance)
+  Register, ///< never stored: produced and consumed inside one instance
+            ///< (a GEMM accumulator tile before its fused epilogue, or a
+            ///< traversal temporary read only where it is computed)
+  View,     ///< a reshape of another value: shares that value's buffer
+};
+const char *storageName(Storage s); // "buffer", "register", "view"
+
+/// The layout decision for one inter-op value.
+struct ValueLayout {
+  ir::ValueDecl decl;  ///< copy of the inter-op declaration
+  RowScheme rows = RowScheme::Global;
+  Storage storage = Storage::Buffer;
+  std::string viewOf;   ///< Storage::View: the value whose buffer it shares
+  int viewStmt = -1;    ///< Storage::View: the reshape statement it lowers
+  std::string producer; ///< the instance that writes it ("" if none)
+};
+
+/// The rows a GEMM instance iterates over (its M dimension) and, for
+/// traversal loops, what a loop ranges over.
+enum class RowDomain { Edges, Pairs, Nodes, EdgeTypes, NodeTypes };
+const char *rowDomainName(RowDomain d); // "edges", "pairs", ...
+/// The loop variable name used in printed instances: e, p, n, r, t.
+const char *rowVarName(RowDomain d);
+
+/// A row of a value read or written by a GEMM, found from the GEMM's row
+/// (an edge, pair, node, ...) through attribute steps: the empty path is
+/// the row itself; `src` gathers through the source-node list, `pair`
+/// through the edge -> pair map, `etype` selects a weight slice. A Global
+/// value has `global` set and no path.
+struct RowAccess {
+  std::string value;
+  std::vector<ir::Attr> path;
+  bool global = false;
+  bool isIdentity() const { return !global && path.empty(); }
+  /// "x[e.src]", "msg[e]", "W[e.etype]", "bias" for row variable `var`.
+  std::string str(const std::string &var) const;
+};
+
+/// Schedule knobs of a GEMM instance (hector.txt 3.4.1).
+struct GemmKnobs {
+  int tileM = 16, tileN = 16, tileK = 16;
+  int coarsening = 1;    ///< elements per thread in load/compute/store
+  int launchBounds = 256; ///< __launch_bounds__ max threads per block
+};
+
+/// A scalar applied to every output row in the GEMM epilogue:
+/// out[row] = acc[row] * s[row] (Mul) or acc[row] / s[row] (Div).
+struct GemmEpilogue {
+  ir::OpKind op = ir::OpKind::Mul; ///< Mul or Div
+  RowAccess scalar;
+  /// The scalar has one entry per head ([H]) rather than one per row ([]);
+  /// head h scales output columns [h*N/H, (h+1)*N/H).
+  bool perHead = false;
+};
+
+/// A segment-MM instance of the GEMM template (hector.txt Algorithm 1).
+///   Linear mode: out[scatter(row)] (=|+=) epilogue(gather(A)[row] x W[seg])
+///   Outer mode:  W_out[seg] += sum over rows of seg: outer(A[row], B[row])
+struct GemmInstance {
+  std::string name;
+  enum class Mode { Linear, Outer };
+  Mode mode = Mode::Linear;
+  RowDomain rows = RowDomain::Edges;
+  /// The rows are sorted into one segment per weight slice, by this path
+  /// from the row (e.g. {etype}: edges sorted by etype; {ntype}: nodes by
+  /// ntype; {} for type domains: each row its own segment). nullopt: one
+  /// segment, the weight is shared.
+  std::optional<std::vector<ir::Attr>> segmentBy;
+  RowAccess input;   ///< A, gathered by its path
+  RowAccess weight;  ///< Linear: W, sliced by the segment. Outer: B.
+  bool transposeWeight = false; ///< linear_t: W is [N, K]
+  bool perHead = false;         ///< W is [H, K, N]: one GEMM per head
+  RowAccess output;             ///< scattered by its path
+  ir::Reduce accumulate = ir::Reduce::None; ///< None or Sum
+  /// Several rows write the same output row: accumulate with atomics
+  /// (the output is zero-filled first).
+  bool atomic = false;
+  std::optional<GemmEpilogue> epilogue;
+  ir::Dim k, n;       ///< per-row contraction and output widths
+  ir::Dim heads;      ///< perHead: H; otherwise 1
+  GemmKnobs knobs;
+  /// The inter-op statements lowered here: the linear/outer, then the
+  /// reshapes and the scaling consumer fused into the epilogue.
+  std::vector<int> stmts;
+};
+
+/// How a traversal reduction reaches its target rows.
+enum class ReductionScheme {
+  None,          ///< plain assignment
+  Segmented,     ///< all contributions of a row come from one thread group
+                 ///< (node-parallel over CSR/CSC): registers, no atomics
+  PartialAtomic, ///< partial aggregation in registers and warps, then one
+                 ///< atomic per warp (many contributions per target row)
+  Atomic,        ///< one atomic per contribution (scattered target rows)
+};
+const char *reductionSchemeName(ReductionScheme s);
+
+/// One inter-op statement placed in a traversal loop nest.
+struct TravStmt {
+  int id = -1;    ///< the inter-op statement id
+  ir::Stmt stmt;  ///< as written; when hoisted, its operands are rewritten
+                  ///< to the outer loop's variable (`x[e.dst]` -> `x[n]`)
+  ReductionScheme reduction = ReductionScheme::None;
+  /// Moved out of its `n.incoming`/`n.outgoing` loop because it reads only
+  /// node-level rows: computed once per node, in the node body, right
+  /// before the loop it came from.
+  bool hoisted = false;
+  /// Hoisted with a stored edge-row target: the inner loop still writes
+  /// the node-level result to every edge row.
+  bool storeInInnerLoop = false;
+};
+
+/// The sparse encoding a traversal loop reads its graph through.
+enum class AccessScheme {
+  None,      ///< node or type loop without edge sub-loops
+  Coo,       ///< edges in id order: edge_index / edge_type as given
+  UniquePairs, ///< pair_src / pair_etype
+  CsrByDst,  ///< incoming edges of each node
+  CscBySrc,  ///< outgoing edges of each node
+  CsrAndCsc, ///< a node loop with both kinds of sub-loops
+};
+const char *accessSchemeName(AccessScheme s);
+
+struct TravLoop;
+using TravItem = std::variant<TravStmt, std::unique_ptr<TravLoop>>;
+
+/// A loop of a traversal nest: the inter-op loop it comes from, with only
+/// the statements of this instance.
+struct TravLoop {
+  ir::LoopKind kind = ir::LoopKind::Edges;
+  std::string var;
+  std::string parent; ///< Incoming/Outgoing
+  std::vector<TravItem> body;
+};
+
+/// Thread mapping of a traversal (the seeds' schedule space).
+enum class TravMapping {
+  ThreadPerEdge, WarpPerEdge, ThreadPerVertex, WarpPerVertex, BlockPerVertex,
+  BlockPerType,
+};
+const char *travMappingName(TravMapping m);
+
+struct TravSchedule {
+  TravMapping mapping = TravMapping::WarpPerEdge;
+  int featureTile = 32; ///< feature elements per thread group pass
+};
+
+/// An instance of the traversal template (hector.txt Algorithm 2): one
+/// edge-, pair-, node- or type-parallel loop nest.
+struct TraversalInstance {
+  std::string name;
+  AccessScheme access = AccessScheme::None;
+  TravSchedule schedule;
+  std::unique_ptr<TravLoop> root;
+};
+
+/// Inter-op statements the interpreter runs (the lowest preference): a
+/// loop nest in inter-op form.
+struct FallbackInstance {
+  std::string name;
+  std::unique_ptr<TravLoop> root; ///< statements carry no reduction scheme
+};
+
+using Instance = std::variant<GemmInstance, TraversalInstance, FallbackInstance>;
+const std::string &instanceName(const Instance &instance);
+
+/// A lowered layer: layout decisions and instances in execution order.
+struct Program {
+  std::string name;                 ///< the module's name
+  std::vector<ir::HyperDecl> hypers;
+  std::vector<ValueLayout> layouts; ///< in the module's declaration order
+  std::vector<Instance> instances;
+  int numStmts = 0;                 ///< statements of the inter-op module
+
+  const ValueLayout *findLayout(const std::string &value) const;
+};
+
+/// Calls `fn(stmt)` for every TravStmt of a nest in order.
+template <typename Fn> void forEachTravStmt(const TravLoop &loop, Fn &&fn) {
+  for (const TravItem &item : loop.body) {
+    if (const auto *s = std::get_if<TravStmt>(&item))
+      fn(*s);
+    else
+      forEachTravStmt(*std::get<std::unique_ptr<TravLoop>>(item), fn);
+  }
+}
+
+/// Prints the deterministic textual form (the golden-test format).
+std::string printProgram(const Program &program);
+
+/// Checks the invariants: every statement id in [0, numStmts) is lowered
+/// exactly once (by a GEMM, a traversal, a fallback, or a view), instance
+/// names are unique, every instance field is consistent (a segmented GEMM
+/// has a sliced weight, atomic only with accumulation, an epilogue only in
+/// linear mode, a traversal's access scheme matches its loops, reductions
+/// only on reduction statements), and every value an instance reads is an
+/// input, param or graph value, or written by an earlier instance or by
+/// itself (through views). Reports violations to `diags`.
+bool verifyProgram(const Program &program, ir::DiagnosticEngine &diags);
+
+} // namespace hector::intra

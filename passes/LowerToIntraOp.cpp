@@ -1,0 +1,811 @@
+#include "passes/LowerToIntraOp.h"
+
+#include "ir/InterIRVerifier.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace hector::passes {
+namespace {
+
+using intra::GemmInstance;
+using intra::ReductionScheme;
+using intra::RowAccess;
+using intra::RowDomain;
+using intra::Storage;
+using intra::TravItem;
+using intra::TravLoop;
+using intra::TravStmt;
+
+/// A statement of the module with the loops around it.
+struct StmtInfo {
+  int id = -1;
+  const ir::Stmt *stmt = nullptr;
+  const ir::Loop *loop = nullptr;  ///< innermost enclosing loop
+  const ir::Loop *outer = nullptr; ///< the node loop around an incoming /
+                                   ///< outgoing loop; null at the top level
+  int nest = -1;                   ///< index of the top-level loop
+};
+
+void collectStmts(const ir::Loop &loop, const ir::Loop *outer, int nest,
+                  std::vector<StmtInfo> &out) {
+  for (const ir::BodyItem &item : loop.body) {
+    if (const auto *s = std::get_if<ir::Stmt>(&item))
+      out.push_back({static_cast<int>(out.size()), s, &loop, outer, nest});
+    else
+      collectStmts(*std::get<std::unique_ptr<ir::Loop>>(item), &loop, nest,
+                   out);
+  }
+}
+
+bool isEdgeSubLoop(ir::LoopKind k) {
+  return k == ir::LoopKind::Incoming || k == ir::LoopKind::Outgoing;
+}
+
+/// The step from an incoming (outgoing) loop's edge to its parent node.
+ir::Attr parentStep(ir::LoopKind k) {
+  return k == ir::LoopKind::Incoming ? ir::Attr::Dst : ir::Attr::Src;
+}
+
+/// An access rewritten relative to the innermost loop's variable: inside
+/// `n.incoming`, `x[n]` is `x[e.dst]` (inside `n.outgoing`, `x[e.src]`).
+RowAccess normalize(const ir::Access &a, const ir::Loop &loop) {
+  RowAccess r;
+  r.value = a.value;
+  if (a.index.isGlobal()) {
+    r.global = true;
+    return r;
+  }
+  if (a.index.var != loop.var && isEdgeSubLoop(loop.kind))
+    r.path.push_back(parentStep(loop.kind));
+  r.path.insert(r.path.end(), a.index.attrs.begin(), a.index.attrs.end());
+  return r;
+}
+
+RowDomain domainOf(const ir::Loop &loop) {
+  switch (ir::loopVarSpace(loop.kind)) {
+  case ir::Space::Edge: return RowDomain::Edges;
+  case ir::Space::Pair: return RowDomain::Pairs;
+  case ir::Space::Node: return RowDomain::Nodes;
+  case ir::Space::EdgeType: return RowDomain::EdgeTypes;
+  case ir::Space::NodeType: return RowDomain::NodeTypes;
+  case ir::Space::Global: break;
+  }
+  return RowDomain::Edges;
+}
+
+bool isTypeSpace(ir::Space s) {
+  return s == ir::Space::EdgeType || s == ir::Space::NodeType;
+}
+
+/// Every op the traversal template implements (elementwise, dot, row-local
+/// reshape/concat/slice, and per-row vector x matrix products). Kept as a
+/// predicate so that scan 3 has a single place to grow from.
+bool traversalSupports(const ir::Stmt &) { return true; }
+
+/// What runs a statement.
+enum class UnitKind { Gemm, Traversal, Fallback, View };
+
+/// The scheduling unit of one nest: a GEMM instance (its statements), a
+/// single traversal or fallback statement, or a view.
+struct Unit {
+  UnitKind kind = UnitKind::Traversal;
+  std::vector<int> stmts;
+  int nest = -1;
+  int phase = 0;
+  std::optional<GemmInstance> gemm;
+  std::set<int> deps; ///< units of the same nest this one reads from
+};
+
+class Lowering {
+public:
+  Lowering(const ir::Module &m, const LoweringOptions &o)
+      : module_(m), options_(o) {}
+
+  intra::Program run();
+
+private:
+  const ir::ValueDecl &decl(const std::string &name) const {
+    return *module_.findValue(name);
+  }
+  void indexModule();
+  // Scan 1.
+  std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
+  void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
+  // Scans 2 and 3.
+  std::string viewRoot(const std::string &value) const;
+  void computeDeps();
+  void computePhases(const std::vector<int> &nestUnits);
+  std::vector<int> orderNest(const std::vector<int> &nestUnits) const;
+  void emitNest(const std::vector<int> &ordered);
+  void emitTraversal(const std::vector<int> &stmts, UnitKind kind);
+  std::unique_ptr<TravLoop> buildNest(const ir::Loop &loop,
+                                      const std::set<int> &stmts) const;
+  void hoist(TravLoop &loop);
+  void assignStorage();
+  void finishTraversal(intra::TraversalInstance &t);
+
+  const ir::Module &module_;
+  const LoweringOptions &options_;
+  std::vector<StmtInfo> infos_;
+  std::map<const ir::Stmt *, int> idOf_;
+  std::map<std::string, int> writer_;               ///< value -> stmt
+  std::map<std::string, std::vector<int>> readers_; ///< value -> stmts
+  std::vector<int> unitOf_;                         ///< stmt -> unit
+  std::vector<Unit> units_;
+  std::map<std::string, std::string> viewOf_; ///< view -> source value
+  std::set<std::string> gemmRegisters_;       ///< fused GEMM intermediates
+  intra::Program program_;
+  std::map<int, std::string> instanceOfStmt_;
+  /// Where each traversal statement ended up (after hoisting).
+  struct Placement {
+    TravLoop *loop = nullptr;   ///< the loop whose body holds it
+    TravLoop *origin = nullptr; ///< hoisted: the loop it came from
+    TravStmt *stmt = nullptr;
+  };
+  std::map<int, Placement> placement_;
+};
+
+void Lowering::indexModule() {
+  for (size_t i = 0; i < module_.loops.size(); ++i)
+    collectStmts(*module_.loops[i], nullptr, static_cast<int>(i), infos_);
+  for (const StmtInfo &info : infos_) {
+    idOf_[info.stmt] = info.id;
+    writer_[info.stmt->target.value] = info.id;
+    std::set<std::string> read;
+    for (const ir::Operand &op : info.stmt->operands)
+      if (const auto *a = std::get_if<ir::Access>(&op))
+        if (read.insert(a->value).second)
+          readers_[a->value].push_back(info.id);
+  }
+  unitOf_.assign(infos_.size(), -1);
+}
+
+// ------------------------------------------------------------------ scan 1
+
+std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
+  const ir::Stmt &s = *info.stmt;
+  const bool linear = s.op == ir::OpKind::Linear || s.op == ir::OpKind::LinearT;
+  if (!linear && s.op != ir::OpKind::Outer)
+    return std::nullopt;
+  if (s.operands.size() != 2)
+    return std::nullopt;
+  const auto *a = std::get_if<ir::Access>(&s.operands[0]);
+  const auto *b = std::get_if<ir::Access>(&s.operands[1]);
+  if (!a || !b || a->index.isGlobal())
+    return std::nullopt;
+
+  GemmInstance g;
+  g.rows = domainOf(*info.loop);
+  g.input = normalize(*a, *info.loop);
+  g.weight = normalize(*b, *info.loop);
+  g.output = normalize(s.target, *info.loop);
+  g.accumulate = s.reduce;
+  g.heads = ir::Dim::constant(1);
+  g.stmts = {info.id};
+  const ir::Shape &aShape = decl(a->value).shape;
+  const ir::Shape &bShape = decl(b->value).shape;
+  if (aShape.empty() || bShape.empty())
+    return std::nullopt;
+
+  if (linear) {
+    if (s.reduce != ir::Reduce::None && s.reduce != ir::Reduce::Sum)
+      return std::nullopt;
+    // The weight: shared, or one slice per type reached from the row.
+    const ir::Space ws = decl(b->value).space;
+    if (ws == ir::Space::Global)
+      g.segmentBy = std::nullopt;
+    else if (isTypeSpace(ws))
+      g.segmentBy = g.weight.path;
+    else
+      return std::nullopt;
+    g.atomic = !g.output.isIdentity();
+    if (s.op == ir::OpKind::LinearT) {
+      g.transposeWeight = true;
+      if (bShape.size() == 2) {
+        g.n = bShape[0];
+        g.k = bShape[1];
+      } else if (bShape.size() == 3 && aShape.size() >= 2) {
+        g.perHead = true;
+        g.heads = bShape[0];
+        g.n = bShape[1];
+        g.k = bShape[2];
+      } else {
+        return std::nullopt;
+      }
+    } else if (bShape.size() == 2) {
+      g.k = bShape[0];
+      g.n = bShape[1];
+    } else if (bShape.size() == 3 && aShape.size() >= 2) {
+      g.perHead = true;
+      g.heads = bShape[0];
+      g.k = bShape[1];
+      g.n = bShape[2];
+    } else {
+      return std::nullopt;
+    }
+    return g;
+  }
+
+  // Outer products: a weight-gradient reduction over the rows of each
+  // segment (the rows are the contraction axis).
+  const ir::Space ts = decl(s.target.value).space;
+  if (s.reduce != ir::Reduce::Sum || b->index.isGlobal() ||
+      (ts != ir::Space::Global && !isTypeSpace(ts)) || aShape.size() > 2)
+    return std::nullopt;
+  g.mode = GemmInstance::Mode::Outer;
+  if (ts == ir::Space::Global)
+    g.segmentBy = std::nullopt;
+  else
+    g.segmentBy = g.output.path;
+  g.atomic = true; // tiles of one segment's rows meet in one weight slice
+  g.k = aShape.back();
+  g.n = bShape.back();
+  if (aShape.size() == 2) {
+    g.perHead = true;
+    g.heads = aShape[0];
+  }
+  return g;
+}
+
+/// Extends a plain linear GEMM with the reshapes that follow it and a
+/// consumer in the same loop that scales its rows by a scalar, when the
+/// GEMM's result (and each reshape's) is read by nothing else.
+void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
+  if (g.mode != GemmInstance::Mode::Linear ||
+      g.accumulate != ir::Reduce::None)
+    return;
+  std::vector<int> chain;
+  std::vector<std::string> hidden;
+  std::string cur = info.stmt->target.value;
+  for (;;) {
+    if (decl(cur).kind == ir::ValueKind::Output)
+      return;
+    auto it = readers_.find(cur);
+    if (it == readers_.end() || it->second.size() != 1)
+      return;
+    const StmtInfo &r = infos_[it->second.front()];
+    if (r.loop != info.loop || r.id < info.id || unitOf_[r.id] != -1)
+      return;
+    // Every read of `cur` in the reader must be of the row itself.
+    int uses = 0;
+    for (const ir::Operand &op : r.stmt->operands)
+      if (const auto *a = std::get_if<ir::Access>(&op))
+        if (a->value == cur) {
+          if (!normalize(*a, *r.loop).isIdentity())
+            return;
+          ++uses;
+        }
+    if (uses != 1)
+      return;
+    hidden.push_back(cur);
+    if (r.stmt->op == ir::OpKind::Reshape) {
+      chain.push_back(r.id);
+      cur = r.stmt->target.value;
+      continue;
+    }
+    // The scaling consumer: mul(t, s), mul(s, t) or div(t, s).
+    const ir::Stmt &c = *r.stmt;
+    if ((c.op != ir::OpKind::Mul && c.op != ir::OpKind::Div) ||
+        c.operands.size() != 2)
+      return;
+    if (c.reduce != ir::Reduce::None && c.reduce != ir::Reduce::Sum)
+      return;
+    const auto *x = std::get_if<ir::Access>(&c.operands[0]);
+    const auto *y = std::get_if<ir::Access>(&c.operands[1]);
+    if (!x || !y)
+      return;
+    const ir::Access *scalar = nullptr;
+    if (x->value == cur)
+      scalar = y;
+    else if (c.op == ir::OpKind::Mul && y->value == cur)
+      scalar = x;
+    if (!scalar || scalar->value == cur)
+      return;
+    const ir::Shape &rowShape = decl(cur).shape;
+    const ir::Shape &sShape = decl(scalar->value).shape;
+    intra::GemmEpilogue epi;
+    epi.op = c.op;
+    epi.scalar = normalize(*scalar, *r.loop);
+    if (sShape.empty())
+      epi.perHead = false;
+    else if (rowShape.size() >= 2 &&
+             sShape == ir::Shape(rowShape.begin(), rowShape.end() - 1))
+      epi.perHead = true;
+    else
+      return;
+    g.epilogue = epi;
+    g.output = normalize(c.target, *r.loop);
+    g.accumulate = c.reduce;
+    g.atomic = !g.output.isIdentity();
+    g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
+    g.stmts.push_back(r.id);
+    gemmRegisters_.insert(hidden.begin(), hidden.end());
+    return;
+  }
+}
+
+// ------------------------------------------------------------ scans 2, 3
+
+std::string Lowering::viewRoot(const std::string &value) const {
+  std::string v = value;
+  for (auto it = viewOf_.find(v); it != viewOf_.end(); it = viewOf_.find(v))
+    v = it->second;
+  return v;
+}
+
+void Lowering::computeDeps() {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    Unit &unit = units_[u];
+    if (unit.kind == UnitKind::View)
+      continue;
+    for (int id : unit.stmts)
+      for (const ir::Operand &op : infos_[id].stmt->operands) {
+        const auto *a = std::get_if<ir::Access>(&op);
+        if (!a)
+          continue;
+        auto w = writer_.find(viewRoot(a->value));
+        if (w == writer_.end())
+          continue;
+        const int d = unitOf_[w->second];
+        if (d != static_cast<int>(u) && units_[d].nest == unit.nest)
+          unit.deps.insert(d);
+      }
+  }
+}
+
+/// GEMM units take even phases, traversal and fallback units odd ones; a
+/// unit runs no earlier than what it reads. GEMMs that read GEMMs share a
+/// phase (they are ordered inside it), as do traversal statements that read
+/// each other (they fuse); everything else moves to a later phase. This
+/// ASAP placement keeps the traversal statements of a nest in as few
+/// phases (= instances) as the GEMMs between them allow.
+void Lowering::computePhases(const std::vector<int> &nestUnits) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int u : nestUnits) {
+      Unit &unit = units_[u];
+      int phase = 0;
+      for (int d : unit.deps) {
+        const Unit &dep = units_[d];
+        phase = std::max(phase, dep.kind == unit.kind ? dep.phase
+                                                      : dep.phase + 1);
+      }
+      const int parity = unit.kind == UnitKind::Gemm ? 0 : 1;
+      if (phase % 2 != parity)
+        ++phase;
+      if (phase != unit.phase) {
+        unit.phase = phase;
+        changed = true;
+      }
+    }
+  }
+}
+
+/// A topological order of a nest's units by (phase, kind, first statement).
+std::vector<int> Lowering::orderNest(const std::vector<int> &nestUnits) const {
+  auto key = [&](int u) {
+    return std::make_tuple(units_[u].phase, static_cast<int>(units_[u].kind),
+                           units_[u].stmts.front());
+  };
+  std::vector<int> order, pending = nestUnits;
+  std::set<int> done;
+  while (!pending.empty()) {
+    int best = -1;
+    for (int u : pending) {
+      bool ready = true;
+      for (int d : units_[u].deps)
+        ready = ready && done.count(d);
+      if (ready && (best < 0 || key(u) < key(best)))
+        best = u;
+    }
+    if (best < 0) // a cycle cannot happen in verified IR; keep going anyway
+      best = pending.front();
+    order.push_back(best);
+    done.insert(best);
+    pending.erase(std::find(pending.begin(), pending.end(), best));
+  }
+  return order;
+}
+
+std::unique_ptr<TravLoop> Lowering::buildNest(const ir::Loop &loop,
+                                              const std::set<int> &stmts) const {
+  auto out = std::make_unique<TravLoop>();
+  out->kind = loop.kind;
+  out->var = loop.var;
+  out->parent = loop.parent;
+  for (const ir::BodyItem &item : loop.body) {
+    if (const auto *s = std::get_if<ir::Stmt>(&item)) {
+      const int id = idOf_.at(s);
+      if (!stmts.count(id))
+        continue;
+      TravStmt t;
+      t.id = id;
+      t.stmt = *s;
+      out->body.emplace_back(std::move(t));
+    } else {
+      auto sub = buildNest(*std::get<std::unique_ptr<ir::Loop>>(item), stmts);
+      if (!sub->body.empty())
+        out->body.emplace_back(std::move(sub));
+    }
+  }
+  return out;
+}
+
+/// A plain statement of an incoming/outgoing loop that reads only rows of
+/// the parent node (or global values) runs once per node, in the node
+/// body right before the loop it came from.
+void Lowering::hoist(TravLoop &node) {
+  std::vector<TravItem> body;
+  for (TravItem &item : node.body) {
+    auto *subp = std::get_if<std::unique_ptr<TravLoop>>(&item);
+    if (!subp || !isEdgeSubLoop((*subp)->kind)) {
+      body.push_back(std::move(item));
+      continue;
+    }
+    TravLoop &sub = **subp;
+    std::vector<TravItem> kept;
+    for (TravItem &inner : sub.body) {
+      auto *ts = std::get_if<TravStmt>(&inner);
+      bool hoistable = ts && ts->stmt.reduce == ir::Reduce::None;
+      if (hoistable)
+        for (const ir::Operand &op : ts->stmt.operands)
+          if (const auto *a = std::get_if<ir::Access>(&op)) {
+            const RowAccess r = normalize(*a, *infos_[ts->id].loop);
+            hoistable = hoistable &&
+                        (r.global || (!r.path.empty() &&
+                                      r.path.front() == parentStep(sub.kind)));
+          }
+      if (!hoistable) {
+        kept.push_back(std::move(inner));
+        continue;
+      }
+      for (ir::Operand &op : ts->stmt.operands)
+        if (auto *a = std::get_if<ir::Access>(&op))
+          if (a->index.var == sub.var) {
+            a->index.var = node.var;
+            a->index.attrs.erase(a->index.attrs.begin());
+          }
+      ts->hoisted = true;
+      body.push_back(std::move(inner));
+    }
+    sub.body = std::move(kept);
+    body.push_back(std::move(item));
+  }
+  node.body = std::move(body);
+}
+
+ReductionScheme reductionFor(const ir::Stmt &s, const TravLoop &loop,
+                             const TravLoop *outer, const ir::Module &m) {
+  if (s.reduce == ir::Reduce::None)
+    return ReductionScheme::None;
+  // Node-parallel over CSR/CSC: one thread group owns the node's edges.
+  if (outer && isEdgeSubLoop(loop.kind) && s.target.index.var == outer->var &&
+      s.target.index.attrs.empty())
+    return ReductionScheme::Segmented;
+  // Few target rows, many contributions each: aggregate before atomics.
+  const ir::Space ts = m.findValue(s.target.value)->space;
+  if (ts == ir::Space::Global || isTypeSpace(ts))
+    return ReductionScheme::PartialAtomic;
+  return ReductionScheme::Atomic;
+}
+
+void Lowering::emitTraversal(const std::vector<int> &stmts, UnitKind kind) {
+  const std::set<int> ids(stmts.begin(), stmts.end());
+  const ir::Loop &top = *module_.loops[infos_[stmts.front()].nest];
+  std::unique_ptr<TravLoop> root = buildNest(top, ids);
+  const std::string index = std::to_string(program_.instances.size());
+  if (kind == UnitKind::Fallback) {
+    intra::FallbackInstance f;
+    f.name = "fallback_" + index;
+    f.root = std::move(root);
+    for (int id : stmts)
+      instanceOfStmt_[id] = f.name;
+    program_.instances.emplace_back(std::move(f));
+    return;
+  }
+  hoist(*root);
+  intra::TraversalInstance t;
+  t.name = "trav_" + index;
+  t.root = std::move(root);
+  for (int id : stmts)
+    instanceOfStmt_[id] = t.name;
+  program_.instances.emplace_back(std::move(t));
+}
+
+void Lowering::emitNest(const std::vector<int> &ordered) {
+  for (size_t i = 0; i < ordered.size();) {
+    const Unit &unit = units_[ordered[i]];
+    if (unit.kind == UnitKind::Gemm) {
+      GemmInstance g = *unit.gemm;
+      g.name = "gemm_" + std::to_string(program_.instances.size());
+      for (int id : g.stmts)
+        instanceOfStmt_[id] = g.name;
+      program_.instances.emplace_back(std::move(g));
+      ++i;
+      continue;
+    }
+    std::vector<int> stmts = unit.stmts;
+    size_t j = i + 1;
+    while (options_.fuse && j < ordered.size() &&
+           units_[ordered[j]].kind == unit.kind &&
+           units_[ordered[j]].phase == unit.phase) {
+      stmts.insert(stmts.end(), units_[ordered[j]].stmts.begin(),
+                   units_[ordered[j]].stmts.end());
+      ++j;
+    }
+    emitTraversal(stmts, unit.kind);
+    i = j;
+  }
+}
+
+/// Records where every traversal statement sits (for the storage and
+/// reduction decisions).
+void recordPlacements(TravLoop &loop, TravLoop *outer,
+                      std::map<int, TravStmt *> &stmts,
+                      std::map<int, TravLoop *> &loops,
+                      std::map<TravLoop *, TravLoop *> &parents) {
+  parents[&loop] = outer;
+  for (TravItem &item : loop.body) {
+    if (auto *s = std::get_if<TravStmt>(&item)) {
+      stmts[s->id] = s;
+      loops[s->id] = &loop;
+    } else {
+      recordPlacements(*std::get<std::unique_ptr<TravLoop>>(item), &loop,
+                       stmts, loops, parents);
+    }
+  }
+}
+
+/// The sub-loop a hoisted statement came from: the first edge loop after
+/// it in its node body.
+TravLoop *originOf(TravLoop &node, int id) {
+  bool seen = false;
+  for (TravItem &item : node.body) {
+    if (auto *s = std::get_if<TravStmt>(&item))
+      seen = seen || s->id == id;
+    else if (seen)
+      return std::get<std::unique_ptr<TravLoop>>(item).get();
+  }
+  return nullptr;
+}
+
+void Lowering::finishTraversal(intra::TraversalInstance &t) {
+  // Drop edge loops left empty by hoisting unless a hoisted statement
+  // still stores its rows there.
+  std::set<TravLoop *> storing;
+  intra::forEachTravStmt(*t.root, [&](const TravStmt &s) {
+    if (s.storeInInnerLoop)
+      storing.insert(placement_.at(s.id).origin);
+  });
+  auto &body = t.root->body;
+  body.erase(std::remove_if(body.begin(), body.end(),
+                            [&](const TravItem &item) {
+                              const auto *l =
+                                  std::get_if<std::unique_ptr<TravLoop>>(&item);
+                              return l && (*l)->body.empty() &&
+                                     !storing.count(l->get());
+                            }),
+             body.end());
+  bool incoming = false, outgoing = false;
+  for (const TravItem &item : body)
+    if (const auto *l = std::get_if<std::unique_ptr<TravLoop>>(&item)) {
+      incoming = incoming || (*l)->kind == ir::LoopKind::Incoming;
+      outgoing = outgoing || (*l)->kind == ir::LoopKind::Outgoing;
+    }
+  switch (t.root->kind) {
+  case ir::LoopKind::Edges:
+    t.access = intra::AccessScheme::Coo;
+    t.schedule.mapping = intra::TravMapping::WarpPerEdge;
+    break;
+  case ir::LoopKind::Pairs:
+    t.access = intra::AccessScheme::UniquePairs;
+    t.schedule.mapping = intra::TravMapping::WarpPerEdge;
+    break;
+  case ir::LoopKind::EdgeTypes:
+  case ir::LoopKind::NodeTypes:
+    t.access = intra::AccessScheme::None;
+    t.schedule.mapping = intra::TravMapping::BlockPerType;
+    break;
+  default:
+    t.access = incoming && outgoing ? intra::AccessScheme::CsrAndCsc
+               : incoming           ? intra::AccessScheme::CsrByDst
+               : outgoing           ? intra::AccessScheme::CscBySrc
+                                    : intra::AccessScheme::None;
+    t.schedule.mapping = intra::TravMapping::WarpPerVertex;
+    break;
+  }
+}
+
+/// Layouts: row schemes from the spaces; views for unfused reshapes;
+/// registers for fused GEMM intermediates and for traversal values read
+/// only where (and at the row where) they are computed.
+void Lowering::assignStorage() {
+  // Where every traversal statement sits.
+  std::map<int, TravStmt *> stmts;
+  std::map<int, TravLoop *> loops;
+  std::map<TravLoop *, TravLoop *> parents;
+  for (intra::Instance &inst : program_.instances)
+    if (auto *t = std::get_if<intra::TraversalInstance>(&inst))
+      recordPlacements(*t->root, nullptr, stmts, loops, parents);
+  for (auto &[id, s] : stmts) {
+    Placement p;
+    p.stmt = s;
+    p.loop = loops[id];
+    if (s->hoisted)
+      p.origin = originOf(*p.loop, id);
+    placement_[id] = p;
+    s->reduction = reductionFor(s->stmt, *p.loop, parents[p.loop], module_);
+  }
+
+  // Readers through views: reading a view reads its root's buffer.
+  std::map<std::string, std::vector<std::pair<int, std::string>>> reads;
+  for (const StmtInfo &info : infos_)
+    for (const ir::Operand &op : info.stmt->operands)
+      if (const auto *a = std::get_if<ir::Access>(&op))
+        reads[viewRoot(a->value)].push_back({info.id, a->value});
+
+  auto registerCandidate = [&](const std::string &value) {
+    const ir::ValueDecl &d = decl(value);
+    if (d.kind != ir::ValueKind::Temp || viewOf_.count(value))
+      return false;
+    auto w = writer_.find(value);
+    if (w == writer_.end() || !placement_.count(w->second))
+      return false;
+    const Placement &p = placement_.at(w->second);
+    const ir::Stmt &ws = p.stmt->stmt;
+    // The loop whose iteration owns the value's row.
+    TravLoop *scope = nullptr;
+    if (ws.reduce == ir::Reduce::None)
+      scope = p.stmt->hoisted ? p.origin : p.loop;
+    else if (p.stmt->reduction == ReductionScheme::Segmented)
+      scope = parents.at(p.loop);
+    if (!scope)
+      return false;
+    const std::string &inst = instanceOfStmt_.at(w->second);
+    for (const auto &[rid, name] : reads[value]) {
+      if (units_[unitOf_[rid]].kind == UnitKind::View)
+        continue; // the view's own readers are in `reads` too
+      if (instanceOfStmt_.at(rid) != inst || !placement_.count(rid))
+        return false;
+      const Placement &rp = placement_.at(rid);
+      // Find the access, relative to the reader's loop.
+      for (const ir::Operand &op : rp.stmt->stmt.operands) {
+        const auto *a = std::get_if<ir::Access>(&op);
+        if (!a || a->value != name)
+          continue;
+        const bool ownRow = a->index.var == scope->var && a->index.attrs.empty();
+        const bool parentRow =
+            isEdgeSubLoop(rp.loop->kind) && parents.at(rp.loop) == scope &&
+            a->index.var == rp.loop->var && a->index.attrs.size() == 1 &&
+            a->index.attrs[0] == parentStep(rp.loop->kind);
+        // A hoisted value stands for every edge of its node's edge loops
+        // of the same kind.
+        const bool hoistedRow =
+            p.stmt->hoisted && rp.loop->kind == scope->kind &&
+            parents.at(rp.loop) == parents.at(scope) &&
+            a->index.var == rp.loop->var && a->index.attrs.empty();
+        if (!(ownRow && (rp.loop == scope || parents.at(rp.loop) == scope)) &&
+            !parentRow && !hoistedRow)
+          return false;
+      }
+    }
+    return true;
+  };
+
+  for (const ir::ValueDecl &d : module_.values) {
+    intra::ValueLayout l;
+    l.decl = d;
+    l.rows = intra::rowSchemeOf(d.space);
+    if (auto v = viewOf_.find(d.name); v != viewOf_.end()) {
+      l.storage = Storage::View;
+      l.viewOf = v->second;
+      l.viewStmt = writer_.at(d.name);
+    } else if (auto w = writer_.find(d.name); w != writer_.end()) {
+      l.producer = instanceOfStmt_.at(w->second);
+      if (gemmRegisters_.count(d.name) || registerCandidate(d.name))
+        l.storage = Storage::Register;
+    }
+    program_.layouts.push_back(l);
+  }
+
+  for (const intra::ValueLayout &l : program_.layouts) {
+    auto w = writer_.find(l.decl.name);
+    if (l.storage != Storage::Buffer || w == writer_.end() ||
+        !placement_.count(w->second))
+      continue;
+    const Placement &p = placement_.at(w->second);
+    if (p.stmt->hoisted)
+      p.stmt->storeInInnerLoop = true;
+  }
+  for (intra::Instance &inst : program_.instances)
+    if (auto *t = std::get_if<intra::TraversalInstance>(&inst))
+      finishTraversal(*t);
+}
+
+intra::Program Lowering::run() {
+  indexModule();
+  program_.name = module_.name;
+  program_.hypers = module_.hypers;
+  program_.numStmts = static_cast<int>(infos_.size());
+
+  // Scan 1: GEMM instances, with their fused epilogues.
+  for (const StmtInfo &info : infos_) {
+    if (!options_.gemm || unitOf_[info.id] != -1)
+      continue;
+    std::optional<GemmInstance> g = matchGemm(info);
+    if (!g)
+      continue;
+    if (options_.fuse)
+      fuseEpilogue(*g, info);
+    Unit unit;
+    unit.kind = UnitKind::Gemm;
+    unit.stmts = g->stmts;
+    unit.nest = info.nest;
+    unit.gemm = std::move(g);
+    for (int id : unit.stmts)
+      unitOf_[id] = static_cast<int>(units_.size());
+    units_.push_back(std::move(unit));
+  }
+  // Scans 2 and 3: views, traversal statements, fallbacks.
+  for (const StmtInfo &info : infos_) {
+    if (unitOf_[info.id] != -1)
+      continue;
+    Unit unit;
+    unit.nest = info.nest;
+    unit.stmts = {info.id};
+    if (info.stmt->op == ir::OpKind::Reshape) {
+      unit.kind = UnitKind::View;
+      viewOf_[info.stmt->target.value] =
+          std::get<ir::Access>(info.stmt->operands[0]).value;
+    } else if (options_.traversal && traversalSupports(*info.stmt)) {
+      unit.kind = UnitKind::Traversal;
+    } else {
+      unit.kind = UnitKind::Fallback;
+    }
+    unitOf_[info.id] = static_cast<int>(units_.size());
+    units_.push_back(std::move(unit));
+  }
+  computeDeps();
+  for (size_t nest = 0; nest < module_.loops.size(); ++nest) {
+    std::vector<int> nestUnits;
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (units_[u].nest == static_cast<int>(nest) &&
+          units_[u].kind != UnitKind::View)
+        nestUnits.push_back(static_cast<int>(u));
+    computePhases(nestUnits);
+    emitNest(orderNest(nestUnits));
+  }
+  assignStorage();
+  return std::move(program_);
+}
+
+} // namespace
+
+std::optional<intra::Program> lowerToIntraOp(const ir::Module &module,
+                                             const LoweringOptions &options,
+                                             ir::DiagnosticEngine &diags) {
+  if (!ir::verifyModule(module, diags))
+    return std::nullopt;
+  intra::Program program = Lowering(module, options).run();
+  if (!intra::verifyProgram(program, diags))
+    return std::nullopt;
+  return program;
+}
+
+LoweringSummary summarizeLowering(const intra::Program &program) {
+  LoweringSummary s;
+  for (const intra::Instance &inst : program.instances) {
+    if (std::holds_alternative<intra::GemmInstance>(inst))
+      ++s.gemm;
+    else if (std::holds_alternative<intra::TraversalInstance>(inst))
+      ++s.traversal;
+    else
+      ++s.fallback;
+  }
+  return s;
+}
+
+} // namespace hector::passes

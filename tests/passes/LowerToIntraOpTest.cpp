@@ -1,0 +1,637 @@
+// Tests of passes/LowerToIntraOp: instance counts and order per bundled
+// model, GEMM epilogue fusion and scatter, hoisting, reduction schemes,
+// register/buffer/view storage, the fallback scan, determinism, the
+// intra-op verifier, and semantics: running each instance's statements as
+// one loop nest, in instance order, through the interpreter gives the
+// original module's outputs (forward programs, the pipeline's output under
+// every switch combination, and the autodiff pass's backward programs).
+#include "passes/LowerToIntraOp.h"
+
+#include "ir/InterIRPrinter.h"
+#include "ir/InterIRVerifier.h"
+#include "passes/Autodiff.h"
+#include "passes/Pipeline.h"
+#include "tests/passes/PassTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace hector {
+namespace {
+
+using passtest::loadBundledModel;
+using passtest::parseVerified;
+
+intra::Program lower(const ir::Module &m, passes::LoweringOptions options = {}) {
+  ir::DiagnosticEngine diags;
+  std::optional<intra::Program> p = passes::lowerToIntraOp(m, options, diags);
+  std::ostringstream err;
+  diags.print(err);
+  EXPECT_TRUE(p.has_value()) << err.str();
+  EXPECT_FALSE(diags.hasErrors()) << err.str();
+  return p ? std::move(*p) : intra::Program{};
+}
+
+/// One letter per instance, in order: G(emm), T(raversal), F(allback).
+std::string shape(const intra::Program &p) {
+  std::string s;
+  for (const intra::Instance &inst : p.instances)
+    s += std::holds_alternative<intra::GemmInstance>(inst)        ? 'G'
+         : std::holds_alternative<intra::TraversalInstance>(inst) ? 'T'
+                                                                  : 'F';
+  return s;
+}
+
+const intra::GemmInstance &gemm(const intra::Program &p, size_t i) {
+  return std::get<intra::GemmInstance>(p.instances.at(i));
+}
+
+// --------------------------------------------------- counts per model
+
+struct Expected {
+  const char *model;
+  int gemm, traversal;
+  const char *order; ///< instance kinds in execution order
+};
+
+// Derived by hand from generated/<model>/<model>.inter.ir (the comments
+// say how); reshapes are views and never instances.
+const Expected kExpected[] = {
+    // edges: msg_0 linear + msg = div(.., rel_in_degree) fused -> G.
+    // dst_nodes: h_1 = linear(x[n], W_self) -> G first (reads nothing of
+    // the nest), then h_0 +=, h_2, h in one traversal.
+    {"rgcn", 2, 1, "GGT"},
+    // edges: z_0, zd_0 -> G G, the attention scores -> T; softmax's four
+    // loops -> T T T T; last nest: h_2 (W_self) -> G, the rest -> T.
+    {"rgat", 3, 6, "GGTTTTTGT"},
+    // edges: k_0, q_0, m_0 (sliced by src/dst ntype), att_0 (per-head
+    // W_att, reads the view k) -> 4 G, scores -> T; softmax -> T T T;
+    // att -> T, msg (per-head W_msg) -> G; last nest: t_0, gate, h_2, h_3
+    // -> T, h_0 = linear(t, A) with h_1 = mul(gate, h_0) fused -> G, h -> T.
+    {"hgt", 6, 7, "GGGGTTTTGTTGT"},
+    // incoming: h_1 linear with h_0 += div(h_1, rel_in_degree) fused
+    // (scatter to e.dst, atomic) -> G; h_2 = linear(x, root) -> G;
+    // h_3, h -> T.
+    {"rgcn_pyg", 2, 1, "GGT"},
+    // edges: outj, outi, alpha_0 = linear(outi, q), alpha_1 = linear(outj,
+    // k) -> 4 G, alpha_2/score -> T; softmax -> T T T; alpha, msg -> T
+    // (outj has two readers: no epilogue); h_0, h -> T.
+    {"rgat_pyg", 4, 6, "GGGGTTTTTT"},
+    // nodes: kqv_0 (linear_t by ntype) -> G, bias + slices -> T; edges:
+    // alpha_0 (per-head k_rel) -> G, scores -> T; softmax -> T T T; alpha
+    // -> T, msg_0 with msg = mul(alpha, msg_0) fused (per head) -> G; last
+    // nest: agg_0, a_0, gate, h_1, h_2 -> T, a_1 (linear_t) -> G,
+    // a, h_0, h -> T.
+    {"hgt_pyg", 4, 8, "GTGTTTTTGTGT"},
+};
+
+class LoweringModelTest : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(LoweringModelTest, ExpectedInstancesAndNoFallback) {
+  const Expected &e = GetParam();
+  ir::Module m = loadBundledModel(e.model);
+  intra::Program p = lower(m);
+  passes::LoweringSummary s = passes::summarizeLowering(p);
+  EXPECT_EQ(s.gemm, e.gemm);
+  EXPECT_EQ(s.traversal, e.traversal);
+  EXPECT_EQ(s.fallback, 0);
+  EXPECT_EQ(shape(p), e.order);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+}
+
+TEST_P(LoweringModelTest, DeterministicText) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  const std::string a = intra::printProgram(lower(m));
+  const std::string b = intra::printProgram(lower(m.clone()));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.rfind("intra.program @" + std::string(GetParam().model) + " {", 0),
+            0u);
+}
+
+/// Without fusion: one traversal per non-GEMM, non-reshape statement, and
+/// no epilogues (so one more traversal per epilogue the fused form had).
+TEST_P(LoweringModelTest, NoFuseGivesOneTraversalPerStatement) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  passes::LoweringOptions options;
+  options.fuse = false;
+  intra::Program p = lower(m, options);
+  int reshapes = 0, linears = 0, total = p.numStmts;
+  for (const intra::ValueLayout &l : p.layouts)
+    reshapes += l.storage == intra::Storage::View;
+  for (const intra::Instance &inst : p.instances)
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
+      EXPECT_FALSE(g->epilogue);
+      EXPECT_EQ(g->stmts.size(), 1u);
+      ++linears;
+    }
+  passes::LoweringSummary s = passes::summarizeLowering(p);
+  EXPECT_EQ(s.traversal, total - reshapes - linears);
+  EXPECT_EQ(s.fallback, 0);
+  EXPECT_GE(s.traversal, GetParam().traversal);
+}
+
+/// The third scan: with traversals switched off, everything that is not a
+/// GEMM falls back to the interpreter, grouped like traversals would be.
+TEST_P(LoweringModelTest, FallbackScanTakesWhatTraversalsWouldHave) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  passes::LoweringOptions options;
+  options.traversal = false;
+  intra::Program p = lower(m, options);
+  passes::LoweringSummary s = passes::summarizeLowering(p);
+  EXPECT_EQ(s.gemm, GetParam().gemm);
+  EXPECT_EQ(s.traversal, 0);
+  EXPECT_EQ(s.fallback, GetParam().traversal);
+}
+
+// ------------------------------------------------------------ semantics
+
+/// The statement with each id (pre-order), and its top-level loop.
+void indexStmts(const ir::Loop &loop, std::vector<const ir::Stmt *> &out) {
+  for (const ir::BodyItem &item : loop.body) {
+    if (const auto *s = std::get_if<ir::Stmt>(&item))
+      out.push_back(s);
+    else
+      indexStmts(*std::get<std::unique_ptr<ir::Loop>>(item), out);
+  }
+}
+
+/// A copy of `loop` keeping only the statements in `keep`; null if empty.
+std::unique_ptr<ir::Loop> filterLoop(const ir::Loop &loop,
+                                     const std::map<const ir::Stmt *, int> &ids,
+                                     const std::set<int> &keep) {
+  auto out = std::make_unique<ir::Loop>();
+  out->kind = loop.kind;
+  out->var = loop.var;
+  out->parent = loop.parent;
+  for (const ir::BodyItem &item : loop.body) {
+    if (const auto *s = std::get_if<ir::Stmt>(&item)) {
+      if (keep.count(ids.at(s)))
+        out->body.emplace_back(*s);
+    } else if (auto sub = filterLoop(*std::get<std::unique_ptr<ir::Loop>>(item),
+                                     ids, keep)) {
+      out->body.emplace_back(std::move(sub));
+    }
+  }
+  return out->body.empty() ? nullptr : std::move(out);
+}
+
+/// The module that runs each instance as its own top-level loop nest, in
+/// instance order, with each view's reshape right after the instance that
+/// writes its source (or first, for views of inputs).
+ir::Module linearize(const ir::Module &m, const intra::Program &p) {
+  std::vector<const ir::Stmt *> stmts;
+  std::map<const ir::Stmt *, int> ids;
+  std::map<int, int> nestOf;
+  for (size_t i = 0; i < m.loops.size(); ++i) {
+    size_t before = stmts.size();
+    indexStmts(*m.loops[i], stmts);
+    for (size_t s = before; s < stmts.size(); ++s)
+      nestOf[static_cast<int>(s)] = static_cast<int>(i);
+  }
+  for (size_t i = 0; i < stmts.size(); ++i)
+    ids[stmts[i]] = static_cast<int>(i);
+
+  ir::Module out = m.clone();
+  out.loops.clear();
+  std::set<std::string> written;
+  for (const ir::ValueDecl &d : m.values)
+    if (d.kind != ir::ValueKind::Temp && d.kind != ir::ValueKind::Output)
+      written.insert(d.name);
+  std::map<std::string, int> viewStmt;
+  for (const intra::ValueLayout &l : p.layouts)
+    if (l.storage == intra::Storage::View)
+      viewStmt[l.decl.name] = l.viewStmt;
+  auto emit = [&](std::set<int> keep) {
+    // Views the instance reads that do not exist yet run inside it (in
+    // program order, so after their source when it is written here too).
+    for (bool added = true; added;) {
+      added = false;
+      for (int id : std::set<int>(keep))
+        for (const ir::Operand &op : stmts[id]->operands)
+          if (const auto *a = std::get_if<ir::Access>(&op))
+            if (viewStmt.count(a->value) && !written.count(a->value) &&
+                keep.insert(viewStmt[a->value]).second)
+              added = true;
+    }
+    std::map<int, std::set<int>> byNest;
+    for (int id : keep)
+      byNest[nestOf.at(id)].insert(id);
+    for (const auto &[nest, idsInNest] : byNest)
+      out.loops.push_back(filterLoop(*m.loops[nest], ids, idsInNest));
+    for (int id : keep)
+      written.insert(stmts[id]->target.value);
+    // Views whose source now exists, until none is left to add.
+    for (bool added = true; added;) {
+      added = false;
+      for (const intra::ValueLayout &l : p.layouts)
+        if (l.storage == intra::Storage::View && !written.count(l.decl.name) &&
+            written.count(l.viewOf)) {
+          out.loops.push_back(
+              filterLoop(*m.loops[nestOf.at(l.viewStmt)], ids, {l.viewStmt}));
+          written.insert(l.decl.name);
+          added = true;
+        }
+    }
+  };
+  emit({});
+  for (const intra::Instance &inst : p.instances) {
+    std::set<int> keep;
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
+      keep.insert(g->stmts.begin(), g->stmts.end());
+    else if (const auto *t = std::get_if<intra::TraversalInstance>(&inst))
+      intra::forEachTravStmt(*t->root,
+                             [&](const intra::TravStmt &s) { keep.insert(s.id); });
+    else
+      intra::forEachTravStmt(*std::get<intra::FallbackInstance>(inst).root,
+                             [&](const intra::TravStmt &s) { keep.insert(s.id); });
+    emit(keep);
+  }
+  return out;
+}
+
+TEST_P(LoweringModelTest, InstanceOrderPreservesSemantics) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 7);
+  auto args = passtest::randomArguments(m, *graph, 11);
+  const runtime::TensorMap want =
+      runtime::interpret(m, *graph, args.inputs, args.params);
+  for (bool fuse : {true, false}) {
+    passes::LoweringOptions options;
+    options.fuse = fuse;
+    ir::Module lin = linearize(m, lower(m, options));
+    ir::DiagnosticEngine diags;
+    ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+    const runtime::TensorMap got =
+        runtime::interpret(lin, *graph, args.inputs, args.params);
+    EXPECT_LE(passtest::maxRelativeError(got, want), 1e-12)
+        << "fuse=" << fuse;
+  }
+}
+
+/// The same on what lowering sees in hectorc: the output of the whole
+/// inter-op pipeline (pairs loops, per-relation weight products, fused
+/// node nests), with every switch combination.
+TEST_P(LoweringModelTest, PipelineOutputLowersWithoutFallbackAndKeepsSemantics) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 7);
+  auto args = passtest::randomArguments(m, *graph, 11);
+  const runtime::TensorMap want =
+      runtime::interpret(m, *graph, args.inputs, args.params);
+  for (int flags = 0; flags < 8; ++flags) {
+    passes::PipelineOptions options;
+    options.reorder = flags & 1;
+    options.compact = flags & 2;
+    options.fuse = flags & 4;
+    ir::Module opt = m.clone();
+    ir::DiagnosticEngine diags;
+    std::ostringstream dump;
+    ASSERT_TRUE(passes::runInterOpPipeline(opt, options, diags, dump));
+    std::optional<intra::Program> p =
+        passes::lowerToIntra(opt, options, diags);
+    ASSERT_TRUE(p) << "flags=" << flags;
+    EXPECT_EQ(passes::summarizeLowering(*p).fallback, 0);
+    ir::Module lin = linearize(opt, *p);
+    ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+    const runtime::TensorMap got =
+        runtime::interpret(lin, *graph, args.inputs, args.params);
+    EXPECT_LE(passtest::maxRelativeError(got, want), 1e-10)
+        << "flags=" << flags;
+  }
+}
+
+/// The backward program (passes/Autodiff.h) lowers too: weight gradients
+/// become outer-product GEMMs, nothing falls back.
+TEST_P(LoweringModelTest, BackwardProgramLowersWithoutFallback) {
+  ir::Module m = loadBundledModel(GetParam().model);
+  ir::DiagnosticEngine diags;
+  std::optional<passes::BackwardProgram> bwd = passes::buildBackward(m, diags);
+  ASSERT_TRUE(bwd);
+  intra::Program p = lower(bwd->module);
+  passes::LoweringSummary s = passes::summarizeLowering(p);
+  EXPECT_EQ(s.fallback, 0);
+  int outer = 0;
+  for (const intra::Instance &inst : p.instances)
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
+      outer += g->mode == intra::GemmInstance::Mode::Outer;
+  EXPECT_GT(outer, 0) << intra::printProgram(p);
+  // And the instance order computes the same gradients.
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
+  auto args = passtest::randomArguments(bwd->module, *graph, 13);
+  ir::Module lin = linearize(bwd->module, p);
+  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+  EXPECT_LE(passtest::maxRelativeError(
+                runtime::interpret(lin, *graph, args.inputs, args.params),
+                runtime::interpret(bwd->module, *graph, args.inputs,
+                                   args.params)),
+            1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bundled, LoweringModelTest,
+                         ::testing::ValuesIn(kExpected),
+                         [](const auto &info) {
+                           return std::string(info.param.model);
+                         });
+
+// ------------------------------------------------------- GEMM details
+
+TEST(LowerToIntraOpTest, RgcnFusesNormIntoGemmEpilogue) {
+  intra::Program p = lower(loadBundledModel("rgcn"));
+  const intra::GemmInstance &g = gemm(p, 0);
+  EXPECT_EQ(g.rows, intra::RowDomain::Edges);
+  ASSERT_TRUE(g.segmentBy);
+  EXPECT_EQ(*g.segmentBy, std::vector<ir::Attr>{ir::Attr::EType});
+  EXPECT_EQ(g.input.str("e"), "x[e.src]");
+  EXPECT_EQ(g.weight.str("e"), "W[e.etype]");
+  EXPECT_EQ(g.output.str("e"), "msg[e]");
+  EXPECT_EQ(g.accumulate, ir::Reduce::None);
+  EXPECT_FALSE(g.atomic);
+  ASSERT_TRUE(g.epilogue);
+  EXPECT_EQ(g.epilogue->op, ir::OpKind::Div);
+  EXPECT_EQ(g.epilogue->scalar.str("e"), "rel_in_degree[e]");
+  EXPECT_EQ(g.stmts, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.findLayout("msg_0")->storage, intra::Storage::Register);
+  EXPECT_EQ(p.findLayout("msg")->storage, intra::Storage::Buffer);
+  EXPECT_NE(intra::printProgram(p).find("    epilogue div rel_in_degree[e]\n"),
+            std::string::npos);
+  // The self loop: nodes, shared weight, no segments.
+  const intra::GemmInstance &self = gemm(p, 1);
+  EXPECT_EQ(self.rows, intra::RowDomain::Nodes);
+  EXPECT_FALSE(self.segmentBy);
+  EXPECT_EQ(self.weight.str("n"), "W_self");
+}
+
+TEST(LowerToIntraOpTest, RgcnPygScattersEpilogueWithAtomics) {
+  intra::Program p = lower(loadBundledModel("rgcn_pyg"));
+  const intra::GemmInstance &g = gemm(p, 0);
+  EXPECT_EQ(g.output.str("e"), "h_0[e.dst]");
+  EXPECT_EQ(g.accumulate, ir::Reduce::Sum);
+  EXPECT_TRUE(g.atomic);
+  ASSERT_TRUE(g.epilogue);
+  EXPECT_EQ(g.epilogue->scalar.str("e"), "rel_in_degree[e]");
+  EXPECT_EQ(p.findLayout("h_1")->storage, intra::Storage::Register);
+  // The remaining node statements need no edges: no CSR.
+  const auto &t = std::get<intra::TraversalInstance>(p.instances.at(2));
+  EXPECT_EQ(t.access, intra::AccessScheme::None);
+}
+
+TEST(LowerToIntraOpTest, HgtPerHeadAndTypeSlicedGemms) {
+  intra::Program p = lower(loadBundledModel("hgt"));
+  EXPECT_EQ(gemm(p, 0).weight.str("e"), "K[e.src.ntype]");
+  EXPECT_EQ(*gemm(p, 0).segmentBy,
+            (std::vector<ir::Attr>{ir::Attr::Src, ir::Attr::NType}));
+  EXPECT_EQ(gemm(p, 1).input.str("e"), "x[e.dst]");
+  const intra::GemmInstance &att = gemm(p, 3);
+  EXPECT_EQ(att.input.str("e"), "k[e]"); // a view of k_0
+  EXPECT_TRUE(att.perHead);
+  EXPECT_EQ(att.heads.str(), "heads");
+  EXPECT_EQ(att.k.str(), "in_dim/heads");
+  EXPECT_EQ(p.findLayout("k")->storage, intra::Storage::View);
+  EXPECT_EQ(p.findLayout("k")->viewOf, "k_0");
+  // h_1 = mul(gate[n], h_0[n]) is the epilogue of h_0's GEMM.
+  const intra::GemmInstance &out = gemm(p, 11);
+  EXPECT_EQ(out.rows, intra::RowDomain::Nodes);
+  EXPECT_EQ(*out.segmentBy, std::vector<ir::Attr>{ir::Attr::NType});
+  ASSERT_TRUE(out.epilogue);
+  EXPECT_EQ(out.epilogue->op, ir::OpKind::Mul);
+  EXPECT_EQ(out.epilogue->scalar.str("n"), "gate[n]");
+  EXPECT_EQ(out.output.str("n"), "h_1[n]");
+}
+
+TEST(LowerToIntraOpTest, HgtPygPerHeadEpilogueAndTransposedWeight) {
+  intra::Program p = lower(loadBundledModel("hgt_pyg"));
+  EXPECT_TRUE(gemm(p, 0).transposeWeight);
+  const intra::GemmInstance &msg = gemm(p, 8);
+  ASSERT_TRUE(msg.epilogue);
+  EXPECT_TRUE(msg.epilogue->perHead);
+  EXPECT_EQ(msg.epilogue->scalar.str("e"), "alpha[e]");
+  EXPECT_EQ(msg.output.str("e"), "msg[e]");
+}
+
+TEST(LowerToIntraOpTest, OuterProductIntoWeightRows) {
+  ir::Module m = parseVerified(R"(module @grad {
+  hyper d : int = 4
+  input x : node[d]
+  input g : edge[d]
+  input y : node[d]
+  output gW : etype[d, d]
+  output gS : global[d, d]
+  foreach e in edges {
+    gW[e.etype] += outer(x[e.src], g[e])
+  }
+  foreach n in nodes {
+    gS += outer(x[n], y[n])
+  }
+}
+)",
+                               "grad.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GG");
+  const intra::GemmInstance &w = gemm(p, 0);
+  EXPECT_EQ(w.mode, intra::GemmInstance::Mode::Outer);
+  EXPECT_EQ(*w.segmentBy, std::vector<ir::Attr>{ir::Attr::EType});
+  EXPECT_EQ(w.output.str("e"), "gW[e.etype]");
+  EXPECT_TRUE(w.atomic);
+  const intra::GemmInstance &s = gemm(p, 1);
+  EXPECT_FALSE(s.segmentBy);
+  EXPECT_EQ(s.output.str("n"), "gS");
+  EXPECT_NE(intra::printProgram(p).find("    mode outer\n"), std::string::npos);
+}
+
+// --------------------------------------------------- traversal details
+
+TEST(LowerToIntraOpTest, HoistsNodeLevelStatementOutOfIncomingLoop) {
+  ir::Module m = parseVerified(R"(module @hoist {
+  hyper d : int = 4
+  input x : node[d]
+  input w : edge[d]
+  temp s : node[d]
+  temp t : edge[d]
+  temp u : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    s[n] = exp(x[n])
+    foreach e in n.incoming {
+      t[e] = relu(s[e.dst])
+      u[e] = mul(t[e], w[e])
+      h[n] += copy(u[e])
+    }
+  }
+}
+)",
+                               "hoist.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "T");
+  const auto &t = std::get<intra::TraversalInstance>(p.instances[0]);
+  EXPECT_EQ(t.access, intra::AccessScheme::CsrByDst);
+  // t moved to the node level, reading s[n]; the edge loop keeps u and h.
+  ASSERT_EQ(t.root->body.size(), 3u);
+  const auto &hoisted = std::get<intra::TravStmt>(t.root->body[1]);
+  EXPECT_EQ(hoisted.id, 1);
+  EXPECT_TRUE(hoisted.hoisted);
+  EXPECT_FALSE(hoisted.storeInInnerLoop);
+  EXPECT_EQ(ir::printStmt(hoisted.stmt), "t[e] = relu(s[n])");
+  const auto &inner = *std::get<std::unique_ptr<intra::TravLoop>>(t.root->body[2]);
+  ASSERT_EQ(inner.body.size(), 2u);
+  EXPECT_EQ(std::get<intra::TravStmt>(inner.body[1]).reduction,
+            intra::ReductionScheme::Segmented);
+  // Everything but the output stays in registers.
+  for (const char *v : {"s", "t", "u"})
+    EXPECT_EQ(p.findLayout(v)->storage, intra::Storage::Register) << v;
+  EXPECT_EQ(p.findLayout("h")->storage, intra::Storage::Buffer);
+  EXPECT_NE(intra::printProgram(p).find(
+                "      s1: t[e] = relu(s[n]) {hoisted}\n"
+                "      foreach e in n.incoming {\n"),
+            std::string::npos)
+      << intra::printProgram(p);
+}
+
+TEST(LowerToIntraOpTest, HoistedStatementWithStoredRowsStoresInInnerLoop) {
+  ir::Module m = parseVerified(R"(module @hoist2 {
+  hyper d : int = 4
+  input x : node[d]
+  output t : edge[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      t[e] = relu(x[e.dst])
+    }
+  }
+}
+)",
+                               "hoist2.ir");
+  intra::Program p = lower(m);
+  const auto &t = std::get<intra::TraversalInstance>(p.instances.at(0));
+  ASSERT_EQ(t.root->body.size(), 2u); // the hoisted stmt, the edge loop
+  const auto &s = std::get<intra::TravStmt>(t.root->body[0]);
+  EXPECT_TRUE(s.hoisted);
+  EXPECT_TRUE(s.storeInInnerLoop);
+  EXPECT_EQ(t.access, intra::AccessScheme::CsrByDst);
+}
+
+TEST(LowerToIntraOpTest, ReductionSchemes) {
+  ir::Module m = parseVerified(R"(module @red {
+  hyper d : int = 4
+  input m : edge[d]
+  output a : node[d]
+  output b : etype[d]
+  output c : node[d]
+  output o : node[d]
+  foreach e in edges {
+    a[e.dst] += copy(m[e])
+    b[e.etype] max= copy(m[e])
+  }
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      c[n] mean= copy(m[e])
+    }
+  }
+  foreach n in src_nodes {
+    foreach e in n.outgoing {
+      o[n] += copy(m[e])
+    }
+  }
+}
+)",
+                               "red.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "TTT");
+  std::vector<intra::ReductionScheme> got;
+  std::vector<intra::AccessScheme> access;
+  for (const intra::Instance &inst : p.instances) {
+    const auto &t = std::get<intra::TraversalInstance>(inst);
+    access.push_back(t.access);
+    intra::forEachTravStmt(*t.root,
+                           [&](const intra::TravStmt &s) { got.push_back(s.reduction); });
+  }
+  EXPECT_EQ(got, (std::vector<intra::ReductionScheme>{
+                     intra::ReductionScheme::Atomic,
+                     intra::ReductionScheme::PartialAtomic,
+                     intra::ReductionScheme::Segmented,
+                     intra::ReductionScheme::Segmented}));
+  EXPECT_EQ(access, (std::vector<intra::AccessScheme>{
+                        intra::AccessScheme::Coo, intra::AccessScheme::CsrByDst,
+                        intra::AccessScheme::CscBySrc}));
+}
+
+TEST(LowerToIntraOpTest, CompactPairRowsAndGemmOverPairs) {
+  ir::Module m = parseVerified(R"(module @compact {
+  hyper d : int = 4
+  input x : node[d]
+  param W : etype[d, d]
+  temp msg : pair[d]
+  output h : node[d]
+  foreach p in pairs {
+    msg[p] = linear(x[p.src], W[p.etype])
+  }
+  foreach e in edges {
+    h[e.dst] += copy(msg[e.pair])
+  }
+}
+)",
+                               "compact.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GT");
+  EXPECT_EQ(gemm(p, 0).rows, intra::RowDomain::Pairs);
+  EXPECT_EQ(gemm(p, 0).input.str("p"), "x[p.src]");
+  EXPECT_EQ(p.findLayout("msg")->rows, intra::RowScheme::PairRows);
+  EXPECT_EQ(p.findLayout("msg")->storage, intra::Storage::Buffer);
+}
+
+// ------------------------------------------------------------- verifier
+
+TEST(LowerToIntraOpTest, VerifierRejectsStatementLoweredTwiceOrNever) {
+  intra::Program p = lower(loadBundledModel("rgcn"));
+  auto &g = std::get<intra::GemmInstance>(p.instances[0]);
+  g.stmts.push_back(g.stmts.front()); // s0 twice
+  ir::DiagnosticEngine twice;
+  EXPECT_FALSE(intra::verifyProgram(p, twice));
+  g.stmts = {0}; // s1 (the fused div) now never
+  ir::DiagnosticEngine never;
+  EXPECT_FALSE(intra::verifyProgram(p, never));
+  ASSERT_FALSE(never.diagnostics().empty());
+  EXPECT_NE(never.diagnostics()[0].message.find("s1 is lowered 0 times"),
+            std::string::npos);
+}
+
+TEST(LowerToIntraOpTest, VerifierRejectsInconsistentFields) {
+  intra::Program p = lower(loadBundledModel("rgcn"));
+  auto &g = std::get<intra::GemmInstance>(p.instances[0]);
+  g.atomic = true; // atomic without accumulation
+  ir::DiagnosticEngine d1;
+  EXPECT_FALSE(intra::verifyProgram(p, d1));
+  g.atomic = false;
+  g.segmentBy.reset(); // a sliced weight without segments
+  ir::DiagnosticEngine d2;
+  EXPECT_FALSE(intra::verifyProgram(p, d2));
+  g.segmentBy = std::vector<ir::Attr>{ir::Attr::EType};
+  auto &t = std::get<intra::TraversalInstance>(p.instances[2]);
+  t.access = intra::AccessScheme::Coo; // its loops need CSR
+  ir::DiagnosticEngine d3;
+  EXPECT_FALSE(intra::verifyProgram(p, d3));
+}
+
+TEST(LowerToIntraOpTest, VerifierRejectsReadBeforeWrite) {
+  intra::Program p = lower(loadBundledModel("rgcn"));
+  // trav_2 reads h_1, which gemm_1 writes: run it first.
+  std::swap(p.instances[1], p.instances[2]);
+  ir::DiagnosticEngine diags;
+  EXPECT_FALSE(intra::verifyProgram(p, diags));
+  ASSERT_FALSE(diags.diagnostics().empty());
+  EXPECT_NE(diags.diagnostics()[0].message.find(
+                "@trav_2 reads 'h_1' before any earlier instance writes it"),
+            std::string::npos)
+      << diags.diagnostics()[0].message;
+}
+
+TEST(LowerToIntraOpTest, RejectsInvalidModule) {
+  ir::Module m = loadBundledModel("rgcn");
+  m.values.pop_back(); // h is no longer declared
+  ir::DiagnosticEngine diags;
+  EXPECT_FALSE(passes::lowerToIntraOp(m, {}, diags));
+  EXPECT_TRUE(diags.hasErrors());
+}
+
+} // namespace
+} // namespace hector
