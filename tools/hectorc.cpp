@@ -12,6 +12,7 @@
 #include "ir/InterIRParser.h"
 #include "ir/InterIRPrinter.h"
 #include "passes/Autodiff.h"
+#include "passes/CostModel.h"
 #include "passes/LowerToIntraOp.h"
 #include "passes/Pipeline.h"
 #include "passes/PreprocessingPlan.h"
@@ -92,6 +93,7 @@ namespace {
 struct Compiled {
   ir::Module source;
   intra::Program program;
+  double flopsBefore = 0, flopsAfter = 0; ///< on PipelineOptions::graph
 };
 
 /// Runs the inter-op pipeline on a copy of `module` and lowers the result.
@@ -105,7 +107,9 @@ std::optional<Compiled> compile(ir::Module module,
       passes::lowerToIntra(optimised, options, diags);
   if (!program)
     return std::nullopt;
-  return Compiled{std::move(module), std::move(*program)};
+  const double before = passes::countFlops(module, options.graph).total;
+  const double after = passes::countFlops(optimised, options.graph).total;
+  return Compiled{std::move(module), std::move(*program), before, after};
 }
 
 std::string summaryText(const intra::Program &program) {
@@ -212,6 +216,12 @@ int main(int argc, char **argv) {
     std::cerr << "hectorc: " << module->name << ": forward "
               << summaryText(forward->program) << "; backward "
               << summaryText(backward->program) << "\n";
+  if (stats)
+    std::cerr << "hectorc: " << module->name
+              << ": FLOPs on the am-shaped graph: forward "
+              << forward->flopsBefore << " -> " << forward->flopsAfter
+              << ", backward " << backward->flopsBefore << " -> "
+              << backward->flopsAfter << "\n";
   if (outDir.empty()) {
     std::cout << (emit == "intra-ir" ? intra::printProgram(forward->program)
                                      : ir::printModule(*module));
