@@ -1,0 +1,150 @@
+// bench_segment_gemm: the segment-MM GEMM template alone against cuBLAS
+// (cublasSgemm, fp32, no TF32) on one segment: Y[M,64] = X[M,64] W[64,64]
+// (linear mode) and dW[64,64] = X^T B (outer mode, atomic row split).
+// CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M].
+#include "templates/gemm/SegmentGemmCuda.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <vector>
+
+using hector::templates::SegmentGemmArgs;
+using hector::templates::launchSegmentGemm;
+
+#define CHECK_CUDA(x)                                                          \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
+                   cudaGetErrorString(e_));                                    \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+#define CHECK_CUBLAS(x)                                                        \
+  do {                                                                         \
+    cublasStatus_t s_ = (x);                                                   \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
+      std::fprintf(stderr, "%s:%d: %s: cublas status %d\n", __FILE__,         \
+                   __LINE__, #x, int(s_));                                     \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+// Median time in ms of `fn` over 20 runs after 5 warm-up runs.
+static float timeMs(const std::function<void()> &fn) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 5; ++i)
+    fn();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < 20; ++i) {
+    CHECK_CUDA(cudaEventRecord(start));
+    fn();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float t = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return ms[ms.size() / 2];
+}
+
+static float maxRelDiff(const float *dA, const float *dB, size_t n) {
+  std::vector<float> a(n), b(n);
+  CHECK_CUDA(cudaMemcpy(a.data(), dA, n * 4, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(b.data(), dB, n * 4, cudaMemcpyDeviceToHost));
+  double scale = 1e-30, worst = 0;
+  for (size_t i = 0; i < n; ++i)
+    scale = std::max(scale, double(std::fabs(b[i])));
+  for (size_t i = 0; i < n; ++i)
+    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / scale);
+  return float(worst);
+}
+
+int main(int argc, char **argv) {
+  const int M = argc > 1 ? std::atoi(argv[1]) : 1 << 20;
+  const int K = 64, N = 64;
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, M=%d K=%d N=%d\n", prop.name, M, K, N);
+
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> hX(size_t(M) * K), hW(K * N), hB(size_t(M) * N);
+  for (float &v : hX) v = d(rng);
+  for (float &v : hW) v = d(rng);
+  for (float &v : hB) v = d(rng);
+
+  float *X, *W, *B, *Y1, *Y2, *dW1, *dW2;
+  CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
+  CHECK_CUDA(cudaMalloc(&W, hW.size() * 4));
+  CHECK_CUDA(cudaMalloc(&B, hB.size() * 4));
+  CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 4));
+  CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 4));
+  CHECK_CUDA(cudaMalloc(&dW1, K * N * 4));
+  CHECK_CUDA(cudaMalloc(&dW2, K * N * 4));
+  CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(B, hB.data(), hB.size() * 4, cudaMemcpyHostToDevice));
+
+  cublasHandle_t handle;
+  CHECK_CUBLAS(cublasCreate(&handle));
+  CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH)); // no TF32
+  const float one = 1.f, zero = 0.f;
+
+  // Linear: Y = X W.
+  SegmentGemmArgs lin;
+  lin.M = M; lin.K = K; lin.N = N;
+  lin.X = X; lin.W = W; lin.Y = Y1;
+  const float tLin = timeMs([&] { CHECK_CUDA(launchSegmentGemm(lin, nullptr)); });
+  // Row-major Y = X W is column-major Y^T = W^T X^T.
+  const float tLinBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                             W, N, X, K, &zero, Y2, N));
+  });
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const float linDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+
+  // Outer: dW = X^T B (zeroed, then atomically accumulated).
+  SegmentGemmArgs outer;
+  outer.mode = SegmentGemmArgs::Mode::Outer;
+  outer.M = M; outer.K = K; outer.N = N;
+  outer.X = X; outer.B = B; outer.dW = dW1;
+  outer.accumulate = outer.atomic = true;
+  const float tOuter = timeMs([&] {
+    CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 4));
+    CHECK_CUDA(launchSegmentGemm(outer, nullptr));
+  });
+  // Row-major dW[K,N] = X^T B is column-major dW^T = B^T X.
+  const float tOuterBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, N, K, M, &one,
+                             B, N, X, K, &zero, dW2, N));
+  });
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const float outerDiff = maxRelDiff(dW1, dW2, K * N);
+
+  const double linBytes = double(M) * (K + N) * 4;
+  std::printf("linear  template %.4f ms (%.0f GB/s)  cublas %.4f ms  "
+              "ratio template/cublas %.2f  max rel diff %.2e\n",
+              tLin, linBytes / tLin / 1e6, tLinBlas, tLin / tLinBlas, linDiff);
+  std::printf("outer   template %.4f ms  cublas %.4f ms  "
+              "ratio template/cublas %.2f  max rel diff %.2e\n",
+              tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);
+
+  CHECK_CUBLAS(cublasDestroy(handle));
+  for (float *p : {X, W, B, Y1, Y2, dW1, dW2})
+    CHECK_CUDA(cudaFree(p));
+  return 0;
+}

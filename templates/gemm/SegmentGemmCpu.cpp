@@ -1,0 +1,153 @@
+// The CPU implementation of the segment-MM GEMM template: straightforward
+// loops, OpenMP over independent outputs, so that it is deterministic when
+// not atomic.
+#include "templates/gemm/SegmentGemm.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace hector::templates {
+
+std::string checkSegmentGemmArgs(const SegmentGemmArgs &a) {
+  if (a.M < 0 || a.K < 0 || a.N < 0 || a.H < 1 || a.numSlices < 1)
+    return "sizes must be M, K, N >= 0, H >= 1, numSlices >= 1";
+  if (a.segmentPtr && a.rowType)
+    return "segmentPtr and rowType are exclusive";
+  if (a.atomic && !a.accumulate)
+    return "atomic needs accumulate";
+  if (a.M == 0 || a.N == 0)
+    return "";
+  if (!a.X && a.K > 0)
+    return "X is missing";
+  if (a.mode == SegmentGemmArgs::Mode::Linear) {
+    if (!a.W && a.K > 0)
+      return "W is missing";
+    if (!a.Y)
+      return "Y is missing";
+    if ((a.epilogue == EpilogueOp::None) != (a.scale == nullptr))
+      return "scale must be given exactly when there is an epilogue";
+  } else {
+    if (!a.B && a.K > 0)
+      return "B is missing (outer mode)";
+    if (!a.dW && a.K > 0)
+      return "dW is missing (outer mode)";
+    if (a.epilogue != EpilogueOp::None)
+      return "no epilogue in outer mode";
+  }
+  return "";
+}
+
+namespace {
+
+// Slice of row r; segment lookup is a binary search in segmentPtr.
+int64_t sliceOf(const SegmentGemmArgs &a, int64_t r) {
+  if (a.rowType)
+    return a.rowType[r];
+  if (a.segmentPtr) {
+    const int64_t *end = a.segmentPtr + a.numSlices + 1;
+    return (std::upper_bound(a.segmentPtr, end, r) - a.segmentPtr) - 1;
+  }
+  return 0;
+}
+
+void linearCpu(const SegmentGemmArgs &a) {
+  const int64_t K = a.K, N = a.N, H = a.H;
+#pragma omp parallel
+  {
+    std::vector<float> acc(N);
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < a.M; ++r) {
+      const int64_t s = sliceOf(a, r);
+      const int64_t src = a.gather ? a.gather[r] : r;
+      const int64_t dst = a.scatter ? a.scatter[r] : r;
+      const int64_t sr = a.scaleGather ? a.scaleGather[r] : r;
+      for (int64_t h = 0; h < H; ++h) {
+        const float *x = a.X + src * H * K + h * K;
+        const float *w = a.W + (s * H + h) * K * N;
+        std::fill(acc.begin(), acc.end(), 0.f);
+        if (a.transposeW) {
+          for (int64_t n = 0; n < N; ++n) {
+            float sum = 0.f;
+            for (int64_t k = 0; k < K; ++k)
+              sum += x[k] * w[n * K + k];
+            acc[n] = sum;
+          }
+        } else {
+          for (int64_t k = 0; k < K; ++k) {
+            const float xv = x[k];
+            for (int64_t n = 0; n < N; ++n)
+              acc[n] += xv * w[k * N + n];
+          }
+        }
+        if (a.epilogue != EpilogueOp::None) {
+          const float sc = a.scale[a.scalePerHead ? sr * H + h : sr];
+          for (int64_t n = 0; n < N; ++n)
+            acc[n] = a.epilogue == EpilogueOp::Mul ? acc[n] * sc : acc[n] / sc;
+        }
+        float *y = a.Y + dst * H * N + h * N;
+        if (a.atomic) {
+          for (int64_t n = 0; n < N; ++n) {
+#pragma omp atomic
+            y[n] += acc[n];
+          }
+        } else if (a.accumulate) {
+          for (int64_t n = 0; n < N; ++n)
+            y[n] += acc[n];
+        } else {
+          std::copy(acc.begin(), acc.end(), y);
+        }
+      }
+    }
+  }
+}
+
+// Each (slice, head, k) output row of dW is owned by one iteration, which
+// sums its rows in order: deterministic, no atomics needed.
+void outerCpu(const SegmentGemmArgs &a) {
+  const int64_t K = a.K, N = a.N, H = a.H, S = a.numSlices;
+  // rowsOf[s]: the rows of slice s in increasing order.
+  std::vector<std::vector<int64_t>> rowsOf(S);
+  for (int64_t r = 0; r < a.M; ++r)
+    rowsOf[sliceOf(a, r)].push_back(r);
+#pragma omp parallel
+  {
+    std::vector<float> acc(N);
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t shk = 0; shk < S * H * K; ++shk) {
+      const int64_t s = shk / (H * K), h = (shk / K) % H, k = shk % K;
+      std::fill(acc.begin(), acc.end(), 0.f);
+      for (int64_t r : rowsOf[s]) {
+        const int64_t ra = a.gather ? a.gather[r] : r;
+        const int64_t rb = a.gatherB ? a.gatherB[r] : r;
+        const float av = a.X[ra * H * K + h * K + k];
+        const float *b = a.B + rb * H * N + h * N;
+        for (int64_t n = 0; n < N; ++n)
+          acc[n] += av * b[n];
+      }
+      float *w = a.dW + (s * H + h) * K * N;
+      for (int64_t n = 0; n < N; ++n) {
+        float &out = a.transposeW ? w[n * K + k] : w[k * N + n];
+        out = a.accumulate ? out + acc[n] : acc[n];
+      }
+    }
+  }
+}
+
+} // namespace
+
+void segmentGemmCpu(const SegmentGemmArgs &args) {
+  const std::string error = checkSegmentGemmArgs(args);
+  if (!error.empty())
+    throw std::invalid_argument("segmentGemmCpu: " + error);
+  if (args.N == 0)
+    return;
+  if (args.mode == SegmentGemmArgs::Mode::Linear) {
+    if (args.M > 0)
+      linearCpu(args);
+  } else if (args.K > 0) {
+    outerCpu(args);
+  }
+}
+
+} // namespace hector::templates

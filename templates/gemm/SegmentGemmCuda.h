@@ -1,0 +1,16 @@
+// SegmentGemmCuda.h: the CUDA launcher of the segment-MM GEMM template
+// (SegmentGemm.h states what a call computes). Only for CUDA builds.
+#pragma once
+
+#include "templates/gemm/SegmentGemm.h"
+
+#include <cuda_runtime.h>
+
+namespace hector::templates {
+
+/// Launches the template on `stream` with device pointers. Asynchronous: no
+/// host synchronisation, no allocation. Returns cudaErrorInvalidValue when
+/// checkSegmentGemmArgs fails, else the launch's error.
+cudaError_t launchSegmentGemm(const SegmentGemmArgs &args, cudaStream_t stream);
+
+} // namespace hector::templates
