@@ -19,6 +19,12 @@
 // atomic each tile is summed by one block (deterministic); with atomic the
 // rows of a slice are split over gridDim.z blocks that atomicAdd. With
 // rowType every block scans all M rows and keeps those of its slice.
+//
+// Fast paths (K and N multiples of 4, both <= 64, X and Y / B 16-byte
+// aligned): linearVecKernel and outerVecKernel below move rows as float4,
+// keep the whole weight slice in shared memory (linear) or the whole dW
+// slice in registers (outer), and run one resident wave of blocks that loop
+// over row tiles. Everything else takes the general kernels.
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <climits>
@@ -274,6 +280,300 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
   }
 }
 
+// ---------------------------------------------------------------------------
+// Vectorized fast paths (K, N multiples of 4 and at most 64; X, Y / B 16-byte
+// aligned). Every row of X, Y and B then starts 16-byte aligned (rows are
+// H*K or H*N floats, head offsets h*K or h*N), gathered rows included, so
+// all row traffic moves as float4. Other shapes use the kernels above.
+
+constexpr int kVecThreads = 256;
+
+// Linear: a block loops over tiles of TM = (256 / TX) * RM rows (grid
+// stride) for one head. Thread (tx, ty) owns columns [4tx, 4tx+4) of rows
+// ty + i * TY. The [K, TN] weight slice is staged in shared memory once and
+// kept while consecutive tiles use the same slice; the X tile is staged with
+// float4 loads (rows of other slices as zeros, as in linearKernel).
+template <int TX, int RM>
+__global__ void __launch_bounds__(kVecThreads, 2)
+    linearVecKernel(const SegmentGemmArgs a, int64_t rowTiles) {
+  constexpr int TY = kVecThreads / TX, TM = TY * RM, TN = 4 * TX;
+  extern __shared__ float4 vecSmem[];
+  __shared__ unsigned long long nextSlice;
+  const int K = int(a.K), N = int(a.N), K4 = K / 4;
+  float4 *Xs = vecSmem;             // [TM][K4]
+  float4 *Ws = Xs + TM * K4;        // [K][TX]
+  int64_t *srcRow = reinterpret_cast<int64_t *>(Ws + K * TX); // [TM]
+  unsigned long long *sliceRow =
+      reinterpret_cast<unsigned long long *>(srcRow + TM);    // [TM]
+
+  const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
+  const int64_t h = blockIdx.y, H = a.H;
+  unsigned long long loaded = kNoSlice; // slice whose weight is in Ws
+
+  for (int64_t tile = blockIdx.x; tile < rowTiles; tile += gridDim.x) {
+    const int64_t row0 = tile * TM;
+    for (int i = tid; i < TM; i += kVecThreads) {
+      const int64_t r = row0 + i;
+      if (r < a.M) {
+        srcRow[i] = a.gather ? a.gather[r] : r;
+        sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r));
+      } else {
+        srcRow[i] = -1;
+        sliceRow[i] = kNoSlice;
+      }
+    }
+    float acc[RM][4];
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        acc[i][j] = 0.f;
+
+    unsigned long long lowest = 0;
+    for (;;) {
+      if (tid == 0)
+        nextSlice = kNoSlice;
+      __syncthreads();
+      for (int i = tid; i < TM; i += kVecThreads)
+        if (srcRow[i] >= 0 && sliceRow[i] >= lowest)
+          atomicMin(&nextSlice, sliceRow[i]);
+      __syncthreads();
+      const unsigned long long s = nextSlice;
+      __syncthreads();
+      if (s == kNoSlice)
+        break;
+      lowest = s + 1;
+      if (s != loaded) { // block-uniform
+        const float *w = a.W + (int64_t(s) * H + h) * K * N;
+        float *wsf = reinterpret_cast<float *>(Ws);
+        if (!a.transposeW) {
+          for (int e = tid; e < K * TN; e += kVecThreads) {
+            const int kk = e / TN, n = e % TN;
+            wsf[e] = n < N ? __ldg(w + kk * N + n) : 0.f;
+          }
+        } else {
+          for (int e = tid; e < K * TN; e += kVecThreads) {
+            const int n = e / K, kk = e % K;
+            wsf[kk * TN + n] = n < N ? __ldg(w + n * K + kk) : 0.f;
+          }
+        }
+        loaded = s;
+      }
+      for (int e = tid; e < TM * K4; e += kVecThreads) {
+        const int m = e / K4, q = e % K4;
+        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (srcRow[m] >= 0 && sliceRow[m] == s)
+          v = __ldg(reinterpret_cast<const float4 *>(a.X + srcRow[m] * H * K +
+                                                     h * K) +
+                    q);
+        Xs[e] = v;
+      }
+      __syncthreads();
+#pragma unroll 2
+      for (int q = 0; q < K4; ++q) {
+        const float4 w0 = Ws[(4 * q + 0) * TX + tx];
+        const float4 w1 = Ws[(4 * q + 1) * TX + tx];
+        const float4 w2 = Ws[(4 * q + 2) * TX + tx];
+        const float4 w3 = Ws[(4 * q + 3) * TX + tx];
+#pragma unroll
+        for (int i = 0; i < RM; ++i) {
+          const float4 x = Xs[(ty + i * TY) * K4 + q];
+          acc[i][0] += x.x * w0.x; acc[i][1] += x.x * w0.y;
+          acc[i][2] += x.x * w0.z; acc[i][3] += x.x * w0.w;
+          acc[i][0] += x.y * w1.x; acc[i][1] += x.y * w1.y;
+          acc[i][2] += x.y * w1.z; acc[i][3] += x.y * w1.w;
+          acc[i][0] += x.z * w2.x; acc[i][1] += x.z * w2.y;
+          acc[i][2] += x.z * w2.z; acc[i][3] += x.z * w2.w;
+          acc[i][0] += x.w * w3.x; acc[i][1] += x.w * w3.y;
+          acc[i][2] += x.w * w3.z; acc[i][3] += x.w * w3.w;
+        }
+      }
+      __syncthreads();
+    }
+
+    const int col = 4 * tx;
+    if (col < N) { // N % 4 == 0: the whole quad is in range
+#pragma unroll
+      for (int i = 0; i < RM; ++i) {
+        const int64_t r = row0 + ty + i * TY;
+        if (r >= a.M)
+          continue;
+        float4 v = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+        if (a.epilogue != EpilogueOp::None) {
+          const int64_t sr = a.scaleGather ? a.scaleGather[r] : r;
+          const float sc = a.scale[a.scalePerHead ? sr * H + h : sr];
+          if (a.epilogue == EpilogueOp::Mul) {
+            v.x *= sc; v.y *= sc; v.z *= sc; v.w *= sc;
+          } else {
+            v.x /= sc; v.y /= sc; v.z /= sc; v.w /= sc;
+          }
+        }
+        const int64_t dst = a.scatter ? a.scatter[r] : r;
+        float *y = a.Y + dst * H * N + h * N + col;
+        if (a.atomic) {
+          atomicAdd(y + 0, v.x);
+          atomicAdd(y + 1, v.y);
+          atomicAdd(y + 2, v.z);
+          atomicAdd(y + 3, v.w);
+        } else if (a.accumulate) {
+          float4 o = *reinterpret_cast<float4 *>(y);
+          o.x += v.x; o.y += v.y; o.z += v.z; o.w += v.w;
+          *reinterpret_cast<float4 *>(y) = o;
+        } else {
+          *reinterpret_cast<float4 *>(y) = v;
+        }
+      }
+    }
+  }
+}
+
+// Outer: a block sums the rows base, base + gridDim.x * TR, ... of one
+// (slice, head) into the whole (<= 64 x 64) dW tile. The 256 threads form
+// 4 groups of 64; group g takes rows g, g+4, ... of each staged tile of TR
+// rows, and each thread keeps an 8 x 8 register tile: k in {4tk..4tk+3,
+// 32+4tk..32+4tk+3}, n likewise with tn. At the end the 4 groups are added
+// in shared memory in a fixed order, and the block writes (or, atomic, adds)
+// each element once.
+template <int TR>
+__global__ void __launch_bounds__(kVecThreads, 2)
+    outerVecKernel(const SegmentGemmArgs a) {
+  __shared__ float4 As[TR][16]; // 64 floats a row, zero beyond K
+  __shared__ float4 Bs[TR][16];
+  __shared__ int64_t rowA[TR], rowB[TR];
+  static_assert(TR * 16 >= 64 * 16, "As doubles as the 64x64 reduction");
+
+  const int tid = threadIdx.x, g = tid / 64, t = tid % 64;
+  const int tk = t / 8, tn = t % 8;
+  const int64_t K = a.K, N = a.N, H = a.H;
+  const int K4 = int(K / 4), N4 = int(N / 4);
+  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
+
+  int64_t begin = 0, end = a.M;
+  if (a.segmentPtr) {
+    begin = a.segmentPtr[s];
+    end = a.segmentPtr[s + 1];
+  } else if (!a.rowType && s > 0) {
+    end = 0;
+  }
+
+  float acc[8][8];
+#pragma unroll
+  for (int p = 0; p < 8; ++p)
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      acc[p][q] = 0.f;
+
+  const int64_t stride = int64_t(gridDim.x) * TR;
+  for (int64_t base = begin + int64_t(blockIdx.x) * TR; base < end;
+       base += stride) {
+    for (int i = tid; i < TR; i += kVecThreads) {
+      const int64_t r = base + i;
+      const bool mine = r < end && (!a.rowType || a.rowType[r] == s);
+      rowA[i] = mine ? (a.gather ? a.gather[r] : r) : -1;
+      rowB[i] = mine ? (a.gatherB ? a.gatherB[r] : r) : -1;
+    }
+    __syncthreads();
+    for (int e = tid; e < TR * 16; e += kVecThreads) {
+      const int i = e / 16, q = e % 16;
+      float4 va = make_float4(0.f, 0.f, 0.f, 0.f), vb = va;
+      if (rowA[i] >= 0 && q < K4)
+        va = __ldg(reinterpret_cast<const float4 *>(a.X + rowA[i] * H * K +
+                                                    h * K) +
+                   q);
+      if (rowB[i] >= 0 && q < N4)
+        vb = __ldg(reinterpret_cast<const float4 *>(a.B + rowB[i] * H * N +
+                                                    h * N) +
+                   q);
+      As[i][q] = va;
+      Bs[i][q] = vb;
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int i = g; i < TR; i += 4) {
+      const float4 a0 = As[i][tk], a1 = As[i][8 + tk];
+      const float4 b0 = Bs[i][tn], b1 = Bs[i][8 + tn];
+      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int p = 0; p < 8; ++p)
+#pragma unroll
+        for (int q = 0; q < 8; ++q)
+          acc[p][q] += av[p] * bv[q];
+    }
+    __syncthreads();
+  }
+
+  // Reduce the 4 groups into red[k][n] (64 x 64, in As), group 0 first.
+  float4 *red = &As[0][0]; // [64][16]
+  for (int gg = 0; gg < 4; ++gg) {
+    if (g == gg) {
+#pragma unroll
+      for (int p = 0; p < 8; ++p) {
+        const int k = p < 4 ? 4 * tk + p : 32 + 4 * tk + (p - 4);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float4 v = make_float4(acc[p][4 * half], acc[p][4 * half + 1],
+                                 acc[p][4 * half + 2], acc[p][4 * half + 3]);
+          float4 &o = red[k * 16 + 8 * half + tn];
+          if (gg > 0) {
+            v.x += o.x; v.y += o.y; v.z += o.z; v.w += o.w;
+          }
+          o = v;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  const float *redf = reinterpret_cast<const float *>(red);
+  float *dw = a.dW + (s * H + h) * K * N;
+  for (int64_t e = tid; e < K * N; e += kVecThreads) {
+    int64_t k, n;
+    if (a.transposeW) {
+      n = e / K;
+      k = e % K;
+    } else {
+      k = e / N;
+      n = e % N;
+    }
+    storeOut(dw + e, redf[k * 64 + n], a);
+  }
+}
+
+template <int TX, int RM>
+cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TM = (kVecThreads / TX) * RM;
+  const int64_t rowTiles = (a.M + TM - 1) / TM;
+  if (a.H > 65535)
+    return cudaErrorInvalidConfiguration;
+  const size_t smem = size_t(TM) * a.K * 4 + size_t(a.K) * 4 * TX * 4 +
+                      size_t(TM) * 16;
+  auto kernel = linearVecKernel<TX, RM>;
+  HECTOR_CUDA_TRY(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  int dev = 0, sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(cudaGetDevice(&dev));
+  HECTOR_CUDA_TRY(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &perSm, kernel, kVecThreads, smem));
+  if (perSm < 1)
+    perSm = 1;
+  int64_t blocks = int64_t(sms) * perSm;
+  // Enough blocks per head that all heads together fill the GPU once.
+  blocks = (blocks + a.H - 1) / a.H;
+  if (blocks > rowTiles)
+    blocks = rowTiles;
+  if (blocks < 1)
+    blocks = 1;
+  const dim3 grid{unsigned(blocks), unsigned(a.H)};
+  kernel<<<grid, kVecThreads, smem, stream>>>(a, rowTiles);
+  return cudaGetLastError();
+}
+
+bool hostAligned16(const void *p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
+}
+
 template <int TM, int TN, int TK, int RM, int RN>
 cudaError_t launchLinear(const SegmentGemmArgs &a, cudaStream_t stream) {
   const int64_t rowTiles = (a.M + TM - 1) / TM;
@@ -299,6 +599,12 @@ cudaError_t launchSegmentGemm(const SegmentGemmArgs &a, cudaStream_t stream) {
       return cudaSuccess;
     // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
     // with 2x2, so that few columns of a tile are wasted. Both 256 threads.
+    const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
+                     a.N % 4 == 0 && hostAligned16(a.X) && hostAligned16(a.Y);
+    if (vec && a.N > 32)
+      return launchLinearVec<16, 8>(a, stream);
+    if (vec)
+      return launchLinearVec<8, 4>(a, stream);
     if (a.N >= 48)
       return launchLinear<64, 64, 16, 4, 4>(a, stream);
     return launchLinear<32, 32, 16, 2, 2>(a, stream);
@@ -306,6 +612,36 @@ cudaError_t launchSegmentGemm(const SegmentGemmArgs &a, cudaStream_t stream) {
 
   if (a.K == 0)
     return cudaSuccess;
+  if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
+      hostAligned16(a.X) && hostAligned16(a.B)) {
+    constexpr int TR = 64;
+    const int64_t sliceHeads = a.numSlices * a.H;
+    if (sliceHeads > 65535)
+      return cudaErrorInvalidConfiguration;
+    int64_t chunks = 1;
+    if (a.atomic) {
+      // Fill the GPU once: blocks per slice = resident blocks / slices,
+      // but no more than the slice's average row tiles.
+      int dev = 0, sms = 0, perSm = 0;
+      HECTOR_CUDA_TRY(cudaGetDevice(&dev));
+      HECTOR_CUDA_TRY(
+          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+      HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &perSm, outerVecKernel<TR>, kVecThreads, 0));
+      if (perSm < 1)
+        perSm = 1;
+      const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
+      const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
+      chunks = (int64_t(sms) * perSm + sliceHeads - 1) / sliceHeads;
+      if (chunks > tiles)
+        chunks = tiles;
+      if (chunks < 1)
+        chunks = 1;
+    }
+    const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
+    outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a);
+    return cudaGetLastError();
+  }
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
   const int64_t kTiles = (a.K + TKO - 1) / TKO;
   const int64_t nTiles = (a.N + TN - 1) / TN;

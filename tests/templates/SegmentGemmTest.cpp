@@ -149,6 +149,57 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"outerEmptyM", Mode::Outer, 0, 4, 4, 1, 3, Seg::Ptr});
+  // Shapes that take the vectorized (float4) paths: K, N multiples of 4,
+  // at most 64, with several row tiles and segment boundaries inside tiles.
+  {
+    Case c{"vecLinearSegPtr", Mode::Linear, 1000, 64, 64, 1, 5, Seg::Ptr};
+    c.emptySegments = true;
+    add(c);
+  }
+  {
+    Case c{"vecLinearRowTypeAll", Mode::Linear, 777, 64, 60, 2, 3,
+           Seg::RowType};
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"vecLinearNarrowAccumulate", Mode::Linear, 531, 20, 28, 1, 1};
+    c.accumulate = true;
+    c.scatter = Scatter::Permute;
+    c.epilogue = EpilogueOp::Mul;
+    add(c);
+  }
+  {
+    Case c{"vecOuterAtomic", Mode::Outer, 20000, 64, 64, 1, 3, Seg::Ptr};
+    c.accumulate = true;
+    c.gather = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterPlain", Mode::Outer, 3000, 64, 64};
+    add(c);
+  }
+  {
+    Case c{"vecOuterRowTypeTransposed", Mode::Outer, 1500, 36, 52, 2, 4,
+           Seg::RowType};
+    c.transposeW = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterSegPtrEmptyAccumulate", Mode::Outer, 900, 32, 64, 1, 6,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.accumulate = true;
+    add(c);
+  }
   return t;
 }
 
