@@ -1,0 +1,191 @@
+"""Writes results.jsonl, table.md and chart.png."""
+
+import json
+import math
+import os
+from collections import OrderedDict
+
+__all__ = ["write_all", "summarize", "geomean"]
+
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0]
+    if not xs:
+        return None
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def _best(recs, family):
+    ok = [r for r in recs if r["family"] == family and r["status"] == "ok"]
+    return min(ok, key=lambda r: r["time_ms"]) if ok else None
+
+
+def summarize(records):
+    """{(model, mode): OrderedDict(dataset -> dict(best_hector, best_baseline,
+    speedup, systems={name: record}))} in the order the records came."""
+    out = OrderedDict()
+    for r in records:
+        key = (r["model"], r["mode"])
+        row = out.setdefault(key, OrderedDict()).setdefault(
+            r["dataset"], {"systems": OrderedDict()})
+        row["systems"][r["system"]] = r
+    for rows in out.values():
+        for row in rows.values():
+            recs = list(row["systems"].values())
+            h, b = _best(recs, "hector"), _best(recs, "baseline")
+            row["best_hector"], row["best_baseline"] = h, b
+            row["speedup"] = (b["time_ms"] / h["time_ms"]
+                              if h and b and h["time_ms"] > 0 else None)
+    return out
+
+
+def _cell(r):
+    if r is None:
+        return ""
+    if r["status"] == "ok":
+        t = r["time_ms"]
+        return f"{t:.3g}" if t < 100 else f"{t:.0f}"
+    return {"oom": "OOM", "failed": "fail"}.get(r["status"], r["status"])
+
+
+def table_md(records, meta):
+    lines = ["# hector.bench results", ""]
+    lines.append(f"Device: {meta['device_name']} ({meta['device']}); "
+                 f"device-to-device copy bandwidth "
+                 f"{meta['copy_bandwidth_Bps'] / 1e9:.1f} GB/s; dim "
+                 f"{meta['dim']}, heads {meta['heads']}, scale "
+                 f"{meta['scale']}; median of {meta['repeats']} runs after "
+                 f"{meta['warmup']} warm-up; {meta['date']}; "
+                 + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
+    lines.append("")
+    lines.append("Times in ms. OOM: out of memory; fail: error (see "
+                 "results.jsonl). Speedup = best baseline / best Hector "
+                 "system. NOTE: 'hector-interpreter' is the IR interpreter "
+                 "(reference lowering), not Hector's compiled kernels; it "
+                 "counts as a Hector system until those exist. Floor x: "
+                 "best Hector time / DRAM floor (bytes that must move / "
+                 "copy bandwidth). rel err: hector-interpreter vs the PyG "
+                 "reference output.")
+    lines.append("")
+    summ = summarize(records)
+    geo = []
+    for (model, mode), rows in summ.items():
+        names = []
+        for row in rows.values():
+            for n in row["systems"]:
+                if n not in names:
+                    names.append(n)
+        lines.append(f"## {model} {mode}")
+        lines.append("")
+        head = ["dataset"] + names + ["best baseline", "best Hector",
+                                      "speedup", "floor x", "rel err"]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for ds, row in rows.items():
+            h, b = row["best_hector"], row["best_baseline"]
+            ri = row["systems"].get("hector-interpreter")
+            rel = ri.get("rel_err") if ri else None
+            cells = [ds] + [_cell(row["systems"].get(n)) for n in names]
+            cells += [b["system"] if b else "-", h["system"] if h else "-",
+                      f"{row['speedup']:.2f}" if row["speedup"] else "-",
+                      f"{h['ratio_to_floor']:.1f}" if h and
+                      h.get("ratio_to_floor") else "-",
+                      f"{rel:.1e}" if rel is not None else "-"]
+            lines.append("| " + " | ".join(cells) + " |")
+        g = geomean([row["speedup"] for row in rows.values()])
+        n = sum(1 for row in rows.values() if row["speedup"])
+        geo.append((model, mode, g, n))
+        lines.append("")
+        lines.append(f"Geometric mean speedup ({model} {mode}, {n} "
+                     f"datasets with both sides): "
+                     + (f"{g:.2f}" if g else "-"))
+        lines.append("")
+    lines.append("## Geometric means")
+    lines.append("")
+    lines.append("| model | mode | geomean speedup | datasets |")
+    lines.append("|---|---|---|---|")
+    for model, mode, g, n in geo:
+        lines.append(f"| {model} | {mode} | {f'{g:.2f}' if g else '-'} | "
+                     f"{n} |")
+    ooms = sum(1 for r in records if r["status"] == "oom")
+    fails = sum(1 for r in records if r["status"] == "failed")
+    lines.append("")
+    lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def chart(records, path):
+    """Figure 8 style: per mode, grouped bars of speedup (best baseline /
+    best Hector) per dataset, one bar per model, log scale. Returns a
+    message when it cannot draw (matplotlib missing)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not importable: chart.png skipped"
+    summ = summarize(records)
+    modes = []
+    models = []
+    datasets = []
+    for (model, mode), rows in summ.items():
+        if mode not in modes:
+            modes.append(mode)
+        if model not in models:
+            models.append(model)
+        for ds in rows:
+            if ds not in datasets:
+                datasets.append(ds)
+    fig, axes = plt.subplots(len(modes), 1, figsize=(max(6, 1.3 *
+                             len(datasets) * max(1, len(models)) / 2), 3.2 *
+                             len(modes)), squeeze=False)
+    width = 0.8 / max(1, len(models))
+    for ax, mode in zip(axes[:, 0], modes):
+        for i, model in enumerate(models):
+            rows = summ.get((model, mode), {})
+            xs, ys, oom = [], [], []
+            for j, ds in enumerate(datasets):
+                row = rows.get(ds)
+                x = j + (i - (len(models) - 1) / 2) * width
+                if row and row["speedup"]:
+                    xs.append(x)
+                    ys.append(row["speedup"])
+                elif row:
+                    oom.append(x)
+            ax.bar(xs, ys, width, label=model.upper())
+            for x in oom:
+                ax.text(x, 1.0, "x", ha="center", va="bottom", fontsize=8)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(datasets)))
+        ax.set_xticklabels(datasets)
+        ax.set_ylabel("speedup vs best baseline")
+        ax.set_title(f"{mode} (x: no speedup, a side failed or OOM)")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return None
+
+
+def write_all(records, meta, out_dir, chart=True, log=print):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.jsonl"), "w") as f:
+        for r in records:
+            f.write(json.dumps(r, default=str) + "\n")
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2, default=str)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write(table_md(records, meta))
+    msg = None
+    if chart:
+        try:
+            msg = globals()["chart"](records, os.path.join(out_dir,
+                                                           "chart.png"))
+        except Exception as exc:  # noqa: BLE001
+            msg = f"chart.png failed: {type(exc).__name__}: {exc}"
+    if msg:
+        log(msg)
+    log(f"wrote {out_dir}/results.jsonl, table.md"
+        + ("" if msg or not chart else ", chart.png"))

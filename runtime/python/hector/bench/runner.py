@@ -1,0 +1,289 @@
+"""The benchmark loop: for each dataset, model, system and mode, a
+correctness check and then timing; every failure is recorded and the run
+goes on."""
+
+import datetime
+import math
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import torch
+
+from . import systems as _systems
+from .problem import MODELS, floor_bytes, make_problem
+from .timing import (copy_bandwidth, empty_cache, is_oom, peak_bytes,
+                     reset_peak, time_fn)
+
+__all__ = ["Config", "run", "MODES", "device_slug", "default_out_dir"]
+
+MODES = ("inference", "training")
+MIN_REPEATS = 10
+
+
+@dataclass
+class Config:
+    datasets: List[str]
+    models: List[str] = field(default_factory=lambda: list(MODELS))
+    modes: List[str] = field(default_factory=lambda: list(MODES))
+    systems: List[str] = None         # None: all registered
+    dim: int = 64
+    heads: int = 1
+    scale: float = 1.0
+    device: str = None
+    repeats: int = 10
+    warmup: int = 3
+    out: Optional[str] = None
+    seed: int = 0
+    min_repeats: int = MIN_REPEATS    # tests lower it; the CLI does not
+    chart: bool = True
+
+
+def device_slug(device):
+    device = torch.device(device)
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device)
+        return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return device.type
+
+
+def default_out_dir(device):
+    from .._ext import _REPO_ROOT
+    return os.path.join(_REPO_ROOT, "bench", "results",
+                        f"{device_slug(device)}-{datetime.date.today()}")
+
+
+def rel_err(actual, expected):
+    a, e = actual.detach().double(), expected.detach().double()
+    if a.shape != e.shape:
+        raise ValueError(f"output shape {tuple(a.shape)} != reference "
+                         f"{tuple(e.shape)}")
+    scale = e.norm().item()
+    diff = (a - e).norm().item()
+    return diff / scale if scale > 0 else diff
+
+
+def _short(exc):
+    msg = f"{type(exc).__name__}: {exc}".strip()
+    msg = msg.splitlines()[0] if msg else type(exc).__name__
+    return msg[:500]
+
+
+def _log(msg):
+    print(msg, flush=True)
+
+
+def _versions():
+    v = {"torch": torch.__version__, "python": platform.python_version()}
+    try:
+        import torch_geometric
+        v["torch_geometric"] = torch_geometric.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    return v
+
+
+def run(cfg: Config, log=_log):
+    """Runs the benchmark of `cfg`; returns (records, out_dir). Writes
+    results.jsonl, table.md and (if matplotlib is importable) chart.png."""
+    from .. import datasets as hds
+    from . import report
+
+    if cfg.repeats < cfg.min_repeats:
+        raise ValueError(f"--repeats must be >= {cfg.min_repeats}, got "
+                         f"{cfg.repeats}")
+    device = torch.device(cfg.device or
+                          ("cuda" if torch.cuda.is_available() else "cpu"))
+    names = cfg.systems if cfg.systems is not None else \
+        _systems.default_systems()
+    unknown = [n for n in names if n not in _systems.SYSTEMS]
+    if unknown:
+        raise ValueError(f"unknown system(s) {unknown}; known: "
+                         f"{list(_systems.SYSTEMS)}")
+    for m in cfg.models:
+        if m not in MODELS:
+            raise ValueError(f"unknown model {m!r}; known: {MODELS}")
+    for m in cfg.modes:
+        if m not in MODES:
+            raise ValueError(f"unknown mode {m!r}; known: {MODES}")
+    out_dir = cfg.out or default_out_dir(device)
+    os.makedirs(out_dir, exist_ok=True)
+
+    bw = copy_bandwidth(device)
+    meta = {"device": str(device),
+            "device_name": (torch.cuda.get_device_name(device)
+                            if device.type == "cuda" else platform.processor()
+                            or platform.machine()),
+            "copy_bandwidth_Bps": bw, "dim": cfg.dim, "heads": cfg.heads,
+            "scale": cfg.scale, "repeats": cfg.repeats, "warmup": cfg.warmup,
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "versions": _versions(), "argv": sys.argv}
+    log(f"hector.bench on {meta['device_name']} ({device}); copy bandwidth "
+        f"{bw / 1e9:.1f} GB/s; dim {cfg.dim}, heads {cfg.heads}, scale "
+        f"{cfg.scale}; results in {out_dir}")
+
+    records = []
+
+    def emit(rec):
+        records.append(rec)
+        t = rec.get("time_ms")
+        if rec["status"] == "ok":
+            what = (f"{t:9.3f} ms  floor x{rec['ratio_to_floor']:.1f}  "
+                    f"peak {_mb(rec.get('peak_mem_bytes'))}")
+        else:
+            what = rec["status"].upper() + (f": {rec['error']}"
+                                            if rec.get("error") else "")
+        err = rec.get("rel_err")
+        err = f"  rel_err {err:.1e}" if err is not None else ""
+        log(f"[{len(records):4d}] {rec['dataset']:8s} {rec['model']:4s} "
+            f"{rec['mode']:9s} {rec['system']:22s} {what}{err}")
+
+    for ds in cfg.datasets:
+        t0 = time.perf_counter()
+        try:
+            graph = hds.synthetic(ds, seed=cfg.seed, device=device,
+                                  scale=cfg.scale)
+            gerr = None
+        except Exception as exc:  # noqa: BLE001
+            graph, gerr = None, exc
+            empty_cache(device)
+        if graph is not None:
+            log(f"-- {ds}: {graph.num_nodes} nodes ({graph.num_ntypes} "
+                f"types), {graph.num_edges} edges ({graph.num_etypes} "
+                f"relations), built in {time.perf_counter() - t0:.2f} s")
+        for model in cfg.models:
+            syss = _systems.systems_for(model, names)
+            base = {"dataset": ds, "model": model, "dim": cfg.dim,
+                    "heads": cfg.heads, "scale": cfg.scale,
+                    "device": str(device),
+                    "device_name": meta["device_name"]}
+            if graph is not None:
+                base.update(num_nodes=graph.num_nodes,
+                            num_edges=graph.num_edges,
+                            num_ntypes=graph.num_ntypes,
+                            num_etypes=graph.num_etypes)
+            prob, perr = None, gerr
+            if graph is not None:
+                try:
+                    torch.manual_seed(cfg.seed)
+                    prob = make_problem(ds, model, graph, cfg.dim, cfg.heads,
+                                        device, seed=cfg.seed)
+                except Exception as exc:  # noqa: BLE001
+                    perr = exc
+                    empty_cache(device)
+            if prob is None:
+                for s in syss:
+                    for mode in cfg.modes:
+                        emit(dict(base, mode=mode, system=s.name,
+                                  family=s.family,
+                                  status="oom" if is_oom(perr) else "failed",
+                                  error=_short(perr)))
+                continue
+            _run_model(prob, syss, cfg, base, bw, emit, device)
+            del prob
+            empty_cache(device)
+        del graph
+        empty_cache(device)
+
+    report.write_all(records, meta, out_dir, chart=cfg.chart, log=log)
+    return records, out_dir
+
+
+def _mb(b):
+    return "-" if b is None else f"{b / 2**20:.1f} MiB"
+
+
+def _run_model(prob, syss, cfg, base, bw, emit, device):
+    ref_name = _systems.REFERENCE.get(prob.model)
+    ref_out = None
+    if ref_name and ref_name not in [s.name for s in syss]:
+        # The reference is not benchmarked: still compute its output once.
+        try:
+            with torch.no_grad():
+                ref_out = _systems.SYSTEMS[ref_name].prepare(prob) \
+                    .forward().detach()
+        except Exception:  # noqa: BLE001
+            ref_out = None
+            empty_cache(device)
+    for s in syss:
+        rec0 = dict(base, system=s.name, family=s.family,
+                    description=s.description, ref_system=ref_name)
+        # Prepare and check once per (dataset, model, system).
+        prepared, err, rel = None, None, None
+        try:
+            reset_peak(device)
+            prepared = s.prepare(prob)
+            with torch.no_grad():
+                out = prepared.forward()
+            if s.name == ref_name:
+                ref_out = out.detach()
+                rel = 0.0
+            elif ref_out is not None:
+                rel = rel_err(out, ref_out)
+            del out
+            if rel is not None and not math.isfinite(rel):
+                raise FloatingPointError(f"output not finite (rel err {rel})")
+        except Exception as exc:  # noqa: BLE001
+            # Keep strings only: the exception's frames hold tensors, which
+            # must be freed after an OOM before the next system runs.
+            err = ("oom" if is_oom(exc) else "failed", _short(exc),
+                   "".join(traceback.format_exception(
+                       type(exc), exc, exc.__traceback__))[-4000:])
+            prepared = None
+            del exc
+            empty_cache(device)
+        for mode in cfg.modes:
+            rec = dict(rec0, mode=mode, rel_err=rel,
+                       repeats=cfg.repeats, warmup=cfg.warmup)
+            fb = floor_bytes(prob, mode)
+            rec["floor_bytes"] = fb
+            rec["floor_ms"] = fb / bw * 1e3
+            if prepared is None:
+                rec["status"], rec["error"] = err[0], err[1]
+                if rec["status"] == "failed":
+                    rec["traceback"] = err[2]
+                emit(rec)
+                continue
+            try:
+                fn = _step(prepared, prob, mode)
+                reset_peak(device)
+                times = time_fn(fn, device, cfg.repeats, cfg.warmup)
+                rec["peak_mem_bytes"] = peak_bytes(device)
+                rec["times_ms"] = times
+                rec["time_ms"] = statistics.median(times)
+                rec["ratio_to_floor"] = rec["time_ms"] / rec["floor_ms"] \
+                    if rec["floor_ms"] > 0 else None
+                rec["status"] = "ok"
+            except Exception as exc:  # noqa: BLE001
+                rec["status"] = "oom" if is_oom(exc) else "failed"
+                rec["error"] = _short(exc)
+            finally:
+                for p in prepared.params:
+                    p.grad = None
+                empty_cache(device)
+            emit(rec)
+        del prepared
+        empty_cache(device)
+
+
+def _step(prepared, prob, mode):
+    fwd, params, target = prepared.forward, prepared.params, prob.target
+    if mode == "inference":
+        def infer():
+            with torch.no_grad():
+                fwd()
+        return infer
+
+    def train():
+        for p in params:
+            p.grad = None
+        out = fwd()
+        loss = torch.nn.functional.mse_loss(out, target)
+        loss.backward()
+    return train

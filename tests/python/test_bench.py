@@ -1,0 +1,227 @@
+"""hector.bench (python -m hector.bench) end to end on the CPU at a tiny
+scale: outputs written, hector-interpreter checked against PyG, OOM and
+other failures recorded without stopping the run."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+pytest.importorskip(
+    "torch_geometric", reason="torch_geometric is not installed (see "
+    "scripts/setup.sh for the pip command)")
+
+from hector import bench  # noqa: E402
+from hector.bench import systems as bench_systems  # noqa: E402
+from hector.bench.problem import floor_bytes  # noqa: E402
+
+SCALE = 0.0005
+DATASETS = ["aifb", "mutag"]
+
+
+def _cfg(tmp_path, **kw):
+    base = dict(datasets=DATASETS, models=["rgcn", "rgat"],
+                modes=["inference", "training"], device="cpu", scale=SCALE,
+                repeats=3, warmup=1, min_repeats=3, out=str(tmp_path))
+    base.update(kw)
+    return bench.Config(**base)
+
+
+def _quiet(_msg):
+    pass
+
+
+def _read(out):
+    with open(os.path.join(out, "results.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    lines = []
+    records, out_dir = bench.run(_cfg(out), log=lines.append)
+    return records, out_dir, lines
+
+
+def test_runs_end_to_end_and_writes_outputs(full_run):
+    records, out_dir, lines = full_run
+    for name in ("results.jsonl", "table.md", "meta.json"):
+        assert os.path.isfile(os.path.join(out_dir, name)), name
+    try:
+        import matplotlib  # noqa: F401
+        assert os.path.isfile(os.path.join(out_dir, "chart.png"))
+    except ImportError:
+        assert any("matplotlib" in line for line in lines)
+    on_disk = _read(out_dir)
+    assert len(on_disk) == len(records)
+    # Every (dataset, model, mode, system that runs the model) is there.
+    expected = set()
+    for ds in DATASETS:
+        for model in ("rgcn", "rgat"):
+            for s in bench_systems.SYSTEMS.values():
+                if model in s.models:
+                    for mode in ("inference", "training"):
+                        expected.add((ds, model, mode, s.name))
+    got = {(r["dataset"], r["model"], r["mode"], r["system"])
+           for r in on_disk}
+    assert got == expected
+    # One progress line per case.
+    assert sum(1 for line in lines if line.startswith("[")) == len(records)
+
+
+def test_eager_systems_time_and_match_pyg(full_run):
+    records, _, _ = full_run
+    must_run = {"pyg-rgcn", "pyg-fastrgcn", "segmm-rgcn", "pyg-rgat",
+                "hector-interpreter"}
+    for r in records:
+        if r["system"] not in must_run:
+            continue
+        assert r["status"] == "ok", r
+        assert len(r["times_ms"]) == 3
+        assert r["time_ms"] > 0
+        assert r["rel_err"] is not None and r["rel_err"] < 1e-4, r
+        assert r["floor_ms"] > 0 and r["ratio_to_floor"] > 0
+        assert r["floor_bytes"] > 0
+    interp = [r for r in records if r["system"] == "hector-interpreter"]
+    assert len(interp) == 2 * 2 * 2
+    assert all(r["family"] == "hector" for r in interp)
+
+
+def test_compile_variants_recorded(full_run):
+    records, _, _ = full_run
+    comp = [r for r in records if r["system"].endswith("-compile")]
+    assert comp
+    for r in comp:
+        assert r["status"] in ("ok", "failed", "oom")
+        if not hasattr(torch, "compile"):
+            assert r["status"] == "failed"
+            assert "torch.compile" in r["error"]
+
+
+def test_table_has_speedups_and_geomeans(full_run):
+    _, out_dir, _ = full_run
+    with open(os.path.join(out_dir, "table.md")) as f:
+        text = f.read()
+    for model in ("rgcn", "rgat"):
+        for mode in ("inference", "training"):
+            assert f"## {model} {mode}" in text
+            assert f"Geometric mean speedup ({model} {mode}, 2 datasets" \
+                in text
+    assert "hector-interpreter" in text and "interpreter" in text
+    assert "| aifb |" in text and "| mutag |" in text
+
+
+@pytest.fixture
+def fake_systems():
+    added = []
+
+    def add(system):
+        bench_systems.register(system)
+        added.append(system.name)
+        return system
+    yield add
+    for name in added:
+        bench_systems.SYSTEMS.pop(name, None)
+
+
+def _oom_error():
+    cls = getattr(torch.cuda, "OutOfMemoryError", None)
+    msg = "CUDA out of memory. Tried to allocate 20.00 GiB"
+    return cls(msg) if cls is not None else RuntimeError(msg)
+
+
+def test_oom_and_failures_recorded_and_run_goes_on(tmp_path, fake_systems):
+    def oom_in_prepare(prob):
+        raise _oom_error()
+
+    def oom_in_training(prob):
+        w = prob.weights()
+
+        def forward():
+            if torch.is_grad_enabled():
+                raise RuntimeError("CUDA out of memory. Tried to allocate "
+                                   "1.00 GiB (fake)")
+            return prob.x @ torch.eye(prob.dim)
+        return bench.Prepared(forward, w)
+
+    def broken(prob):
+        raise ValueError("something else went wrong")
+
+    fake_systems(bench.System("fake-oom", "baseline", ("rgcn",),
+                              oom_in_prepare))
+    fake_systems(bench.System("fake-oom-train", "hector", ("rgcn",),
+                              oom_in_training))
+    fake_systems(bench.System("fake-broken", "baseline", ("rgcn",), broken))
+    names = ["fake-oom", "pyg-rgcn", "fake-oom-train", "fake-broken",
+             "hector-interpreter"]
+    records, out = bench.run(_cfg(tmp_path, models=["rgcn"], systems=names),
+                             log=_quiet)
+    by = {(r["dataset"], r["mode"], r["system"]): r for r in records}
+    for ds in DATASETS:
+        for mode in ("inference", "training"):
+            r = by[(ds, mode, "fake-oom")]
+            assert r["status"] == "oom" and "out of memory" in r["error"]
+            assert "time_ms" not in r
+            b = by[(ds, mode, "fake-broken")]
+            assert b["status"] == "failed"
+            assert "something else went wrong" in b["error"]
+            assert by[(ds, mode, "pyg-rgcn")]["status"] == "ok"
+            assert by[(ds, mode, "hector-interpreter")]["status"] == "ok"
+        assert by[(ds, "inference", "fake-oom-train")]["status"] == "ok"
+        assert by[(ds, "training", "fake-oom-train")]["status"] == "oom"
+    with open(os.path.join(out, "table.md")) as f:
+        text = f.read()
+    assert "OOM" in text and "fail" in text
+    assert f"{len(records)} cases: " in text
+
+
+def test_repeats_minimum_enforced(tmp_path):
+    with pytest.raises(ValueError, match="repeats"):
+        bench.run(_cfg(tmp_path, min_repeats=10), log=_quiet)
+    with pytest.raises(SystemExit):
+        bench.main(["--repeats", "3", "--device", "cpu"])
+
+
+def test_floor_formula_rgcn(tmp_path):
+    from hector import datasets as hds
+    from hector.bench.problem import make_problem
+
+    g = hds.synthetic("aifb", scale=SCALE)
+    p = make_problem("aifb", "rgcn", g, 8, 1, "cpu")
+    N, E, R, d = g.num_nodes, g.num_edges, g.num_etypes, 8
+    w = (R * d * d + d * d + d) * 4
+    assert floor_bytes(p, "inference") == 24 * E + 2 * N * d * 4 + w
+    assert floor_bytes(p, "training") == 24 * E + 2 * N * d * 4 + 2 * w
+
+
+def test_cli_subprocess_with_hgt(tmp_path):
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
+                                        ".."))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(root, "runtime", "python") + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable, "-m", "hector.bench", "--datasets", "aifb",
+           "--models", "hgt,rgcn", "--modes", "inference,training",
+           "--systems", "pyg-hgt,pyg-rgcn,hector-interpreter",
+           "--scale", str(SCALE), "--device", "cpu", "--repeats", "10",
+           "--warmup", "1", "--dim", "16", "--heads", "2",
+           "--out", str(tmp_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                          cwd=root, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    recs = _read(tmp_path)
+    assert len(recs) == 2 * 2 * 2
+    for r in recs:
+        assert r["status"] == "ok", r
+        assert r["rel_err"] < 1e-4, r
+        assert len(r["times_ms"]) == 10
+    assert "hector-interpreter" in proc.stdout
+    listing = subprocess.run([sys.executable, "-m", "hector.bench",
+                              "--list-systems"], capture_output=True,
+                             text=True, env=env, cwd=root, timeout=120)
+    assert listing.returncode == 0
+    assert "segmm-rgcn" in listing.stdout
