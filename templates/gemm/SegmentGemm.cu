@@ -69,6 +69,27 @@ __device__ inline void storeOut(float *p, float v, const SegmentGemmArgs &a) {
     *p = v;
 }
 
+/// acc[i][j] += a[ty + i*TY] * b[tx + j*TX]: one rank-1 update of a
+/// thread's RA x RB register tile from one row of each shared-memory tile
+/// (strided so that a warp's threads read consecutive shared words).
+template <int RA, int RB, int TY, int TX>
+__device__ __forceinline__ void rank1Update(float (&acc)[RA][RB],
+                                            const float *a, const float *b,
+                                            int ty, int tx) {
+  float av[RA], bv[RB];
+#pragma unroll
+  for (int i = 0; i < RA; ++i)
+    av[i] = a[ty + i * TY];
+#pragma unroll
+  for (int j = 0; j < RB; ++j)
+    bv[j] = b[tx + j * TX];
+#pragma unroll
+  for (int i = 0; i < RA; ++i)
+#pragma unroll
+    for (int j = 0; j < RB; ++j)
+      acc[i][j] += av[i] * bv[j];
+}
+
 template <int TM, int TN, int TK, int RM, int RN>
 __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     linearKernel(const SegmentGemmArgs a) {
@@ -146,20 +167,8 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
       }
       __syncthreads();
 #pragma unroll
-      for (int kk = 0; kk < TK; ++kk) {
-        float av[RM], wv[RN];
-#pragma unroll
-        for (int i = 0; i < RM; ++i)
-          av[i] = As[kk][ty + i * TY];
-#pragma unroll
-        for (int j = 0; j < RN; ++j)
-          wv[j] = Ws[kk][tx + j * TX];
-#pragma unroll
-        for (int i = 0; i < RM; ++i)
-#pragma unroll
-          for (int j = 0; j < RN; ++j)
-            acc[i][j] += av[i] * wv[j];
-      }
+      for (int kk = 0; kk < TK; ++kk)
+        rank1Update<RM, RN, TY, TX>(acc, As[kk], Ws[kk], ty, tx);
       __syncthreads();
     }
   }
@@ -247,20 +256,8 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
     }
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < TR; ++i) {
-      float av[RK], bv[RN];
-#pragma unroll
-      for (int p = 0; p < RK; ++p)
-        av[p] = As[i][ty + p * TY];
-#pragma unroll
-      for (int q = 0; q < RN; ++q)
-        bv[q] = Bs[i][tx + q * TX];
-#pragma unroll
-      for (int p = 0; p < RK; ++p)
-#pragma unroll
-        for (int q = 0; q < RN; ++q)
-          acc[p][q] += av[p] * bv[q];
-    }
+    for (int i = 0; i < TR; ++i)
+      rank1Update<RK, RN, TY, TX>(acc, As[i], Bs[i], ty, tx);
     __syncthreads();
   }
 
