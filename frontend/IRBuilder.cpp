@@ -79,18 +79,24 @@ private:
     return name;
   }
 
-  /// A new temp in the innermost loop variable's space, indexed by it.
-  ir::Access freshTemp(const Shape &shape, const SourceLoc &loc,
-                       const std::string &name) {
-    const ir::Loop &loop = *stack_.back();
+  /// Declares a temp named `name` with one row per element of `space`.
+  void declareTemp(const std::string &name, ir::Space space,
+                   const Shape &shape, const SourceLoc &loc) {
     ir::ValueDecl decl;
     decl.name = name;
     decl.kind = ir::ValueKind::Temp;
-    decl.space = ir::loopVarSpace(loop.kind);
+    decl.space = space;
     decl.shape = shape;
     decl.loc = loc;
     declared_.insert(name);
     temps_.push_back(decl);
+  }
+
+  /// A new temp in the innermost loop variable's space, indexed by it.
+  ir::Access freshTemp(const Shape &shape, const SourceLoc &loc,
+                       const std::string &name) {
+    const ir::Loop &loop = *stack_.back();
+    declareTemp(name, ir::loopVarSpace(loop.kind), shape, loc);
     return ir::Access{name, ir::IndexPath{loop.var, {}}, loc};
   }
 
@@ -245,24 +251,10 @@ private:
     const ir::IndexPath atNode{node, {}};
     const ir::IndexPath atDst{edge, {ir::Attr::Dst}};
     auto nodeTemp = [&](const std::string &name) {
-      ir::ValueDecl d;
-      d.name = name;
-      d.kind = ir::ValueKind::Temp;
-      d.space = ir::Space::Node;
-      d.shape = e.shape;
-      d.loc = loc;
-      declared_.insert(name);
-      temps_.push_back(d);
+      declareTemp(name, ir::Space::Node, e.shape, loc);
     };
     auto edgeTemp = [&](const std::string &name) {
-      ir::ValueDecl d;
-      d.name = name;
-      d.kind = ir::ValueKind::Temp;
-      d.space = ir::Space::Edge;
-      d.shape = e.shape;
-      d.loc = loc;
-      declared_.insert(name);
-      temps_.push_back(d);
+      declareTemp(name, ir::Space::Edge, e.shape, loc);
     };
     auto topLoop = [&](ir::LoopKind kind, const std::string &var) {
       auto loop = std::make_unique<ir::Loop>();

@@ -21,19 +21,10 @@ const char *kHeader = R"(module @m {
   temp y : edge[d]
 )";
 
-struct Result {
-  bool changed = false;
-  std::string text;
-  ir::Module module;
-};
+using Result = passtest::PassResult;
 
 Result canonicalized(const ir::Module &m) {
-  Result r;
-  r.module = m.clone();
-  r.changed = passes::canonicalizeLoops(r.module);
-  EXPECT_EQ(passtest::verifierErrors(r.module), "");
-  r.text = ir::printModule(r.module);
-  return r;
+  return passtest::applyPass(passes::canonicalizeLoops, m);
 }
 
 Result canonicalizedText(const std::string &body) {

@@ -16,19 +16,10 @@ using passtest::countOf;
 
 namespace {
 
-struct Result {
-  bool changed = false;
-  std::string text;
-  ir::Module module;
-};
+using Result = passtest::PassResult;
 
 Result fused(const ir::Module &m) {
-  Result r;
-  r.module = m.clone();
-  r.changed = passes::fuseLoops(r.module);
-  EXPECT_EQ(passtest::verifierErrors(r.module), "");
-  r.text = ir::printModule(r.module);
-  return r;
+  return passtest::applyPass(passes::fuseLoops, m);
 }
 
 Result fusedText(const std::string &text) {

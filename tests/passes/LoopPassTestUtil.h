@@ -91,4 +91,23 @@ inline int countOf(const std::string &text, const std::string &needle) {
   return n;
 }
 
+/// A module after one pass: whether it changed, the module and its text.
+struct PassResult {
+  bool changed = false;
+  std::string text;
+  ir::Module module;
+};
+
+/// Runs `pass` (a `bool(ir::Module &)` returning "changed") on a copy of
+/// `m`, expects the result to verify, and prints it.
+template <typename Pass>
+PassResult applyPass(Pass pass, const ir::Module &m) {
+  PassResult r;
+  r.module = m.clone();
+  r.changed = pass(r.module);
+  EXPECT_EQ(verifierErrors(r.module), "");
+  r.text = ir::printModule(r.module);
+  return r;
+}
+
 } // namespace hector::passtest
