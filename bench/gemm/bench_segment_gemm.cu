@@ -1,6 +1,9 @@
 // bench_segment_gemm: the segment-MM GEMM template alone against cuBLAS
 // (cublasSgemm, fp32, no TF32) on one segment: Y[M,64] = X[M,64] W[64,64]
 // (linear mode) and dW[64,64] = X^T B (outer mode, atomic row split).
+// Each template call is also timed with rowIds = 0..M-1 (the cost of the
+// row-id lookup alone) and rowIds = a random permutation (rows visited in a
+// random order, as edges sorted by etype are); both give the same Y and dW.
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M].
 #include "templates/gemm/SegmentGemmCuda.h"
 
@@ -12,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -99,6 +103,19 @@ int main(int argc, char **argv) {
   CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(B, hB.data(), hB.size() * 4, cudaMemcpyHostToDevice));
 
+  // Row ids: the identity, and a random permutation.
+  std::vector<int64_t> hIota(M), hPerm(M);
+  std::iota(hIota.begin(), hIota.end(), 0);
+  hPerm = hIota;
+  std::shuffle(hPerm.begin(), hPerm.end(), rng);
+  int64_t *iotaIds, *permIds;
+  CHECK_CUDA(cudaMalloc(&iotaIds, size_t(M) * 8));
+  CHECK_CUDA(cudaMalloc(&permIds, size_t(M) * 8));
+  CHECK_CUDA(cudaMemcpy(iotaIds, hIota.data(), size_t(M) * 8,
+                        cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(permIds, hPerm.data(), size_t(M) * 8,
+                        cudaMemcpyHostToDevice));
+
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH)); // no TF32
@@ -116,6 +133,18 @@ int main(int argc, char **argv) {
   });
   CHECK_CUDA(cudaDeviceSynchronize());
   const float linDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  // With row ids (into Y1 again; checked against cuBLAS's Y2).
+  SegmentGemmArgs linIds = lin;
+  linIds.rowIds = iotaIds;
+  CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
+  const float tLinIota =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(linIds, nullptr)); });
+  const float linIotaDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  linIds.rowIds = permIds;
+  CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
+  const float tLinPerm =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(linIds, nullptr)); });
+  const float linPermDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
 
   // Outer: dW = X^T B (zeroed, then atomically accumulated).
   SegmentGemmArgs outer;
@@ -134,6 +163,19 @@ int main(int argc, char **argv) {
   });
   CHECK_CUDA(cudaDeviceSynchronize());
   const float outerDiff = maxRelDiff(dW1, dW2, K * N);
+  SegmentGemmArgs outerIds = outer;
+  outerIds.rowIds = iotaIds;
+  const float tOuterIota = timeMs([&] {
+    CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 4));
+    CHECK_CUDA(launchSegmentGemm(outerIds, nullptr));
+  });
+  const float outerIotaDiff = maxRelDiff(dW1, dW2, K * N);
+  outerIds.rowIds = permIds;
+  const float tOuterPerm = timeMs([&] {
+    CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 4));
+    CHECK_CUDA(launchSegmentGemm(outerIds, nullptr));
+  });
+  const float outerPermDiff = maxRelDiff(dW1, dW2, K * N);
 
   const double linBytes = double(M) * (K + N) * 4;
   std::printf("linear  template %.4f ms (%.0f GB/s)  cublas %.4f ms  "
@@ -142,9 +184,17 @@ int main(int argc, char **argv) {
   std::printf("outer   template %.4f ms  cublas %.4f ms  "
               "ratio template/cublas %.2f  max rel diff %.2e\n",
               tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);
+  std::printf("linear  rowIds=iota %.4f ms  rowIds=perm %.4f ms  "
+              "max rel diff %.2e %.2e\n",
+              tLinIota, tLinPerm, linIotaDiff, linPermDiff);
+  std::printf("outer   rowIds=iota %.4f ms  rowIds=perm %.4f ms  "
+              "max rel diff %.2e %.2e\n",
+              tOuterIota, tOuterPerm, outerIotaDiff, outerPermDiff);
 
   CHECK_CUBLAS(cublasDestroy(handle));
   for (float *p : {X, W, B, Y1, Y2, dW1, dW2})
     CHECK_CUDA(cudaFree(p));
+  CHECK_CUDA(cudaFree(iotaIds));
+  CHECK_CUDA(cudaFree(permIds));
   return 0;
 }

@@ -14,6 +14,12 @@
 // launch. Gather, scatter, transpose and the epilogue are applied on the
 // fly; atomicAdd is used only when args.atomic.
 //
+// Row ids (args.rowIds): a row tile, a segment and the per-block row range
+// are over logical rows r; each row's id is looked up once where the row is
+// staged (and again in the linear epilogue for scatter / scaleGather) and
+// indexes gather, scatter, scaleGather, gatherB and rowType. Without rowIds
+// the lookup is a uniform branch and no load.
+//
 // Outer mode: a block owns one (tile of K, tile of N) of dW[s][h] and sums
 // the outer products of the slice's rows in chunks of TR rows. Without
 // atomic each tile is summed by one block (deterministic); with atomic the
@@ -21,10 +27,11 @@
 // rowType every block scans all M rows and keeps those of its slice.
 //
 // Fast paths (K and N multiples of 4, both <= 64, X and Y / B 16-byte
-// aligned): linearVecKernel and outerVecKernel below move rows as float4,
-// keep the whole weight slice in shared memory (linear) or the whole dW
-// slice in registers (outer), and run one resident wave of blocks that loop
-// over row tiles. Everything else takes the general kernels.
+// aligned, with or without row ids): linearVecKernel and outerVecKernel
+// below move rows as float4, keep the whole weight slice in shared memory
+// (linear) or the whole dW slice in registers (outer), and run one resident
+// wave of blocks that loop over row tiles. Everything else takes the general
+// kernels.
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <climits>
@@ -42,9 +49,18 @@ namespace {
 
 constexpr unsigned long long kNoSlice = ULLONG_MAX;
 
-__device__ inline int64_t sliceOfRow(const SegmentGemmArgs &a, int64_t r) {
+/// Row id of logical row r < M (SegmentGemm.h).
+__device__ __forceinline__ int64_t rowIdOf(const SegmentGemmArgs &a,
+                                           int64_t r) {
+  return a.rowIds ? a.rowIds[r] : r;
+}
+
+/// Slice of logical row r with row id `id`: rowType is indexed by the id,
+/// segments are over r.
+__device__ inline int64_t sliceOfRow(const SegmentGemmArgs &a, int64_t r,
+                                     int64_t id) {
   if (a.rowType)
-    return a.rowType[r];
+    return a.rowType[id];
   if (a.segmentPtr) {
     // Last s with ptr[s] <= r (empty segments share a start; take the last).
     int64_t lo = 0, hi = a.numSlices; // invariant: ptr[lo] <= r < ptr[hi]
@@ -109,8 +125,9 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
   for (int i = tid; i < TM; i += NT) {
     const int64_t r = row0 + i;
     if (r < a.M) {
-      srcRow[i] = a.gather ? a.gather[r] : r;
-      sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r));
+      const int64_t id = rowIdOf(a, r);
+      srcRow[i] = a.gather ? a.gather[id] : id;
+      sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r, id));
     } else {
       srcRow[i] = -1;
       sliceRow[i] = kNoSlice;
@@ -180,12 +197,13 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     const int64_t r = row0 + m;
     if (r >= a.M)
       continue;
+    const int64_t id = rowIdOf(a, r);
     float scale = 1.f;
     if (a.epilogue != EpilogueOp::None) {
-      const int64_t sr = a.scaleGather ? a.scaleGather[r] : r;
+      const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
       scale = a.scale[a.scalePerHead ? sr * H + h : sr];
     }
-    const int64_t dst = a.scatter ? a.scatter[r] : r;
+    const int64_t dst = a.scatter ? a.scatter[id] : id;
     float *y = a.Y + dst * H * N + h * N;
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
@@ -237,9 +255,10 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
        base += stride) {
     for (int i = tid; i < TR; i += NT) {
       const int64_t r = base + i;
-      const bool mine = r < end && (!a.rowType || a.rowType[r] == s);
-      rowA[i] = mine ? (a.gather ? a.gather[r] : r) : -1;
-      rowB[i] = mine ? (a.gatherB ? a.gatherB[r] : r) : -1;
+      const int64_t id = r < end ? rowIdOf(a, r) : -1;
+      const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
+      rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
+      rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
     }
     __syncthreads();
     for (int e = tid; e < TR * TKO; e += NT) {
@@ -312,8 +331,9 @@ __global__ void __launch_bounds__(kVecThreads, 2)
     for (int i = tid; i < TM; i += kVecThreads) {
       const int64_t r = row0 + i;
       if (r < a.M) {
-        srcRow[i] = a.gather ? a.gather[r] : r;
-        sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r));
+        const int64_t id = rowIdOf(a, r);
+        srcRow[i] = a.gather ? a.gather[id] : id;
+        sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r, id));
       } else {
         srcRow[i] = -1;
         sliceRow[i] = kNoSlice;
@@ -395,9 +415,10 @@ __global__ void __launch_bounds__(kVecThreads, 2)
         const int64_t r = row0 + ty + i * TY;
         if (r >= a.M)
           continue;
+        const int64_t id = rowIdOf(a, r);
         float4 v = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
         if (a.epilogue != EpilogueOp::None) {
-          const int64_t sr = a.scaleGather ? a.scaleGather[r] : r;
+          const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
           const float sc = a.scale[a.scalePerHead ? sr * H + h : sr];
           if (a.epilogue == EpilogueOp::Mul) {
             v.x *= sc; v.y *= sc; v.z *= sc; v.w *= sc;
@@ -405,7 +426,7 @@ __global__ void __launch_bounds__(kVecThreads, 2)
             v.x /= sc; v.y /= sc; v.z /= sc; v.w /= sc;
           }
         }
-        const int64_t dst = a.scatter ? a.scatter[r] : r;
+        const int64_t dst = a.scatter ? a.scatter[id] : id;
         float *y = a.Y + dst * H * N + h * N + col;
         if (a.atomic) {
           atomicAdd(y + 0, v.x);
@@ -465,9 +486,10 @@ __global__ void __launch_bounds__(kVecThreads, 2)
        base += stride) {
     for (int i = tid; i < TR; i += kVecThreads) {
       const int64_t r = base + i;
-      const bool mine = r < end && (!a.rowType || a.rowType[r] == s);
-      rowA[i] = mine ? (a.gather ? a.gather[r] : r) : -1;
-      rowB[i] = mine ? (a.gatherB ? a.gatherB[r] : r) : -1;
+      const int64_t id = r < end ? rowIdOf(a, r) : -1;
+      const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
+      rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
+      rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
     }
     __syncthreads();
     for (int e = tid; e < TR * 16; e += kVecThreads) {

@@ -3,18 +3,31 @@
 // implementations. No torch here: the runtime and the generated code fill a
 // SegmentGemmArgs from their tensors and call one of the launchers.
 //
-// Linear mode (one row r in [0, M), one head h in [0, H)):
+// Rows. Logical row r in [0, M) stands for the row id
+//   id = rowIds ? rowIds[r] : r.
+// Segments (segmentPtr) are over logical rows r, so that rows can be visited
+// in an order sorted by slice; everything else that is per row (gather,
+// scatter, scaleGather, gatherB, rowType, and the identity accesses X[id],
+// Y[id], scale[id], B[id] when the list is absent) is indexed by the id.
+// So the code generator can pass the graph's plain per-edge arrays (src,
+// dst, ...) as gather / scatter lists and still iterate the edges in
+// etype-sorted order: rowIds = etype-sorted edge ids, segmentPtr = etype_ptr.
+// The per-row lists then need an entry for every id that rowIds holds
+// (without rowIds, for every r < M).
+//
+// Linear mode (one row r in [0, M) with id as above, one head h in [0, H)):
 //   s   = slice of r     (segmentPtr: the s with ptr[s] <= r < ptr[s+1];
-//                         rowType: rowType[r]; neither: 0)
-//   x   = X[gather ? gather[r] : r][h*K .. h*K+K)
+//                         rowType: rowType[id]; neither: 0)
+//   x   = X[gather ? gather[id] : id][h*K .. h*K+K)
 //   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW)
-//   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[r] : r)
+//   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[id] : id)
 //         (times H plus h when scalePerHead)
-//   Y[scatter ? scatter[r] : r][h*N .. h*N+N)  = y   (or += y: accumulate;
+//   Y[scatter ? scatter[id] : id][h*N .. h*N+N)  = y   (or += y: accumulate;
 //         with atomic adds when atomic)
 // Outer mode (weight gradients):
 //   dW[s][h] (= or +=) sum over rows r of slice s of
-//            outer(X[gather(r)][h*K ..+K), B[gatherB(r)][h*N ..+N))
+//            outer(X[gather ? gather[id] : id][h*K ..+K),
+//                  B[gatherB ? gatherB[id] : id][h*N ..+N))
 //   dW[s][h] is [K, N], or [N, K] when transposeW (the layout of the weight
 //   whose gradient it is). Slices with no rows get 0 (or are unchanged with
 //   accumulate).
@@ -38,28 +51,36 @@ struct SegmentGemmArgs {
   enum class Mode { Linear, Outer };
   Mode mode = Mode::Linear;
 
-  int64_t M = 0;  ///< rows
+  int64_t M = 0;  ///< (logical) rows
   int64_t K = 0;  ///< per-head input width
   int64_t N = 0;  ///< per-head output width
   int64_t H = 1;  ///< heads: one independent [K, N] weight per head
 
+  /// Optional, size M: logical row r is row id rowIds[r] >= 0 (see the top
+  /// of this file). Ids need be neither distinct nor all of a range: a
+  /// repeated id is computed once per occurrence, so without scatter its
+  /// output rows collide (use accumulate + atomic). Absent: id = r.
+  const int64_t *rowIds = nullptr;
+
   const float *X = nullptr;        ///< input rows (Outer: the left factor A)
-  const int64_t *gather = nullptr; ///< optional: row r reads X[gather[r]]
+  const int64_t *gather = nullptr; ///< optional: row id reads X[gather[id]]
 
   /// Linear: the weight W, numSlices * H * K * N floats. Unused in Outer.
   const float *W = nullptr;
   bool transposeW = false;  ///< W (Outer: dW) slices are [N, K] (nn.Linear)
   int64_t numSlices = 1;    ///< weight slices S (segments)
-  /// Optional, size S+1, non-decreasing, ptr[0] = 0, ptr[S] = M: rows
-  /// [ptr[s], ptr[s+1]) use slice s. Empty segments are allowed.
+  /// Optional, size S+1, non-decreasing, ptr[0] = 0, ptr[S] = M: logical
+  /// rows r in [ptr[s], ptr[s+1]) use slice s. Empty segments are allowed.
   const int64_t *segmentPtr = nullptr;
-  /// Optional (exclusive with segmentPtr), size M: row r uses slice
-  /// rowType[r] in [0, S). Rows need not be sorted.
+  /// Optional (exclusive with segmentPtr), indexed by row id: row id uses
+  /// slice rowType[id] in [0, S). Rows need not be sorted (with rowIds that
+  /// sort the rows by type, the CUDA linear kernel does one pass per tile).
   const int64_t *rowType = nullptr;
 
   /// Linear: output rows. Outer: unused.
   float *Y = nullptr;
-  const int64_t *scatter = nullptr; ///< optional: row r writes Y[scatter[r]]
+  const int64_t *scatter = nullptr; ///< optional: row id writes
+                                    ///< Y[scatter[id]]
   /// Y += instead of Y = (Outer: dW += instead of dW =).
   bool accumulate = false;
   /// Several rows may write one output row (or, Outer, the CUDA kernel may
@@ -69,11 +90,12 @@ struct SegmentGemmArgs {
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;
   const float *scale = nullptr;
-  const int64_t *scaleGather = nullptr; ///< optional: row r uses scale row
-                                        ///< scaleGather[r]
+  const int64_t *scaleGather = nullptr; ///< optional: row id uses scale
+                                        ///< row scaleGather[id]
   bool scalePerHead = false;
 
-  /// Outer: the right factor B (rows of H*N floats) and its gather list.
+  /// Outer: the right factor B (rows of H*N floats) and its gather list
+  /// (row id reads B[gatherB[id]]).
   const float *B = nullptr;
   const int64_t *gatherB = nullptr;
   /// Outer: the output dW, numSlices * H * K * N floats.
@@ -82,8 +104,8 @@ struct SegmentGemmArgs {
 
 /// "" when the arguments are consistent (pointers present for the mode,
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
-/// accumulate, scale with an epilogue); else what is wrong. Does not read
-/// the index arrays.
+/// accumulate, scale with an epilogue); else what is wrong. rowIds goes with
+/// either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgs &args);
 
 /// The CPU implementation (OpenMP over rows in Linear mode, over output

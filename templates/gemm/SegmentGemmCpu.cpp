@@ -40,10 +40,16 @@ std::string checkSegmentGemmArgs(const SegmentGemmArgs &a) {
 
 namespace {
 
-// Slice of row r; segment lookup is a binary search in segmentPtr.
-int64_t sliceOf(const SegmentGemmArgs &a, int64_t r) {
+// Row id of logical row r (SegmentGemm.h).
+inline int64_t rowIdOf(const SegmentGemmArgs &a, int64_t r) {
+  return a.rowIds ? a.rowIds[r] : r;
+}
+
+// Slice of logical row r with row id `id`: rowType is indexed by the id,
+// segments are over r (a binary search in segmentPtr).
+int64_t sliceOf(const SegmentGemmArgs &a, int64_t r, int64_t id) {
   if (a.rowType)
-    return a.rowType[r];
+    return a.rowType[id];
   if (a.segmentPtr) {
     const int64_t *end = a.segmentPtr + a.numSlices + 1;
     return (std::upper_bound(a.segmentPtr, end, r) - a.segmentPtr) - 1;
@@ -58,10 +64,11 @@ void linearCpu(const SegmentGemmArgs &a) {
     std::vector<float> acc(N);
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < a.M; ++r) {
-      const int64_t s = sliceOf(a, r);
-      const int64_t src = a.gather ? a.gather[r] : r;
-      const int64_t dst = a.scatter ? a.scatter[r] : r;
-      const int64_t sr = a.scaleGather ? a.scaleGather[r] : r;
+      const int64_t id = rowIdOf(a, r);
+      const int64_t s = sliceOf(a, r, id);
+      const int64_t src = a.gather ? a.gather[id] : id;
+      const int64_t dst = a.scatter ? a.scatter[id] : id;
+      const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
       for (int64_t h = 0; h < H; ++h) {
         const float *x = a.X + src * H * K + h * K;
         const float *w = a.W + (s * H + h) * K * N;
@@ -106,10 +113,12 @@ void linearCpu(const SegmentGemmArgs &a) {
 // sums its rows in order: deterministic, no atomics needed.
 void outerCpu(const SegmentGemmArgs &a) {
   const int64_t K = a.K, N = a.N, H = a.H, S = a.numSlices;
-  // rowsOf[s]: the rows of slice s in increasing order.
+  // rowsOf[s]: the ids of the rows of slice s, in logical row order.
   std::vector<std::vector<int64_t>> rowsOf(S);
-  for (int64_t r = 0; r < a.M; ++r)
-    rowsOf[sliceOf(a, r)].push_back(r);
+  for (int64_t r = 0; r < a.M; ++r) {
+    const int64_t id = rowIdOf(a, r);
+    rowsOf[sliceOf(a, r, id)].push_back(id);
+  }
 #pragma omp parallel
   {
     std::vector<float> acc(N);
@@ -117,9 +126,9 @@ void outerCpu(const SegmentGemmArgs &a) {
     for (int64_t shk = 0; shk < S * H * K; ++shk) {
       const int64_t s = shk / (H * K), h = (shk / K) % H, k = shk % K;
       std::fill(acc.begin(), acc.end(), 0.f);
-      for (int64_t r : rowsOf[s]) {
-        const int64_t ra = a.gather ? a.gather[r] : r;
-        const int64_t rb = a.gatherB ? a.gatherB[r] : r;
+      for (int64_t id : rowsOf[s]) {
+        const int64_t ra = a.gather ? a.gather[id] : id;
+        const int64_t rb = a.gatherB ? a.gatherB[id] : id;
         const float av = a.X[ra * H * K + h * K + k];
         const float *b = a.B + rb * H * N + h * N;
         for (int64_t n = 0; n < N; ++n)

@@ -25,6 +25,19 @@ using Mode = SegmentGemmArgs::Mode;
 
 enum class Seg { None, Ptr, RowType };
 enum class Scatter { None, Permute, Collide };
+/// How a case fills SegmentGemmArgs::rowIds.
+enum class RowIds {
+  None,
+  /// M distinct ids out of [0, M+7), in random order.
+  Shuffled,
+  /// M ids out of [0, M/2+3) with repeats (outputs collide: the linear
+  /// cases that use it accumulate atomically).
+  Repeated,
+  /// A permutation of [0, M) sorted by a random type per id: the edge list
+  /// in etype order. With Seg::Ptr the segments are the type counts (the
+  /// etype_ptr); with Seg::RowType, rowType[id] is that type.
+  SortedByType,
+};
 
 /// One row of the test table.
 struct Case {
@@ -41,6 +54,7 @@ struct Case {
   bool scaleGather = false;
   bool gatherB = false;
   bool emptySegments = false; ///< Ptr: some segments get no rows
+  RowIds rowIds = RowIds::None;
 };
 
 /// gtest prints a case by its name (not as bytes).
@@ -200,15 +214,206 @@ std::vector<Case> cases() {
     c.accumulate = true;
     add(c);
   }
+  // rowType in outer mode with the rows of a slice split over blocks
+  // (atomic), general and vectorized kernels.
+  {
+    Case c{"outerRowTypeAtomicSplit", Mode::Outer, 9000, 9, 11, 1, 2,
+           Seg::RowType};
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterRowTypeAtomic", Mode::Outer, 20000, 64, 64, 1, 3,
+           Seg::RowType};
+    c.accumulate = true;
+    c.gatherB = true;
+    add(c);
+  }
+  // Row ids: segments over logical rows, every per-row list (and the
+  // identity accesses when a list is absent) indexed by the row id.
+  {
+    Case c{"rowIdsSegPtrGatherScatterAtomic", Mode::Linear, 300, 9, 70, 1, 5,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsShuffledSegPtrEmpty", Mode::Linear, 150, 17, 19, 1, 7,
+           Seg::Ptr};
+    c.rowIds = RowIds::Shuffled;
+    c.emptySegments = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsEpilogueScaleGather", Mode::Linear, 37, 5, 7};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"rowIdsEpilogueIdentityHeads", Mode::Linear, 41, 6, 9, 2};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsHeadsTransposed", Mode::Linear, 100, 33, 65, 2, 3,
+           Seg::Ptr};
+    c.rowIds = RowIds::Shuffled;
+    c.transposeW = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsRowTypeSorted", Mode::Linear, 200, 17, 19, 1, 5,
+           Seg::RowType};
+    c.rowIds = RowIds::SortedByType;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"rowIdsRowTypeAllFields", Mode::Linear, 181, 12, 50, 2, 3,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsRepeatedAtomic", Mode::Linear, 120, 7, 11, 1, 2, Seg::Ptr};
+    c.rowIds = RowIds::Repeated;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"rowIdsEmptyM", Mode::Linear, 0, 8, 8, 1, 3, Seg::Ptr};
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  {
+    Case c{"outerRowIdsSegPtrGatherB", Mode::Outer, 300, 33, 40, 2, 6,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.gather = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"outerRowIdsShuffledIdentity", Mode::Outer, 120, 9, 11, 1, 4,
+           Seg::Ptr};
+    c.rowIds = RowIds::Shuffled;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"outerRowIdsRowTypeAtomic", Mode::Outer, 5000, 9, 11, 1, 2,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.gatherB = true;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"outerRowIdsRepeated", Mode::Outer, 200, 5, 6, 1, 2, Seg::Ptr};
+    c.rowIds = RowIds::Repeated;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"outerRowIdsEmptyM", Mode::Outer, 0, 4, 4, 1, 3, Seg::Ptr};
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  // Row ids on the vectorized paths.
+  {
+    Case c{"vecRowIdsLinearSegPtr", Mode::Linear, 1000, 64, 64, 1, 5,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsLinearRowTypeAll", Mode::Linear, 777, 64, 60, 2, 3,
+           Seg::RowType};
+    c.rowIds = RowIds::SortedByType;
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsLinearNarrowIdentity", Mode::Linear, 531, 20, 28};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Mul;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsLinearRepeatedAtomic", Mode::Linear, 600, 32, 16, 2, 3,
+           Seg::Ptr};
+    c.rowIds = RowIds::Repeated;
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsOuterAtomic", Mode::Outer, 20000, 64, 64, 1, 3,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.accumulate = true;
+    c.gather = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsOuterRowTypeTransposed", Mode::Outer, 1500, 36, 52, 2, 4,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"vecRowIdsOuterRepeated", Mode::Outer, 900, 32, 64, 1, 6,
+           Seg::Ptr};
+    c.rowIds = RowIds::Repeated;
+    c.emptySegments = true;
+    c.accumulate = true;
+    add(c);
+  }
   return t;
 }
 
 /// The data of one case: inputs, index lists, and the expected output.
 struct Problem {
   Case c;
+  /// Row ids range over [0, ids): the size of every per-row list.
+  int64_t ids = 0;
   int64_t xRows = 0, yRows = 0, scaleRows = 0, bRows = 0;
   std::vector<float> X, W, B, scale, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
+  std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
 };
 
@@ -234,16 +439,57 @@ std::vector<int64_t> randomIndices(std::mt19937 &rng, int64_t n,
   return v;
 }
 
+/// The ids [0, n) in random order.
+std::vector<int64_t> randomPermutation(std::mt19937 &rng, int64_t n) {
+  std::vector<int64_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
 Problem makeProblem(const Case &c) {
   std::mt19937 rng(1234 + c.M * 7 + c.K * 13 + c.N);
   Problem p;
   p.c = c;
   const int64_t M = c.M, K = c.K, N = c.N, H = c.H, S = c.S;
-  p.xRows = c.gather ? M + 11 : M;
+  switch (c.rowIds) {
+  case RowIds::None:
+  case RowIds::SortedByType:
+    p.ids = M;
+    break;
+  case RowIds::Shuffled:
+    p.ids = M + 7;
+    break;
+  case RowIds::Repeated:
+    p.ids = M / 2 + 3;
+    break;
+  }
+  const int64_t I = p.ids;
+  p.xRows = c.gather ? I + 11 : I;
   if (c.gather)
-    p.gather = randomIndices(rng, M, p.xRows);
+    p.gather = randomIndices(rng, I, p.xRows);
   p.X = randomVector(rng, p.xRows * H * K);
-  if (c.seg == Seg::Ptr) {
+  if (c.rowIds == RowIds::SortedByType) {
+    // A type per id (none of 0, 2, S-1 with emptySegments); the ids sorted
+    // by type, and the segments (or rowType) from those types.
+    std::vector<int64_t> types = randomIndices(rng, I, S);
+    if (c.emptySegments)
+      for (int64_t &t : types)
+        while (t == 0 || t == 2 || t == S - 1)
+          t = (t + 1) % S;
+    p.rowIds.resize(I);
+    std::iota(p.rowIds.begin(), p.rowIds.end(), 0);
+    std::stable_sort(p.rowIds.begin(), p.rowIds.end(),
+                     [&](int64_t x, int64_t y) { return types[x] < types[y]; });
+    if (c.seg == Seg::Ptr) {
+      p.segPtr.assign(S + 1, 0);
+      for (int64_t t : types)
+        ++p.segPtr[t + 1];
+      std::partial_sum(p.segPtr.begin(), p.segPtr.end(), p.segPtr.begin());
+    } else if (c.seg == Seg::RowType) {
+      p.rowType = types;
+    }
+  } else if (c.seg == Seg::Ptr) {
     // Random boundaries; with emptySegments, segments 0, 2 and S-1 are empty.
     std::vector<int64_t> cuts = randomIndices(rng, S - 1, M + 1);
     std::sort(cuts.begin(), cuts.end());
@@ -257,43 +503,58 @@ Problem makeProblem(const Case &c) {
       p.segPtr[S - 1] = M;
     }
   } else if (c.seg == Seg::RowType) {
-    p.rowType = randomIndices(rng, M, S);
+    p.rowType = randomIndices(rng, I, S);
   }
   if (c.mode == Mode::Linear) {
     p.W = randomVector(rng, S * H * K * N);
-    p.yRows = M;
+    p.yRows = I;
     if (c.scatter == Scatter::Permute) {
-      p.yRows = M + 5;
-      std::vector<int64_t> perm(p.yRows);
-      std::iota(perm.begin(), perm.end(), 0);
-      std::shuffle(perm.begin(), perm.end(), rng);
-      p.scatter.assign(perm.begin(), perm.begin() + M);
+      p.yRows = I + 5;
+      std::vector<int64_t> perm = randomPermutation(rng, p.yRows);
+      p.scatter.assign(perm.begin(), perm.begin() + I);
     } else if (c.scatter == Scatter::Collide) {
-      p.yRows = std::max<int64_t>(1, M / 4);
-      p.scatter = randomIndices(rng, M, p.yRows);
+      p.yRows = std::max<int64_t>(1, I / 4);
+      p.scatter = randomIndices(rng, I, p.yRows);
       p.atomic = true;
     }
     p.Y0 = randomVector(rng, p.yRows * H * N);
     if (c.epilogue != EpilogueOp::None) {
-      p.scaleRows = c.scaleGather ? M + 3 : M;
+      p.scaleRows = c.scaleGather ? I + 3 : I;
       if (c.scaleGather)
-        p.scaleGather = randomIndices(rng, M, p.scaleRows);
+        p.scaleGather = randomIndices(rng, I, p.scaleRows);
       p.scale = randomVector(rng, p.scaleRows * (c.scalePerHead ? H : 1));
     }
+    // Repeated ids write their output rows more than once.
+    if (c.rowIds == RowIds::Repeated)
+      p.atomic = true;
   } else {
-    p.bRows = c.gatherB ? M + 4 : M;
+    p.bRows = c.gatherB ? I + 4 : I;
     if (c.gatherB)
-      p.gatherB = randomIndices(rng, M, p.bRows);
+      p.gatherB = randomIndices(rng, I, p.bRows);
     p.B = randomVector(rng, p.bRows * H * N);
     p.Y0 = randomVector(rng, S * H * K * N); // the initial dW
     p.atomic = c.accumulate;
   }
+  if (c.rowIds == RowIds::Shuffled) {
+    p.rowIds = randomPermutation(rng, I);
+    p.rowIds.resize(M);
+  } else if (c.rowIds == RowIds::Repeated) {
+    p.rowIds = randomIndices(rng, M, I);
+  }
+  if (c.rowIds != RowIds::None && M == 0) {
+    // A non-null rowIds that must not be read: an id far out of range.
+    p.rowIds = {int64_t(1) << 40};
+  }
+  if (c.rowIds == RowIds::Repeated && c.mode == Mode::Linear &&
+      !c.accumulate)
+    throw std::logic_error(c.name + ": repeated row ids need accumulate");
 
   // The naive reference, in double.
   std::vector<double> out(p.Y0.begin(), p.Y0.end());
-  auto sliceOf = [&](int64_t r) -> int64_t {
+  auto idOf = [&](int64_t r) { return p.rowIds.empty() ? r : p.rowIds[r]; };
+  auto sliceOf = [&](int64_t r, int64_t id) -> int64_t {
     if (c.seg == Seg::RowType)
-      return p.rowType[r];
+      return p.rowType[id];
     if (c.seg == Seg::Ptr) {
       int64_t s = 0;
       while (!(p.segPtr[s] <= r && r < p.segPtr[s + 1]))
@@ -303,10 +564,10 @@ Problem makeProblem(const Case &c) {
     return 0;
   };
   if (c.mode == Mode::Linear) {
-    std::vector<bool> written(p.yRows, false);
     for (int64_t r = 0; r < M; ++r) {
-      const int64_t s = sliceOf(r), src = c.gather ? p.gather[r] : r;
-      const int64_t dst = p.scatter.empty() ? r : p.scatter[r];
+      const int64_t id = idOf(r), s = sliceOf(r, id);
+      const int64_t src = c.gather ? p.gather[id] : id;
+      const int64_t dst = p.scatter.empty() ? id : p.scatter[id];
       for (int64_t h = 0; h < H; ++h)
         for (int64_t n = 0; n < N; ++n) {
           double v = 0;
@@ -316,22 +577,21 @@ Problem makeProblem(const Case &c) {
                  p.W[(s * H + h) * K * N + wi];
           }
           if (c.epilogue != EpilogueOp::None) {
-            const int64_t sr = c.scaleGather ? p.scaleGather[r] : r;
+            const int64_t sr = c.scaleGather ? p.scaleGather[id] : id;
             const double sc = p.scale[c.scalePerHead ? sr * H + h : sr];
             v = c.epilogue == EpilogueOp::Mul ? v * sc : v / sc;
           }
           double &o = out[(dst * H + h) * N + n];
           o = c.accumulate ? o + v : v;
         }
-      written[dst] = true;
     }
   } else {
     if (!c.accumulate)
       std::fill(out.begin(), out.end(), 0.0);
     for (int64_t r = 0; r < M; ++r) {
-      const int64_t s = sliceOf(r);
-      const int64_t ra = c.gather ? p.gather[r] : r;
-      const int64_t rb = c.gatherB ? p.gatherB[r] : r;
+      const int64_t id = idOf(r), s = sliceOf(r, id);
+      const int64_t ra = c.gather ? p.gather[id] : id;
+      const int64_t rb = c.gatherB ? p.gatherB[id] : id;
       for (int64_t h = 0; h < H; ++h)
         for (int64_t k = 0; k < K; ++k)
           for (int64_t n = 0; n < N; ++n) {
@@ -356,6 +616,7 @@ SegmentGemmArgs makeArgs(const Problem &p, Ptr ptr, float *out) {
   a.N = c.N;
   a.H = c.H;
   a.numSlices = c.S;
+  a.rowIds = ptr(p.rowIds);
   a.X = ptr(p.X);
   a.gather = ptr(p.gather);
   a.transposeW = c.transposeW;
@@ -485,6 +746,25 @@ TEST(SegmentGemmArgsCheck, ReportsInconsistencies) {
   a.segmentPtr = idx;
   a.rowType = idx;
   EXPECT_NE(checkSegmentGemmArgs(a), "");
+}
+
+TEST(SegmentGemmArgsCheck, AcceptsRowIdsWithEitherSliceSource) {
+  SegmentGemmArgs a;
+  a.M = 4;
+  a.K = a.N = 2;
+  float buf[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  a.X = a.W = buf;
+  a.Y = buf;
+  int64_t ids[4] = {3, 1, 0, 2}, ptr[2] = {0, 4}, types[4] = {0, 0, 0, 0};
+  a.rowIds = ids;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.segmentPtr = ptr;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.segmentPtr = nullptr;
+  a.rowType = types;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.segmentPtr = ptr; // both slice sources: still rejected
+  EXPECT_EQ(checkSegmentGemmArgs(a), "segmentPtr and rowType are exclusive");
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, SegmentGemm, ::testing::ValuesIn(cases()),
