@@ -45,6 +45,22 @@ void checkRange(const torch::Tensor &t, const char *name, int64_t bound,
                              "), found " + std::to_string(lo < 0 ? lo : hi));
 }
 
+/// [numSegments+1] segment pointers of the ascending keys `sortedKeys` (all
+/// in [0, numSegments)): segment k is [ptr[k], ptr[k+1]).
+torch::Tensor segmentPointers(const torch::Tensor &sortedKeys,
+                              int64_t numSegments) {
+  auto bounds = torch::arange(numSegments + 1, sortedKeys.options());
+  return torch::searchsorted(sortedKeys, bounds).contiguous();
+}
+
+/// The permutation that stably sorts `keys` (ascending): equal keys keep
+/// ascending ids. Returns {sorted keys, permutation}.
+std::tuple<torch::Tensor, torch::Tensor> stableSort(const torch::Tensor &keys) {
+  auto [sorted, perm] =
+      torch::sort(keys, /*stable=*/true, /*dim=*/0, /*descending=*/false);
+  return {sorted.contiguous(), perm.contiguous()};
+}
+
 } // namespace
 
 Graph::Graph(torch::Tensor src, torch::Tensor dst, torch::Tensor etype,
@@ -70,66 +86,134 @@ Graph::Graph(torch::Tensor src, torch::Tensor dst, torch::Tensor etype,
   checkRange(ntype_, "ntype", numNtypes, "num_ntypes");
 }
 
+void Graph::ensureDegrees() const {
+  if (derived_.inDegree.defined())
+    return;
+  // outDegree first: a defined inDegree marks the pair as computed.
+  derived_.outDegree = torch::bincount(src_, {}, numNodes_);
+  derived_.inDegree = torch::bincount(dst_, {}, numNodes_);
+}
+
+void Graph::ensureRelInDegree() const {
+  if (derived_.relInDegree.defined())
+    return;
+  // Key each edge by (dst, etype); the count of its key is its degree.
+  // unique() keeps this O(E log E) instead of a dense N x R table.
+  auto key = dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
+  auto [uniq, inverse, counts] =
+      torch::_unique2(key, /*sorted=*/true, /*return_inverse=*/true,
+                      /*return_counts=*/true);
+  (void)uniq;
+  derived_.relInDegree = counts.index_select(0, inverse.reshape({-1}));
+}
+
+void Graph::ensurePairs() const {
+  if (derived_.edgePair.defined())
+    return;
+  // Keying by etype first numbers the pairs in ascending (etype, src) order,
+  // so the pairs of one relation form one segment.
+  int64_t n = std::max<int64_t>(numNodes_, 1);
+  auto key = etype_ * n + src_;
+  auto [uniq, inverse, counts] =
+      torch::_unique2(key, /*sorted=*/true, /*return_inverse=*/true,
+                      /*return_counts=*/false);
+  (void)counts;
+  auto pairEtype = torch::div(uniq, n, "floor").contiguous();
+  auto pairSrc = torch::remainder(uniq, n).contiguous();
+  derived_.pairEtype = std::move(pairEtype);
+  derived_.pairSrc = std::move(pairSrc);
+  // Assigned last: a defined edgePair marks the group as computed.
+  derived_.edgePair = inverse.reshape({-1}).contiguous();
+}
+
 const torch::Tensor &Graph::inDegree() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!derived_.inDegree.defined())
-    derived_.inDegree = torch::bincount(dst_, {}, numNodes_);
+  ensureDegrees();
   return derived_.inDegree;
 }
 
 const torch::Tensor &Graph::outDegree() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!derived_.outDegree.defined())
-    derived_.outDegree = torch::bincount(src_, {}, numNodes_);
+  ensureDegrees();
   return derived_.outDegree;
 }
 
 const torch::Tensor &Graph::relInDegree() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!derived_.relInDegree.defined()) {
-    // Key each edge by (dst, etype); the count of its key is its degree.
-    // unique() keeps this O(E log E) instead of a dense N x R table.
-    auto key = dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
-    auto [uniq, inverse, counts] =
-        torch::_unique2(key, /*sorted=*/true, /*return_inverse=*/true,
-                        /*return_counts=*/true);
-    (void)uniq;
-    derived_.relInDegree = counts.index_select(0, inverse.reshape({-1}));
-  }
+  ensureRelInDegree();
   return derived_.relInDegree;
-}
-
-void Graph::computePairs() const {
-  // Caller holds the mutex.
-  if (derived_.edgePair.defined())
-    return;
-  int64_t r = std::max<int64_t>(numEtypes_, 1);
-  auto key = src_ * r + etype_;
-  auto [uniq, inverse, counts] =
-      torch::_unique2(key, /*sorted=*/true, /*return_inverse=*/true,
-                      /*return_counts=*/false);
-  (void)counts;
-  derived_.edgePair = inverse.reshape({-1});
-  derived_.pairSrc = torch::div(uniq, r, "floor");
-  derived_.pairEtype = torch::remainder(uniq, r);
 }
 
 const torch::Tensor &Graph::edgePair() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  computePairs();
+  ensurePairs();
   return derived_.edgePair;
 }
 
 const torch::Tensor &Graph::pairSrc() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  computePairs();
+  ensurePairs();
   return derived_.pairSrc;
 }
 
 const torch::Tensor &Graph::pairEtype() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  computePairs();
+  ensurePairs();
   return derived_.pairEtype;
+}
+
+void Graph::ensureKernelArrays() const {
+  if (!derived_.kernelArrays.empty())
+    return;
+  ensureDegrees();
+  ensureRelInDegree();
+  ensurePairs();
+  using rt::GraphArray;
+  std::vector<torch::Tensor> arrays(rt::kNumGraphArrays);
+  auto set = [&](GraphArray a, torch::Tensor t) {
+    arrays[static_cast<int>(a)] = t.contiguous();
+  };
+  set(GraphArray::Src, src_);
+  set(GraphArray::Dst, dst_);
+  set(GraphArray::Etype, etype_);
+  set(GraphArray::Ntype, ntype_);
+  set(GraphArray::InDegree, derived_.inDegree.to(torch::kFloat));
+  set(GraphArray::OutDegree, derived_.outDegree.to(torch::kFloat));
+  set(GraphArray::RelInDegree, derived_.relInDegree.to(torch::kFloat));
+
+  auto [sortedEtype, etypeSortedEid] = stableSort(etype_);
+  set(GraphArray::EtypeSortedEid, etypeSortedEid);
+  set(GraphArray::EtypePtr, segmentPointers(sortedEtype, numEtypes_));
+
+  // A stable sort by node keeps ascending edge ids within each node.
+  auto [sortedDst, dstEid] = stableSort(dst_);
+  set(GraphArray::DstPtr, segmentPointers(sortedDst, numNodes_));
+  set(GraphArray::DstEid, dstEid);
+  auto [sortedSrc, srcEid] = stableSort(src_);
+  set(GraphArray::SrcPtr, segmentPointers(sortedSrc, numNodes_));
+  set(GraphArray::SrcEid, srcEid);
+
+  set(GraphArray::PairSrc, derived_.pairSrc);
+  set(GraphArray::PairEtype, derived_.pairEtype);
+  // pairEtype is ascending: pairs are numbered in (etype, src) order.
+  set(GraphArray::PairPtr, segmentPointers(derived_.pairEtype, numEtypes_));
+  set(GraphArray::EdgePair, derived_.edgePair);
+
+  auto [sortedNtype, ntypeSortedNodes] = stableSort(ntype_);
+  set(GraphArray::NtypeSortedNodes, ntypeSortedNodes);
+  set(GraphArray::NtypePtr, segmentPointers(sortedNtype, numNtypes_));
+  set(GraphArray::EdgeSrcNtype, ntype_.index_select(0, src_));
+  set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst_));
+  set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));
+  set(GraphArray::TypeIota,
+      torch::arange(std::max(numEtypes_, numNtypes_) + 1, src_.options()));
+  derived_.kernelArrays = std::move(arrays);
+}
+
+const std::vector<torch::Tensor> &Graph::kernelArrays() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensureKernelArrays();
+  return derived_.kernelArrays;
 }
 
 } // namespace hector::runtime

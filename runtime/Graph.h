@@ -5,11 +5,14 @@
 // the graph's device (no per-relation host loops) and cached.
 #pragma once
 
+#include "runtime/GraphArrays.h"
+
 #include <torch/types.h>
 
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace hector::runtime {
 
@@ -47,7 +50,8 @@ public:
   /// [E] number of incoming edges of dst[e] whose type is etype[e].
   const torch::Tensor &relInDegree() const;
   /// [E] index of edge e's unique (src, etype) pair. Pairs are numbered in
-  /// ascending (src, etype) order.
+  /// ascending (etype, src) order, so the pairs of one edge type are
+  /// contiguous (kernelArrays()' pair_ptr delimits them).
   const torch::Tensor &edgePair() const;
   /// [P] source node of each unique (src, etype) pair.
   const torch::Tensor &pairSrc() const;
@@ -56,12 +60,25 @@ public:
   /// P, the number of unique (src, etype) pairs.
   int64_t numPairs() const { return pairSrc().size(0); }
 
+  /// Every array the generated kernels read, in rt::GraphArray order (see
+  /// runtime/GraphArrays.h for each one's meaning and length), on device():
+  /// contiguous int64, except in_degree, out_degree and rel_in_degree, which
+  /// are float32. Computed on first use and cached; the tensors share
+  /// storage with src(), dst(), etype(), ntype() and the pair arrays.
+  const std::vector<torch::Tensor> &kernelArrays() const;
+
 private:
   struct Derived {
     torch::Tensor inDegree, outDegree, relInDegree;
     torch::Tensor edgePair, pairSrc, pairEtype;
+    std::vector<torch::Tensor> kernelArrays;
   };
-  void computePairs() const;
+  // The ensure* helpers compute one group of derived arrays unless it is
+  // cached; the caller holds mutex_.
+  void ensureDegrees() const;
+  void ensureRelInDegree() const;
+  void ensurePairs() const;
+  void ensureKernelArrays() const;
 
   torch::Tensor src_, dst_, etype_, ntype_;
   int64_t numNodes_ = 0, numEtypes_ = 0, numNtypes_ = 0;

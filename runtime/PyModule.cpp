@@ -9,12 +9,15 @@
 #include "ir/InterIRVerifier.h"
 #include "runtime/Errors.h"
 #include "runtime/Graph.h"
+#include "runtime/GraphArrays.h"
 #include "runtime/Interpreter.h"
 
 #include <torch/extension.h>
 
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace py = pybind11;
 using namespace hector;
@@ -100,7 +103,22 @@ PYBIND11_MODULE(_C, m) {
       .def("rel_in_degree", &runtime::Graph::relInDegree)
       .def("edge_pair", &runtime::Graph::edgePair)
       .def("pair_src", &runtime::Graph::pairSrc)
-      .def("pair_etype", &runtime::Graph::pairEtype);
+      .def("pair_etype", &runtime::Graph::pairEtype)
+      .def("kernel_arrays", &runtime::Graph::kernelArrays,
+           "Every array the generated kernels read, as a list in the order "
+           "of graph_array_names()");
+
+  m.def(
+      "graph_array_names",
+      [] {
+        std::vector<std::string> names;
+        for (int i = 0; i < rt::kNumGraphArrays; ++i)
+          names.emplace_back(
+              rt::graphArrayName(static_cast<rt::GraphArray>(i)));
+        return names;
+      },
+      "The names of Graph.kernel_arrays(), in order (the fields of "
+      "runtime/GraphArrays.h)");
 
   py::class_<ir::Module, std::shared_ptr<ir::Module>>(m, "Module")
       .def_property_readonly("name",

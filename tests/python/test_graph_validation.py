@@ -134,9 +134,10 @@ def test_cpp_graph_derived_arrays():
     assert cpp.in_degree().tolist() == [0, 3, 2, 0]
     assert cpp.out_degree().tolist() == [1, 1, 3, 0]
     assert cpp.rel_in_degree().tolist() == [3, 3, 3, 2, 2]
-    assert cpp.edge_pair().tolist() == [0, 2, 2, 1, 3]
-    assert cpp.pair_src().tolist() == [0, 1, 2, 2]
-    assert cpp.pair_etype().tolist() == [0, 1, 0, 1]
+    # Pairs in (etype, src) order: (r0,0) (r0,2) (r1,1) (r1,2).
+    assert cpp.edge_pair().tolist() == [0, 1, 1, 2, 3]
+    assert cpp.pair_src().tolist() == [0, 2, 1, 2]
+    assert cpp.pair_etype().tolist() == [0, 0, 1, 1]
 
 
 def test_cpp_graph_validates_too():

@@ -1,7 +1,10 @@
-// Graph: argument validation and the derived arrays, on a small multigraph
-// whose arrays are counted by hand.
+// Graph: argument validation and the derived arrays, on small multigraphs
+// whose arrays are counted by hand; the kernel arrays and their validation
+// by graphArraysFromTensors (runtime/KernelGraph.h).
 #include "runtime/Graph.h"
 #include "runtime/Errors.h"
+#include "runtime/GraphArrays.h"
+#include "runtime/KernelGraph.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -48,11 +51,11 @@ TEST(Graph, Degrees) {
 
 TEST(Graph, UniquePairs) {
   Graph g = makeGraph();
-  // Pairs in (src, etype) order: (0,r0) (1,r1) (2,r0) (2,r1).
+  // Pairs in (etype, src) order: (r0,0) (r0,2) (r1,1) (r1,2).
   EXPECT_EQ(g.numPairs(), 4);
-  EXPECT_EQ(values(g.pairSrc()), (std::vector<int64_t>{0, 1, 2, 2}));
-  EXPECT_EQ(values(g.pairEtype()), (std::vector<int64_t>{0, 1, 0, 1}));
-  EXPECT_EQ(values(g.edgePair()), (std::vector<int64_t>{0, 2, 2, 1, 3}));
+  EXPECT_EQ(values(g.pairSrc()), (std::vector<int64_t>{0, 2, 1, 2}));
+  EXPECT_EQ(values(g.pairEtype()), (std::vector<int64_t>{0, 0, 1, 1}));
+  EXPECT_EQ(values(g.edgePair()), (std::vector<int64_t>{0, 1, 1, 2, 3}));
 }
 
 TEST(Graph, EmptyGraph) {
@@ -118,6 +121,209 @@ TEST(Graph, RejectsBadArguments) {
               longs({0, 0}), 2, 1, 1);
       },
       "dst", true);
+}
+
+using rt::GraphArray;
+
+/// Array `a` of `arrays`.
+const torch::Tensor &array(const std::vector<torch::Tensor> &arrays,
+                           GraphArray a) {
+  return arrays[static_cast<size_t>(a)];
+}
+
+// 6 nodes of types {1, 0, 1, 0, 0, 1} (node 4 isolated), 3 relations
+// (relation 1 has no edge):
+//   e0: 3->0 r2   e1: 0->1 r0   e2: 2->1 r2   e3: 0->1 r0 (multi-edge of e1)
+//   e4: 5->5 r0 (self-loop)     e5: 1->3 r2   e6: 0->3 r2
+Graph makeKernelGraph() {
+  return Graph(longs({3, 0, 2, 0, 5, 1, 0}), longs({0, 1, 1, 1, 5, 3, 3}),
+               longs({2, 0, 2, 0, 0, 2, 2}), longs({1, 0, 1, 0, 0, 1}), 6, 3,
+               2);
+}
+
+TEST(Graph, KernelArrays) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &arrays = g.kernelArrays();
+  ASSERT_EQ(arrays.size(), static_cast<size_t>(rt::kNumGraphArrays));
+  // Each array: its exact contents; in_degree, out_degree and
+  // rel_in_degree are float32, every other one int64.
+  std::vector<std::pair<GraphArray, std::vector<int64_t>>> expected = {
+      {GraphArray::Src, {3, 0, 2, 0, 5, 1, 0}},
+      {GraphArray::Dst, {0, 1, 1, 1, 5, 3, 3}},
+      {GraphArray::Etype, {2, 0, 2, 0, 0, 2, 2}},
+      {GraphArray::Ntype, {1, 0, 1, 0, 0, 1}},
+      {GraphArray::InDegree, {1, 3, 0, 2, 0, 1}},
+      {GraphArray::OutDegree, {3, 1, 1, 1, 0, 1}},
+      // e1 and e3 enter node 1 with r0, e5 and e6 node 3 with r2.
+      {GraphArray::RelInDegree, {1, 2, 1, 2, 1, 2, 2}},
+      // r0: e1 e3 e4; r1: none; r2: e0 e2 e5 e6.
+      {GraphArray::EtypeSortedEid, {1, 3, 4, 0, 2, 5, 6}},
+      {GraphArray::EtypePtr, {0, 3, 3, 7}},
+      // Into 0: e0; 1: e1 e2 e3; 3: e5 e6; 5: e4.
+      {GraphArray::DstPtr, {0, 1, 4, 4, 6, 6, 7}},
+      {GraphArray::DstEid, {0, 1, 2, 3, 5, 6, 4}},
+      // Out of 0: e1 e3 e6; 1: e5; 2: e2; 3: e0; 5: e4.
+      {GraphArray::SrcPtr, {0, 3, 4, 5, 6, 6, 7}},
+      {GraphArray::SrcEid, {1, 3, 6, 5, 2, 0, 4}},
+      // Pairs in (etype, src) order: (r0,0) (r0,5) (r2,0) (r2,1) (r2,2)
+      // (r2,3).
+      {GraphArray::PairSrc, {0, 5, 0, 1, 2, 3}},
+      {GraphArray::PairEtype, {0, 0, 2, 2, 2, 2}},
+      {GraphArray::PairPtr, {0, 2, 2, 6}},
+      {GraphArray::EdgePair, {5, 0, 4, 0, 1, 3, 2}},
+      {GraphArray::NtypeSortedNodes, {1, 3, 4, 0, 2, 5}},
+      {GraphArray::NtypePtr, {0, 3, 6}},
+      {GraphArray::EdgeSrcNtype, {0, 1, 1, 1, 1, 0, 1}},
+      {GraphArray::EdgeDstNtype, {1, 0, 0, 0, 1, 0, 0}},
+      {GraphArray::PairSrcNtype, {1, 1, 1, 0, 1, 0}},
+      {GraphArray::TypeIota, {0, 1, 2, 3}},
+  };
+  ASSERT_EQ(expected.size(), arrays.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    auto [a, want] = expected[i];
+    ASSERT_EQ(static_cast<size_t>(a), i);
+    const torch::Tensor &t = array(arrays, a);
+    SCOPED_TRACE(rt::graphArrayName(a));
+    bool isFloat = a == GraphArray::InDegree || a == GraphArray::OutDegree ||
+                   a == GraphArray::RelInDegree;
+    EXPECT_EQ(t.scalar_type(), isFloat ? torch::kFloat : torch::kLong);
+    EXPECT_EQ(t.dim(), 1);
+    EXPECT_TRUE(t.is_contiguous());
+    EXPECT_EQ(values(t), want);
+  }
+  // Cached: a second call returns the same tensors.
+  EXPECT_EQ(&g.kernelArrays(), &arrays);
+  EXPECT_TRUE(array(g.kernelArrays(), GraphArray::DstEid)
+                  .is_same(array(arrays, GraphArray::DstEid)));
+  // The pair arrays are the graph's own.
+  EXPECT_EQ(values(g.edgePair()), values(array(arrays, GraphArray::EdgePair)));
+}
+
+TEST(Graph, KernelArraysOfEmptyGraph) {
+  Graph g(longs({}), longs({}), longs({}), longs({}), 0, 0, 0);
+  const std::vector<torch::Tensor> &arrays = g.kernelArrays();
+  ASSERT_EQ(arrays.size(), static_cast<size_t>(rt::kNumGraphArrays));
+  for (GraphArray a :
+       {GraphArray::EtypePtr, GraphArray::DstPtr, GraphArray::SrcPtr,
+        GraphArray::PairPtr, GraphArray::NtypePtr, GraphArray::TypeIota})
+    EXPECT_EQ(values(array(arrays, a)), (std::vector<int64_t>{0}))
+        << rt::graphArrayName(a);
+  rt::GraphArrays ga = graphArraysFromTensors(arrays, "graph");
+  EXPECT_EQ(ga.num_edges, 0);
+  EXPECT_EQ(ga.num_etypes, 0);
+}
+
+TEST(GraphArrayNames, AreTheFieldNames) {
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::Src), "src");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::RelInDegree), "rel_in_degree");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::DstPtr), "dst_ptr");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::NtypeSortedNodes),
+               "ntype_sorted_nodes");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::TypeIota), "type_iota");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
+  // constexpr: usable where the generated code needs a compile-time name.
+  static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
+}
+
+TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &arrays = g.kernelArrays();
+  rt::GraphArrays ga = graphArraysFromTensors(arrays, "graph");
+  EXPECT_EQ(ga.num_nodes, 6);
+  EXPECT_EQ(ga.num_edges, 7);
+  EXPECT_EQ(ga.num_pairs, 6);
+  EXPECT_EQ(ga.num_etypes, 3);
+  EXPECT_EQ(ga.num_ntypes, 2);
+  auto ptr = [&](GraphArray a) { return array(arrays, a).data_ptr(); };
+  EXPECT_EQ(ga.src, ptr(GraphArray::Src));
+  EXPECT_EQ(ga.dst, ptr(GraphArray::Dst));
+  EXPECT_EQ(ga.etype, ptr(GraphArray::Etype));
+  EXPECT_EQ(ga.ntype, ptr(GraphArray::Ntype));
+  EXPECT_EQ(ga.in_degree, ptr(GraphArray::InDegree));
+  EXPECT_EQ(ga.out_degree, ptr(GraphArray::OutDegree));
+  EXPECT_EQ(ga.rel_in_degree, ptr(GraphArray::RelInDegree));
+  EXPECT_EQ(ga.etype_sorted_eid, ptr(GraphArray::EtypeSortedEid));
+  EXPECT_EQ(ga.etype_ptr, ptr(GraphArray::EtypePtr));
+  EXPECT_EQ(ga.dst_ptr, ptr(GraphArray::DstPtr));
+  EXPECT_EQ(ga.dst_eid, ptr(GraphArray::DstEid));
+  EXPECT_EQ(ga.src_ptr, ptr(GraphArray::SrcPtr));
+  EXPECT_EQ(ga.src_eid, ptr(GraphArray::SrcEid));
+  EXPECT_EQ(ga.pair_src, ptr(GraphArray::PairSrc));
+  EXPECT_EQ(ga.pair_etype, ptr(GraphArray::PairEtype));
+  EXPECT_EQ(ga.pair_ptr, ptr(GraphArray::PairPtr));
+  EXPECT_EQ(ga.edge_pair, ptr(GraphArray::EdgePair));
+  EXPECT_EQ(ga.ntype_sorted_nodes, ptr(GraphArray::NtypeSortedNodes));
+  EXPECT_EQ(ga.ntype_ptr, ptr(GraphArray::NtypePtr));
+  EXPECT_EQ(ga.edge_src_ntype, ptr(GraphArray::EdgeSrcNtype));
+  EXPECT_EQ(ga.edge_dst_ntype, ptr(GraphArray::EdgeDstNtype));
+  EXPECT_EQ(ga.pair_src_ntype, ptr(GraphArray::PairSrcNtype));
+  EXPECT_EQ(ga.type_iota, ptr(GraphArray::TypeIota));
+  // Read through the struct as a kernel would.
+  EXPECT_EQ(ga.dst_eid[ga.dst_ptr[1] + 1], 2); // second edge into node 1
+  EXPECT_EQ(ga.pair_src[ga.pair_ptr[2]], 0);   // first pair of r2
+  EXPECT_EQ(ga.in_degree[1], 3.0f);
+}
+
+/// Runs `make`, which must throw `Error` with a message containing
+/// `needle`.
+template <typename Error, typename Fn>
+void expectError(Fn make, const std::string &needle) {
+  try {
+    make();
+    ADD_FAILURE() << "no error; expected one containing: " << needle;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GraphArraysFromTensors, RejectsBadArrays) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &good = g.kernelArrays();
+  auto with = [&](GraphArray a, torch::Tensor t) {
+    std::vector<torch::Tensor> arrays = good;
+    arrays[static_cast<size_t>(a)] = std::move(t);
+    return arrays;
+  };
+  auto check = [](std::vector<torch::Tensor> arrays) {
+    return [arrays] { graphArraysFromTensors(arrays, "graph"); };
+  };
+
+  std::vector<torch::Tensor> tooFew(good.begin(), good.end() - 1);
+  expectError<ArgumentValueError>(
+      check(tooFew), "graph: expected 23 graph arrays (Graph.kernel_arrays()), "
+                     "got 22");
+  expectError<ArgumentTypeError>(
+      check(with(GraphArray::InDegree,
+                 array(good, GraphArray::InDegree).to(torch::kLong))),
+      "graph: array 'in_degree': expected dtype torch.float32, got "
+      "torch.int64");
+  expectError<ArgumentTypeError>(
+      check(with(GraphArray::DstEid,
+                 array(good, GraphArray::DstEid).to(torch::kInt))),
+      "graph: array 'dst_eid': expected dtype torch.int64, got torch.int32");
+  expectError<ArgumentTypeError>(check(with(GraphArray::Etype, {})),
+                                 "graph: array 'etype': expected a tensor");
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::DstPtr, longs({0, 1, 4, 4, 6}))),
+      "graph: array 'dst_ptr' has 5 entries, expected 7 (num_nodes + 1)");
+  // One fewer pair pointer than relations: pair_ptr disagrees with
+  // etype_ptr, which sets R.
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::PairPtr, longs({0, 2, 6}))),
+      "graph: array 'pair_ptr' has 3 entries, expected 4 (num_etypes + 1)");
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::EtypePtr, longs({}))),
+      "graph: array 'etype_ptr' has 0 entries, expected at least 1");
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::SrcEid,
+                 array(good, GraphArray::SrcEid).reshape({7, 1}))),
+      "graph: array 'src_eid': expected a 1-d tensor, got shape [7, 1]");
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::Src,
+                 longs({3, 9, 0, 9, 2, 9, 0, 9, 5, 9, 1, 9, 0, 9})
+                     .slice(0, 0, 14, 2))),
+      "graph: array 'src': expected a contiguous tensor");
 }
 
 } // namespace

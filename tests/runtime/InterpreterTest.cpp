@@ -409,10 +409,11 @@ TEST(Interpreter, PairsAndTypePaths) {
 })",
           {{"x", features()}},
           {{"b", b}, {"r", r}, {"one", torch::ones({}, torch::kDouble)}});
-  // Pairs (0,r0) (1,r1) (2,r0) (2,r1); e1 and e2 share (2,r0).
+  // Pairs in (etype, src) order: (r0,0) (r0,2) (r1,1) (r1,2); e1 and e2
+  // share (r0,2).
   expectValues(out.at("ev"), {5, 2}, {1, 2, 5, 6, 5, 6, 3, 4, 5, 6});
-  expectValues(out.at("cnt"), {4}, {1, 1, 2, 1});
-  expectValues(out.at("pr"), {4}, {100, 200, 100, 200});
+  expectValues(out.at("cnt"), {4}, {1, 2, 1, 1});
+  expectValues(out.at("pr"), {4}, {100, 100, 200, 200});
   // Sources 0 2 2 1 2 have types 0 0 0 1 0; etypes 0 0 0 1 1.
   expectValues(out.at("st"), {5}, {110, 110, 110, 220, 210});
 }

@@ -6,7 +6,13 @@ import torch
 
 from ._ext import extension
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "graph_array_names"]
+
+
+def graph_array_names() -> list:
+    """The names of :meth:`Graph.kernel_arrays`, in order: ``src``, ``dst``,
+    ..., ``type_iota`` (the fields of ``runtime/GraphArrays.h``)."""
+    return list(extension().graph_array_names())
 
 
 def _shape(t):
@@ -206,6 +212,37 @@ class Graph:
                 self._src, self._dst, self._edge_type, self._node_type,
                 self._num_nodes, self._num_etypes, self._num_ntypes)
         return self._cpp
+
+    def kernel_arrays(self) -> list:
+        """Every array the generated kernels read, as a list of 1-d
+        contiguous tensors on the graph's device, in the order of
+        :func:`graph_array_names` (computed once and cached by the C++ graph).
+
+        With N nodes, E edges, R edge types, T node types and P unique
+        (src, edge type) pairs:
+
+        * ``src``, ``dst``, ``etype`` [E], ``ntype`` [N]: the graph as given;
+        * ``in_degree``, ``out_degree`` [N], ``rel_in_degree`` [E]: float32
+          degrees (``rel_in_degree[e]``: edges into ``dst[e]`` of type
+          ``etype[e]``);
+        * ``etype_sorted_eid`` [E] (edge ids stably sorted by type) and
+          ``etype_ptr`` [R+1] (its segments);
+        * ``dst_ptr`` [N+1], ``dst_eid`` [E]: CSR by destination;
+          ``src_ptr`` [N+1], ``src_eid`` [E]: by source; ascending edge id
+          within a node;
+        * ``pair_src``, ``pair_etype`` [P]: the unique pairs, numbered in
+          ascending (edge type, src) order; ``pair_ptr`` [R+1]: the pairs of
+          type r are ``pair_ptr[r]:pair_ptr[r+1]``; ``edge_pair`` [E]: the
+          pair of each edge;
+        * ``ntype_sorted_nodes`` [N] (node ids stably sorted by type) and
+          ``ntype_ptr`` [T+1];
+        * ``edge_src_ntype``, ``edge_dst_ntype`` [E], ``pair_src_ntype`` [P]:
+          node types of the endpoints;
+        * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ...
+
+        All are int64 except the three degree arrays.
+        """
+        return list(self.cpp().kernel_arrays())
 
     def __repr__(self):
         return (f"hector.Graph(num_nodes={self._num_nodes}, "

@@ -1,0 +1,147 @@
+// The graph as the generated kernels (CUDA and C++) read it: a plain struct
+// of raw pointers and sizes, and the order of the tensors that back it.
+//
+// No torch here: CUDA kernels compiled without torch include this header.
+// The arrays are produced by runtime::Graph::kernelArrays() (in GraphArray
+// order) and turned into a GraphArrays, after validation, by
+// runtime::graphArraysFromTensors() (runtime/KernelGraph.h).
+//
+// Sizes: N nodes, E edges, P unique (src, etype) pairs, R edge types, T node
+// types. All pointers point to memory on one device; the struct itself is
+// passed by value to kernels.
+#pragma once
+
+#include <cstdint>
+
+namespace hector::rt {
+
+/// The graph as the generated kernels see it: raw pointers (all on one
+/// device) plus sizes.
+struct GraphArrays {
+  int64_t num_nodes = 0, num_edges = 0, num_pairs = 0, num_etypes = 0,
+          num_ntypes = 0;
+  const int64_t *src = nullptr, *dst = nullptr, *etype = nullptr; // [E] COO
+  const int64_t *ntype = nullptr;                                 // [N]
+  const float *in_degree = nullptr, *out_degree = nullptr;        // [N] float32
+  const float *rel_in_degree = nullptr;                           // [E] float32
+  /// [E] edge ids stably sorted by etype.
+  const int64_t *etype_sorted_eid = nullptr;
+  /// [R+1] segment pointers into etype_sorted_eid.
+  const int64_t *etype_ptr = nullptr;
+  /// [N+1] CSR by dst: the edges into node v are
+  /// dst_eid[dst_ptr[v] .. dst_ptr[v+1]).
+  const int64_t *dst_ptr = nullptr;
+  /// [E] edge ids grouped by dst, ascending eid within a node.
+  const int64_t *dst_eid = nullptr;
+  /// [N+1] CSC by src: the edges out of node v are
+  /// src_eid[src_ptr[v] .. src_ptr[v+1]).
+  const int64_t *src_ptr = nullptr;
+  /// [E] edge ids grouped by src, ascending eid within a node.
+  const int64_t *src_eid = nullptr;
+  /// [P] unique (src, etype) pairs, numbered in ascending (etype, src) order.
+  const int64_t *pair_src = nullptr, *pair_etype = nullptr;
+  /// [R+1] pairs of etype r are [pair_ptr[r], pair_ptr[r+1]).
+  const int64_t *pair_ptr = nullptr;
+  /// [E] pair index of edge e.
+  const int64_t *edge_pair = nullptr;
+  /// [N] node ids stably sorted by ntype.
+  const int64_t *ntype_sorted_nodes = nullptr;
+  /// [T+1] segment pointers into ntype_sorted_nodes.
+  const int64_t *ntype_ptr = nullptr;
+  /// [E] ntype[src[e]] and ntype[dst[e]].
+  const int64_t *edge_src_ntype = nullptr, *edge_dst_ntype = nullptr;
+  /// [P] ntype[pair_src[p]].
+  const int64_t *pair_src_ntype = nullptr;
+  /// [max(R,T)+1]: 0, 1, 2, ... (the segment pointers of one-row segments).
+  const int64_t *type_iota = nullptr;
+};
+
+/// The order of the tensors of Graph::kernelArrays() (and of the Tensor[]
+/// the generated torch ops take). Count is the number of arrays.
+enum class GraphArray : int {
+  Src,
+  Dst,
+  Etype,
+  Ntype,
+  InDegree,
+  OutDegree,
+  RelInDegree,
+  EtypeSortedEid,
+  EtypePtr,
+  DstPtr,
+  DstEid,
+  SrcPtr,
+  SrcEid,
+  PairSrc,
+  PairEtype,
+  PairPtr,
+  EdgePair,
+  NtypeSortedNodes,
+  NtypePtr,
+  EdgeSrcNtype,
+  EdgeDstNtype,
+  PairSrcNtype,
+  TypeIota,
+  Count
+};
+
+/// The number of arrays, GraphArray::Count as an int.
+inline constexpr int kNumGraphArrays = static_cast<int>(GraphArray::Count);
+
+/// The name of array `a`: the GraphArrays field it fills ("src", "dst_ptr",
+/// ...); "?" for Count or an out-of-range value.
+constexpr const char *graphArrayName(GraphArray a) {
+  switch (a) {
+  case GraphArray::Src:
+    return "src";
+  case GraphArray::Dst:
+    return "dst";
+  case GraphArray::Etype:
+    return "etype";
+  case GraphArray::Ntype:
+    return "ntype";
+  case GraphArray::InDegree:
+    return "in_degree";
+  case GraphArray::OutDegree:
+    return "out_degree";
+  case GraphArray::RelInDegree:
+    return "rel_in_degree";
+  case GraphArray::EtypeSortedEid:
+    return "etype_sorted_eid";
+  case GraphArray::EtypePtr:
+    return "etype_ptr";
+  case GraphArray::DstPtr:
+    return "dst_ptr";
+  case GraphArray::DstEid:
+    return "dst_eid";
+  case GraphArray::SrcPtr:
+    return "src_ptr";
+  case GraphArray::SrcEid:
+    return "src_eid";
+  case GraphArray::PairSrc:
+    return "pair_src";
+  case GraphArray::PairEtype:
+    return "pair_etype";
+  case GraphArray::PairPtr:
+    return "pair_ptr";
+  case GraphArray::EdgePair:
+    return "edge_pair";
+  case GraphArray::NtypeSortedNodes:
+    return "ntype_sorted_nodes";
+  case GraphArray::NtypePtr:
+    return "ntype_ptr";
+  case GraphArray::EdgeSrcNtype:
+    return "edge_src_ntype";
+  case GraphArray::EdgeDstNtype:
+    return "edge_dst_ntype";
+  case GraphArray::PairSrcNtype:
+    return "pair_src_ntype";
+  case GraphArray::TypeIota:
+    return "type_iota";
+  case GraphArray::Count:
+    break;
+  }
+  return "?";
+}
+
+} // namespace hector::rt

@@ -1,0 +1,135 @@
+"""Graph.kernel_arrays(): every array the generated kernels read, checked
+against a recomputation from the COO lists with plain Python/torch (one
+node or type at a time), on random graphs with isolated nodes, an empty
+relation, multi-edges and self-loops, on every device."""
+
+import pytest
+import torch
+
+import hector
+from hector.graph import graph_array_names
+
+from conftest import random_graph, random_typed_graph
+
+NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
+         "rel_in_degree", "etype_sorted_eid", "etype_ptr", "dst_ptr",
+         "dst_eid", "src_ptr", "src_eid", "pair_src", "pair_etype",
+         "pair_ptr", "edge_pair", "ntype_sorted_nodes", "ntype_ptr",
+         "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota"]
+FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
+
+
+def segments(keys, num_segments):
+    """(ids grouped by key, ascending within a key; [num_segments+1]
+    pointers), one key at a time."""
+    ids, ptr = [], [0]
+    for k in range(num_segments):
+        ids += [i for i, key in enumerate(keys) if key == k]
+        ptr.append(len(ids))
+    return ids, ptr
+
+
+def reference(data):
+    """{name: list} recomputed from the graph's lists."""
+    src, dst = data.src.tolist(), data.dst.tolist()
+    etype, ntype = data.edge_type.tolist(), data.node_type.tolist()
+    n, r, t = data.num_nodes, data.num_etypes, data.num_ntypes
+    ref = {"src": src, "dst": dst, "etype": etype, "ntype": ntype}
+    ref["in_degree"] = [float(dst.count(v)) for v in range(n)]
+    ref["out_degree"] = [float(src.count(v)) for v in range(n)]
+    ref["rel_in_degree"] = [
+        float(sum(1 for d, r2 in zip(dst, etype) if (d, r2) == (dv, rv)))
+        for dv, rv in zip(dst, etype)]
+    ref["etype_sorted_eid"], ref["etype_ptr"] = segments(etype, r)
+    ref["dst_eid"], ref["dst_ptr"] = segments(dst, n)
+    ref["src_eid"], ref["src_ptr"] = segments(src, n)
+    pairs = sorted(set(zip(etype, src)))  # (etype, src) order
+    ref["pair_etype"] = [p[0] for p in pairs]
+    ref["pair_src"] = [p[1] for p in pairs]
+    ref["pair_ptr"] = [sum(1 for p in pairs if p[0] < k)
+                       for k in range(r + 1)]
+    ref["edge_pair"] = [pairs.index((e, s)) for s, e in zip(src, etype)]
+    ref["ntype_sorted_nodes"], ref["ntype_ptr"] = segments(ntype, t)
+    ref["edge_src_ntype"] = [ntype[s] for s in src]
+    ref["edge_dst_ntype"] = [ntype[d] for d in dst]
+    ref["pair_src_ntype"] = [ntype[s] for s in ref["pair_src"]]
+    ref["type_iota"] = list(range(max(r, t) + 1))
+    return ref
+
+
+def no_edges(device):
+    """5 nodes of 2 types, 3 relations, no edge."""
+    g = random_graph(device=device)
+    g.edge_index = g.edge_index[:, :0]
+    g.edge_type = g.edge_type[:0]
+    g.num_nodes, g.num_etypes, g.num_ntypes = 5, 3, 2
+    g.node_type = torch.tensor([1, 0, 1, 1, 0], device=device)
+    return g
+
+
+GRAPHS = {
+    "random": lambda device: random_graph(device=device),
+    "random_seed1": lambda device: random_graph(
+        num_nodes=17, num_edges=40, num_etypes=3, num_ntypes=2, seed=1,
+        device=device),
+    "typed": lambda device: random_typed_graph(device=device),
+    "no_edges": no_edges,
+}
+
+
+def test_graph_array_names():
+    assert graph_array_names() == NAMES
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_kernel_arrays_match_recomputation(graph, device):
+    data = GRAPHS[graph](device)
+    g = data.hector()
+    arrays = g.kernel_arrays()
+    assert len(arrays) == len(NAMES)
+    ref = reference(data)
+    for name, t in zip(NAMES, arrays):
+        want = torch.float32 if name in FLOAT_ARRAYS else torch.int64
+        assert t.dtype == want, name
+        assert t.device.type == device.type, name
+        assert t.dim() == 1 and t.is_contiguous(), name
+        assert t.tolist() == ref[name], name
+    assert g.cpp().num_pairs == len(ref["pair_src"])
+
+
+def test_kernel_arrays_agree_with_the_graph_accessors(device):
+    """The pair arrays are the graph's own; the degrees are float copies."""
+    g = random_graph(device=device).hector()
+    arrays = dict(zip(NAMES, g.kernel_arrays()))
+    cpp = g.cpp()
+    assert torch.equal(arrays["edge_pair"], cpp.edge_pair())
+    assert torch.equal(arrays["pair_src"], cpp.pair_src())
+    assert torch.equal(arrays["pair_etype"], cpp.pair_etype())
+    assert torch.equal(arrays["in_degree"], cpp.in_degree().float())
+    assert torch.equal(arrays["rel_in_degree"], cpp.rel_in_degree().float())
+    # Pairs of one relation are contiguous and ascending by src.
+    ptr = arrays["pair_ptr"].tolist()
+    for r in range(g.num_etypes):
+        seg = slice(ptr[r], ptr[r + 1])
+        assert (arrays["pair_etype"][seg] == r).all()
+        s = arrays["pair_src"][seg]
+        assert (s[1:] > s[:-1]).all()
+
+
+def test_kernel_arrays_are_cached(device):
+    g = random_graph(device=device).hector()
+    first = g.kernel_arrays()
+    second = g.kernel_arrays()
+    assert [t.data_ptr() for t in first] == [t.data_ptr() for t in second]
+
+
+def test_kernel_arrays_of_a_graph_without_node_types(device):
+    g = hector.Graph(torch.tensor([[0, 2, 2], [1, 1, 0]], device=device),
+                     torch.tensor([1, 0, 1], device=device))
+    arrays = dict(zip(NAMES, g.kernel_arrays()))
+    assert arrays["ntype_ptr"].tolist() == [0, 3]
+    assert arrays["ntype_sorted_nodes"].tolist() == [0, 1, 2]
+    assert arrays["pair_src"].tolist() == [2, 0, 2]
+    assert arrays["pair_etype"].tolist() == [0, 1, 1]
+    assert arrays["edge_pair"].tolist() == [1, 0, 2]
+    assert arrays["type_iota"].tolist() == [0, 1, 2]
