@@ -260,7 +260,7 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
   std::vector<std::string> hidden;
   std::string cur = info.stmt->target.value;
   for (;;) {
-    if (decl(cur).kind == ir::ValueKind::Output)
+    if (decl(cur).kind == ir::ValueKind::Output || options_.saved.count(cur))
       return;
     auto it = readers_.find(cur);
     if (it == readers_.end() || it->second.size() != 1)
@@ -695,6 +695,12 @@ void Lowering::assignStorage() {
     return true;
   };
 
+  // Saved values, and the buffers their views share, stay in memory.
+  std::set<std::string> mustStore;
+  for (const std::string &v : options_.saved) {
+    mustStore.insert(v);
+    mustStore.insert(viewRoot(v));
+  }
   for (const ir::ValueDecl &d : module_.values) {
     intra::ValueLayout l;
     l.decl = d;
@@ -705,7 +711,8 @@ void Lowering::assignStorage() {
       l.viewStmt = writer_.at(d.name);
     } else if (auto w = writer_.find(d.name); w != writer_.end()) {
       l.producer = instanceOfStmt_.at(w->second);
-      if (gemmRegisters_.count(d.name) || registerCandidate(d.name))
+      if (!mustStore.count(d.name) &&
+          (gemmRegisters_.count(d.name) || registerCandidate(d.name)))
         l.storage = Storage::Register;
     }
     program_.layouts.push_back(l);

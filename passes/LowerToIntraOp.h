@@ -36,6 +36,8 @@
 #include "ir/IntraIR.h"
 
 #include <optional>
+#include <set>
+#include <string>
 
 namespace hector::passes {
 
@@ -49,6 +51,11 @@ struct LoweringOptions {
   /// Let scan 2 produce traversal instances (off: everything that is not a
   /// GEMM falls back to the interpreter; for testing the third scan).
   bool traversal = true;
+  /// Values the backward program reads (passes/Autodiff.h's savedValues):
+  /// they are stored in buffers, never kept in registers or hidden in a
+  /// GEMM epilogue, so that the forward kernels leave them for the
+  /// backward kernels.
+  std::set<std::string> saved;
 };
 
 std::optional<intra::Program> lowerToIntraOp(const ir::Module &module,

@@ -2,6 +2,7 @@
 
 #include "ir/InterIRPrinter.h"
 #include "ir/InterIRVerifier.h"
+#include "passes/Autodiff.h"
 #include "passes/CompactMaterialization.h"
 #include "passes/LinearReordering.h"
 #include "passes/LoopCanonicalization.h"
@@ -19,6 +20,7 @@ namespace {
 /// options switch it on, and the transform (false: it reported an error).
 struct Stage {
   const char *name;
+  PipelinePhase phase; ///< Algebraic or Loops
   std::function<bool(const PipelineOptions &)> enabled;
   std::function<bool(ir::Module &, const PipelineOptions &,
                      ir::DiagnosticEngine &)>
@@ -40,32 +42,32 @@ bool always(const PipelineOptions &) { return true; }
 /// Autodiff is not a stage: it builds a second module (passes/Autodiff.h).
 std::vector<Stage> stages() {
   return {
-      {"verify", always,
+      {"verify", PipelinePhase::Algebraic, always,
        [](ir::Module &, const PipelineOptions &, ir::DiagnosticEngine &) {
          return true;
        }},
-      {"infer-shapes", always,
+      {"infer-shapes", PipelinePhase::Algebraic, always,
        [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &d) {
          return inferShapes(m, d);
        }},
-      {"reorder-linear",
+      {"reorder-linear", PipelinePhase::Algebraic,
        [](const PipelineOptions &o) { return o.reorder; },
        [](ir::Module &m, const PipelineOptions &o, ir::DiagnosticEngine &) {
          reorderLinearOps(m, o.graph);
          return true;
        }},
-      {"compact-materialization",
+      {"compact-materialization", PipelinePhase::Algebraic,
        [](const PipelineOptions &o) { return o.compact; },
        [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
          compactMaterialization(m);
          return true;
        }},
-      {"canonicalize-loops", always,
+      {"canonicalize-loops", PipelinePhase::Loops, always,
        [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
          canonicalizeLoops(m);
          return true;
        }},
-      {"fuse-loops", [](const PipelineOptions &o) { return o.fuse; },
+      {"fuse-loops", PipelinePhase::Loops, [](const PipelineOptions &o) { return o.fuse; },
        [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
          fuseLoops(m);
          return true;
@@ -82,8 +84,11 @@ bool wantsDump(const PipelineOptions &options, const std::string &name) {
 } // namespace
 
 bool runInterOpPipeline(ir::Module &module, const PipelineOptions &options,
-                        ir::DiagnosticEngine &diags, std::ostream &dump) {
+                        ir::DiagnosticEngine &diags, std::ostream &dump,
+                        PipelinePhase phase) {
   for (const Stage &stage : stages()) {
+    if (phase != PipelinePhase::All && stage.phase != phase)
+      continue;
     if (!stage.enabled(options))
       continue;
     if (!stage.run(module, options, diags))
@@ -111,6 +116,43 @@ std::optional<intra::Program> lowerToIntra(const ir::Module &module,
   LoweringOptions lowering;
   lowering.fuse = options.fuse;
   return lowerToIntraOp(module, lowering, diags);
+}
+
+std::optional<CompiledLayer> compileLayer(const ir::Module &source,
+                                          const PipelineOptions &options,
+                                          ir::DiagnosticEngine &diags,
+                                          std::ostream &dump) {
+  ir::Module forward = source.clone();
+  if (!runInterOpPipeline(forward, options, diags, dump,
+                          PipelinePhase::Algebraic))
+    return std::nullopt;
+  std::optional<BackwardProgram> grad = buildBackward(forward, diags);
+  if (!grad ||
+      !runInterOpPipeline(forward, options, diags, dump, PipelinePhase::Loops))
+    return std::nullopt;
+  LoweringOptions lowering;
+  lowering.fuse = options.fuse;
+  lowering.saved.insert(grad->savedValues.begin(), grad->savedValues.end());
+  std::optional<intra::Program> forwardProgram =
+      lowerToIntraOp(forward, lowering, diags);
+  if (!forwardProgram)
+    return std::nullopt;
+  ir::Module backward = grad->module.clone();
+  if (!runInterOpPipeline(backward, options, diags, dump))
+    return std::nullopt;
+  std::optional<intra::Program> backwardProgram =
+      lowerToIntra(backward, options, diags);
+  if (!backwardProgram)
+    return std::nullopt;
+  CompiledLayer layer;
+  layer.forward = std::move(forward);
+  layer.forwardProgram = std::move(*forwardProgram);
+  layer.backwardSource = std::move(grad->module);
+  layer.backward = std::move(backward);
+  layer.backwardProgram = std::move(*backwardProgram);
+  layer.saved = grad->savedValues;
+  layer.gradients = grad->gradients;
+  return layer;
 }
 
 } // namespace hector::passes

@@ -9,6 +9,8 @@
 #include "ir/IntraIR.h"
 #include "passes/GraphStats.h"
 
+#include <map>
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -33,12 +35,21 @@ struct PipelineOptions {
   GraphStats graph = GraphStats::amShape();
 };
 
-/// Runs the inter-op passes in order on `module`, verifying after each and
-/// printing the IR to `dump` after the passes selected by `options`.
-/// Returns false (with diagnostics reported) when a pass or the verifier
-/// fails.
+/// Which inter-op stages to run. Autodiff sits between the two phases
+/// (see compileLayer): the algebraic passes (verify, infer-shapes,
+/// reorder-linear, compact-materialization) choose what is computed, and
+/// the backward program is derived from their result, so that it reads
+/// what the optimised forward kernels store; the loop passes
+/// (canonicalize-loops, fuse-loops) only rearrange loops.
+enum class PipelinePhase { Algebraic, Loops, All };
+
+/// Runs the inter-op passes of `phase` in order on `module`, verifying
+/// after each and printing the IR to `dump` after the passes selected by
+/// `options`. Returns false (with diagnostics reported) when a pass or the
+/// verifier fails.
 bool runInterOpPipeline(ir::Module &module, const PipelineOptions &options,
-                        ir::DiagnosticEngine &diags, std::ostream &dump);
+                        ir::DiagnosticEngine &diags, std::ostream &dump,
+                        PipelinePhase phase = PipelinePhase::All);
 
 /// Names of the passes runInterOpPipeline can run, in order (switched-off
 /// ones included); used to validate `--print-after=PASS`.
@@ -50,5 +61,31 @@ std::vector<std::string> interOpPassNames();
 std::optional<intra::Program> lowerToIntra(const ir::Module &module,
                                            const PipelineOptions &options,
                                            ir::DiagnosticEngine &diags);
+
+/// A layer through the whole compiler: forward and backward programs,
+/// optimised and lowered, and how they connect.
+struct CompiledLayer {
+  ir::Module forward;  ///< the forward module after the inter-op passes
+  intra::Program forwardProgram;
+  /// The backward module as autodiff built it from the forward after the
+  /// algebraic passes (before its own passes); `<model>_backward`.
+  ir::Module backwardSource;
+  ir::Module backward; ///< backwardSource after the inter-op passes
+  intra::Program backwardProgram;
+  /// Forward values the backward reads (the forward stores them).
+  std::vector<std::string> saved;
+  /// Forward input/param -> its gradient output in the backward program.
+  std::map<std::string, std::string> gradients;
+};
+
+/// The compiler's driver, used by hectorc: the algebraic passes on a copy
+/// of `source`, autodiff, the loop passes, then both programs through the
+/// lowering (the forward keeping `saved` in buffers). Dumps go to `dump`
+/// (forward passes first, then the backward program's). Returns nullopt,
+/// with diagnostics, on failure.
+std::optional<CompiledLayer> compileLayer(const ir::Module &source,
+                                          const PipelineOptions &options,
+                                          ir::DiagnosticEngine &diags,
+                                          std::ostream &dump);
 
 } // namespace hector::passes

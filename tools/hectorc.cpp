@@ -7,6 +7,7 @@
 //
 // Exit status: 0 on success, 1 on errors in the input (diagnostics on
 // stderr), 2 on usage errors and on what is not implemented yet.
+#include "codegen/Emit.h"
 #include "frontend/Frontend.h"
 #include "ir/Diagnostics.h"
 #include "ir/InterIRParser.h"
@@ -88,30 +89,6 @@ bool writeFile(const std::filesystem::path &path, const std::string &text) {
 
 namespace {
 
-/// A program through the whole pipeline: its unoptimised inter-op IR and
-/// the intra-op program it lowered to.
-struct Compiled {
-  ir::Module source;
-  intra::Program program;
-  double flopsBefore = 0, flopsAfter = 0; ///< on PipelineOptions::graph
-};
-
-/// Runs the inter-op pipeline on a copy of `module` and lowers the result.
-std::optional<Compiled> compile(ir::Module module,
-                                const passes::PipelineOptions &options,
-                                ir::DiagnosticEngine &diags) {
-  ir::Module optimised = module.clone();
-  if (!passes::runInterOpPipeline(optimised, options, diags, std::cerr))
-    return std::nullopt;
-  std::optional<intra::Program> program =
-      passes::lowerToIntra(optimised, options, diags);
-  if (!program)
-    return std::nullopt;
-  const double before = passes::countFlops(module, options.graph).total;
-  const double after = passes::countFlops(optimised, options.graph).total;
-  return Compiled{std::move(module), std::move(*program), before, after};
-}
-
 std::string summaryText(const intra::Program &program) {
   const passes::LoweringSummary s = passes::summarizeLowering(program);
   return std::to_string(s.gemm) + " GEMM, " + std::to_string(s.traversal) +
@@ -171,10 +148,6 @@ int main(int argc, char **argv) {
     return code == 0 ? 0 : 2;
   }
 
-  if (!emit.empty() && emit != "inter-ir" && emit != "intra-ir") {
-    std::cerr << "hectorc: --emit=" << emit << " is not implemented yet\n";
-    return 2;
-  }
   const std::vector<std::string> passes = passes::interOpPassNames();
   for (const std::string &p : printAfter) {
     if (std::find(passes.begin(), passes.end(), p) == passes.end()) {
@@ -193,20 +166,11 @@ int main(int argc, char **argv) {
   options.printAfterAll = printAfterAll;
   // `inter-ir` is the model as the frontend wrote it (the interpreter's
   // reference program and the pipeline's input); the optimised inter-op
-  // IR is what --print-after shows and what the lowering consumes. The
-  // backward program is derived from that same unoptimised forward, then
-  // optimised and lowered like it.
-  std::optional<Compiled> forward, backward;
-  if (module) {
-    forward = compile(module->clone(), options, diags);
-    if (forward) {
-      std::optional<passes::BackwardProgram> grad =
-          passes::buildBackward(*module, diags);
-      if (grad)
-        backward = compile(std::move(grad->module), options, diags);
-    }
-  }
-  if (!forward || !backward || diags.hasErrors()) {
+  // IR is what --print-after shows and what the lowering consumes.
+  std::optional<passes::CompiledLayer> layer;
+  if (module)
+    layer = passes::compileLayer(*module, options, diags, std::cerr);
+  if (!layer || diags.hasErrors()) {
     diags.print(std::cerr);
     return 1;
   }
@@ -214,35 +178,59 @@ int main(int argc, char **argv) {
 
   if (stats || !outDir.empty())
     std::cerr << "hectorc: " << module->name << ": forward "
-              << summaryText(forward->program) << "; backward "
-              << summaryText(backward->program) << "\n";
+              << summaryText(layer->forwardProgram) << "; backward "
+              << summaryText(layer->backwardProgram) << "\n";
   if (stats)
     std::cerr << "hectorc: " << module->name
               << ": FLOPs on the am-shaped graph: forward "
-              << forward->flopsBefore << " -> " << forward->flopsAfter
-              << ", backward " << backward->flopsBefore << " -> "
-              << backward->flopsAfter << "\n";
+              << passes::countFlops(*module, options.graph).total << " -> "
+              << passes::countFlops(layer->forward, options.graph).total
+              << ", backward "
+              << passes::countFlops(layer->backwardSource, options.graph).total
+              << " -> "
+              << passes::countFlops(layer->backward, options.graph).total
+              << "\n";
+  std::optional<std::vector<codegen::EmittedFile>> files;
+  if (!outDir.empty() || emit == "cuda" || emit == "cpu" || emit == "all") {
+    files = codegen::emitLayer(*layer, diags);
+    if (!files) {
+      diags.print(std::cerr);
+      return 1;
+    }
+  }
   if (outDir.empty()) {
-    std::cout << (emit == "intra-ir" ? intra::printProgram(forward->program)
-                                     : ir::printModule(*module));
+    if (emit == "intra-ir")
+      std::cout << intra::printProgram(layer->forwardProgram);
+    else if (emit == "cuda" || emit == "cpu" || emit == "all") {
+      for (const codegen::EmittedFile &f : *files) {
+        if (emit == "all")
+          std::cout << "// ===== " << f.name << " =====\n" << f.text;
+        else if (f.name == (emit == "cuda" ? "kernels.cu" : "kernels_cpu.cpp"))
+          std::cout << f.text;
+      }
+    } else
+      std::cout << ir::printModule(*module);
     return 0;
   }
   std::error_code ec;
   std::filesystem::create_directories(outDir, ec);
   const std::filesystem::path dir(outDir);
   nlohmann::json plan;
-  plan["forward"] = passes::collectPreprocessingPlan(forward->program);
-  plan["backward"] = passes::collectPreprocessingPlan(backward->program);
+  plan["forward"] = passes::collectPreprocessingPlan(layer->forwardProgram);
+  plan["backward"] = passes::collectPreprocessingPlan(layer->backwardProgram);
   const bool ok =
       !ec &&
       writeFile(dir / (module->name + ".inter.ir"), ir::printModule(*module)) &&
       writeFile(dir / (module->name + ".intra.ir"),
-                intra::printProgram(forward->program)) &&
-      writeFile(dir / (backward->source.name + ".inter.ir"),
-                ir::printModule(backward->source)) &&
-      writeFile(dir / (backward->source.name + ".intra.ir"),
-                intra::printProgram(backward->program)) &&
+                intra::printProgram(layer->forwardProgram)) &&
+      writeFile(dir / (layer->backwardSource.name + ".inter.ir"),
+                ir::printModule(layer->backwardSource)) &&
+      writeFile(dir / (layer->backwardSource.name + ".intra.ir"),
+                intra::printProgram(layer->backwardProgram)) &&
       writeFile(dir / "plan.json", plan.dump(2) + "\n");
+  for (const codegen::EmittedFile &f : *files)
+    if (ok && !writeFile(dir / f.name, f.text))
+      return 1;
   if (!ok) {
     if (ec)
       std::cerr << "hectorc: cannot create " << outDir << "\n";

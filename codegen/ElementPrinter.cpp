@@ -1,0 +1,240 @@
+#include "codegen/ElementPrinter.h"
+
+#include "codegen/Naming.h"
+
+#include <fmt/format.h>
+
+namespace hector::codegen {
+namespace {
+
+using ir::OpKind;
+
+/// Operand `k` at flat index `index`.
+std::string at(const OperandRef &op, const std::string &index) {
+  if (op.isScalar())
+    return op.scalar;
+  return op.ptr + "[" + index + "]";
+}
+
+/// Operand `k` of an elementwise op at result element `i` (prefix
+/// broadcasting: the operand's shape is a prefix of the result's).
+std::string broadcastPrefix(const OperandRef &op, const ir::Shape &result) {
+  if (op.isScalar())
+    return op.scalar;
+  const ir::Dim whole = shapeSize(result), part = shapeSize(op.shape);
+  if (whole == part)
+    return at(op, "i");
+  return at(op, "i / " + ratioExpr(whole, part));
+}
+
+/// Operand read at flat index `index` of a row of `full` elements, with
+/// suffix (numpy) broadcasting: the operand's shape is a suffix of it.
+std::string broadcastSuffix(const OperandRef &op, const ir::Dim &full,
+                            const std::string &index) {
+  if (op.isScalar())
+    return op.scalar;
+  const ir::Dim part = shapeSize(op.shape);
+  if (full == part)
+    return at(op, index);
+  return at(op, "(" + index + ") % " + dimExpr(part));
+}
+
+std::string unaryExpr(OpKind op, const std::string &x,
+                      const std::vector<OperandRef> &ops) {
+  switch (op) {
+  case OpKind::Copy:
+  case OpKind::Detach:
+    return x;
+  case OpKind::Neg:
+    return "-" + x;
+  case OpKind::Exp:
+    return "expf(" + x + ")";
+  case OpKind::Log:
+    return "logf(" + x + ")";
+  case OpKind::Relu:
+    return "hector::trav::relu(" + x + ")";
+  case OpKind::Gelu:
+    return "hector::trav::gelu(" + x + ")";
+  case OpKind::Sigmoid:
+    return "hector::trav::sigmoid(" + x + ")";
+  case OpKind::Tanh:
+    return "tanhf(" + x + ")";
+  case OpKind::Sqrt:
+    return "sqrtf(" + x + ")";
+  case OpKind::ReluGrad:
+    return "hector::trav::reluGrad(" + x + ")";
+  case OpKind::GeluGrad:
+    return "hector::trav::geluGrad(" + x + ")";
+  case OpKind::LeakyRelu:
+    return "hector::trav::leakyRelu(" + x + ", " + ops.at(1).scalar + ")";
+  case OpKind::LeakyReluGrad:
+    return "hector::trav::leakyReluGrad(" + x + ", " + ops.at(1).scalar + ")";
+  default:
+    return "";
+  }
+}
+
+void printLinear(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
+                 const std::vector<OperandRef> &ops) {
+  // linear(a:[..,K], W:[K,N]) or per head a:[H,K], W:[H,K,N]; linear_t
+  // stores W as [N,K] ([H,N,K]).
+  const bool transposed = stmt.op == OpKind::LinearT;
+  const ir::Shape &wShape = ops.at(1).shape;
+  const bool perHead = wShape.size() == 3;
+  const ir::Dim n = transposed ? wShape[wShape.size() - 2] : wShape.back();
+  const ir::Dim k = transposed ? wShape.back() : wShape[wShape.size() - 2];
+  const std::string N = dimExpr(n), K = dimExpr(k);
+  w.line("const int64_t col = i % {};", N);
+  w.line("const int64_t lead = i / {};", N);
+  const std::string head = perHead ? "lead" : "INT64_C(0)";
+  const std::string wIndex =
+      transposed ? fmt::format("({} * {} + col) * {} + kk", head, N, K)
+                 : fmt::format("({} * {} + kk) * {} + col", head, K, N);
+  w.line("float v = 0.f;");
+  w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
+  w.line("v += {} * {};", at(ops[0], "lead * " + K + " + kk"),
+         at(ops[1], wIndex));
+  w.close();
+  (void)result;
+}
+
+void printTranspose(CodeWriter &w, const ir::Stmt &stmt,
+                    const ir::Shape &result, const OperandRef &a) {
+  // Result axis j is a's axis perm[j]: peel the result's coordinates from
+  // the flat index (last axis first) and add each times a's stride.
+  const size_t rank = result.size();
+  std::vector<std::string> aStride(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    ir::Dim stride = ir::Dim::constant(1);
+    for (size_t e = d + 1; e < rank; ++e)
+      stride = stride * a.shape[e];
+    aStride[d] = dimExpr(stride);
+  }
+  w.line("int64_t rest = i;");
+  w.line("int64_t src = 0;");
+  for (size_t j = rank; j-- > 0;) {
+    w.line("src += (rest % {}) * {};", dimExpr(result[j]),
+           aStride[static_cast<size_t>(stmt.perm.at(j))]);
+    if (j > 0)
+      w.line("rest /= {};", dimExpr(result[j]));
+  }
+  w.line("const float v = {};", at(a, "src"));
+}
+
+} // namespace
+
+void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
+                  const std::vector<OperandRef> &ops) {
+  switch (stmt.op) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div: {
+    const char *sym = stmt.op == OpKind::Add   ? "+"
+                      : stmt.op == OpKind::Sub ? "-"
+                      : stmt.op == OpKind::Mul ? "*"
+                                               : "/";
+    w.line("const float v = {} {} {};", broadcastPrefix(ops.at(0), result),
+           sym, broadcastPrefix(ops.at(1), result));
+    return;
+  }
+  case OpKind::Eq:
+    w.line("const float v = hector::trav::eq({}, {});",
+           broadcastPrefix(ops.at(0), result),
+           broadcastPrefix(ops.at(1), result));
+    return;
+  case OpKind::Reshape:
+    w.line("const float v = {};", at(ops.at(0), "i"));
+    return;
+  case OpKind::Dot: {
+    // dot(a:[..,K], b:[..,K]) -> [..]: element i contracts K elements.
+    const ir::Shape &longer =
+        ops.at(0).shape.size() >= ops.at(1).shape.size() ? ops[0].shape
+                                                         : ops[1].shape;
+    const ir::Dim k = longer.back();
+    const ir::Dim full = shapeSize(result) * k;
+    const std::string K = dimExpr(k);
+    w.line("float v = 0.f;");
+    w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
+    w.line("v += {} * {};",
+           broadcastSuffix(ops[0], full, "i * " + K + " + kk"),
+           broadcastSuffix(ops[1], full, "i * " + K + " + kk"));
+    w.close();
+    return;
+  }
+  case OpKind::Outer: {
+    // outer(a:[..,K], b:[..,N]) -> [..,K,N].
+    const ir::Dim k = result[result.size() - 2], n = result.back();
+    const ir::Dim lead = shapeSize(ir::Shape(result.begin(), result.end() - 2));
+    const std::string K = dimExpr(k), N = dimExpr(n);
+    w.line("const int64_t lead = i / ({} * {});", K, N);
+    w.line("const int64_t row = (i / {}) % {};", N, K);
+    w.line("const int64_t col = i % {};", N);
+    w.line("const float v = {} * {};",
+           broadcastSuffix(ops.at(0), lead * k, "lead * " + K + " + row"),
+           broadcastSuffix(ops.at(1), lead * n, "lead * " + N + " + col"));
+    return;
+  }
+  case OpKind::SumTo: {
+    // Sums the trailing axes of a's row down to the prefix `result`.
+    const ir::Dim whole = shapeSize(ops.at(0).shape);
+    const std::string group = ratioExpr(whole, shapeSize(result));
+    w.line("float v = 0.f;");
+    w.open(fmt::format("for (int64_t t = 0; t < {}; ++t)", group));
+    w.line("v += {};", at(ops[0], "i * " + group + " + t"));
+    w.close();
+    return;
+  }
+  case OpKind::Slice: {
+    const std::string z = dimExpr(stmt.sliceSize);
+    const std::string k = dimExpr(ops.at(0).shape.back());
+    w.line("const float v = {};",
+           at(ops[0], fmt::format("(i / {}) * {} + {} + i % {}", z, k,
+                                  dimExpr(stmt.sliceStart), z)));
+    return;
+  }
+  case OpKind::Embed: {
+    // embed(a:[..,K]) start S size Z: a's row placed at [S, S+K) of Z.
+    const std::string z = dimExpr(stmt.sliceSize);
+    const std::string k = dimExpr(ops.at(0).shape.back());
+    const std::string s = dimExpr(stmt.sliceStart);
+    w.line("const int64_t col = i % {} - {};", z, s);
+    w.line("const float v = (col >= 0 && col < {}) ? {} : 0.f;", k,
+           at(ops[0], fmt::format("(i / {}) * {} + col", z, k)));
+    return;
+  }
+  case OpKind::Concat: {
+    // Along the last axis: operand k holds columns [off_k, off_k + K_k).
+    const std::string width = dimExpr(result.back());
+    w.line("const int64_t lead = i / {};", width);
+    w.line("const int64_t col = i % {};", width);
+    w.line("float v = 0.f;");
+    ir::Dim offset = ir::Dim::constant(0);
+    for (const OperandRef &op : ops) {
+      const ir::Dim part = op.shape.back();
+      const std::string off = dimExpr(offset), k = dimExpr(part);
+      w.line("if (col >= {0} && col < {0} + {1}) v = {2};", off, k,
+             at(op, fmt::format("lead * {} + col - {}", k, off)));
+      offset = offset + part;
+    }
+    return;
+  }
+  case OpKind::Transpose:
+    printTranspose(w, stmt, result, ops.at(0));
+    return;
+  case OpKind::Linear:
+  case OpKind::LinearT:
+    printLinear(w, stmt, result, ops);
+    return;
+  default: {
+    const std::string e = unaryExpr(stmt.op, at(ops.at(0), "i"), ops);
+    if (e.empty())
+      throw EmitError{std::string("no element form for op ") +
+                      ir::opName(stmt.op)};
+    w.line("const float v = {};", e);
+    return;
+  }
+  }
+}
+
+} // namespace hector::codegen

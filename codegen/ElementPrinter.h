@@ -1,0 +1,38 @@
+// ElementPrinter: the per-element C++ of one inter-op statement, shared by
+// the CUDA and the C++ emitters (the traversal template's statement body).
+//
+// A statement computes one row of its target. The emitted code runs inside
+// HECTOR_FOR_ELEMENTS(i, size): for the flat element index `i` of the
+// target row it declares `const float v` (the element's value), reading
+// operand k's row through the pointer named in OperandRef::ptr. Operand
+// indexing follows docs/ir.md: prefix broadcasting for the elementwise
+// binary ops (an operand of size s in a result of size S is read at
+// i / (S / s)), suffix broadcasting for dot and outer, and each shape op's
+// own index map.
+#pragma once
+
+#include "codegen/CodeWriter.h"
+#include "ir/InterIR.h"
+
+#include <string>
+#include <vector>
+
+namespace hector::codegen {
+
+/// How the element code reads one operand.
+struct OperandRef {
+  /// A row operand: the C++ name of a `const float *` to its row.
+  std::string ptr;
+  ir::Shape shape; ///< the operand's per-row shape
+  /// A scalar operand (ir::ScalarExpr): its C++ float expression.
+  std::string scalar;
+  bool isScalar() const { return ptr.empty(); }
+};
+
+/// Prints the lines that declare `const float v` for element `i` of
+/// `stmt`'s result, whose row shape is `result`. Throws EmitError for an
+/// op it has no element form for.
+void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
+                  const std::vector<OperandRef> &operands);
+
+} // namespace hector::codegen

@@ -1,0 +1,185 @@
+#include "codegen/GemmEmitter.h"
+
+#include "codegen/CodeWriter.h"
+#include "codegen/Naming.h"
+
+#include <fmt/format.h>
+
+namespace hector::codegen {
+namespace {
+
+using intra::GemmInstance;
+using intra::RowDomain;
+
+std::string where(const GemmInstance &g) { return "@" + g.name; }
+
+/// The graph array that maps a row of `rows` one step along `path`
+/// (nullptr for the row itself).
+std::string indexArray(const GemmInstance &g, RowDomain rows,
+                       const std::vector<ir::Attr> &path) {
+  if (path.empty())
+    return "nullptr";
+  if (path.size() == 1) {
+    const ir::Attr a = path[0];
+    if (rows == RowDomain::Edges) {
+      if (a == ir::Attr::Src) return "g.src";
+      if (a == ir::Attr::Dst) return "g.dst";
+      if (a == ir::Attr::Pair) return "g.edge_pair";
+      if (a == ir::Attr::EType) return "g.etype";
+    } else if (rows == RowDomain::Pairs) {
+      if (a == ir::Attr::Src) return "g.pair_src";
+      if (a == ir::Attr::EType) return "g.pair_etype";
+    } else if (rows == RowDomain::Nodes && a == ir::Attr::NType) {
+      return "g.ntype";
+    }
+  }
+  std::string text = intra::rowVarName(rows);
+  for (ir::Attr a : path)
+    text += std::string(".") + ir::attrName(a);
+  throw EmitError{where(g) + ": the GEMM template has no index list for '" +
+                  text + "'"};
+}
+
+/// A value's data pointer (its root buffer, or a graph array).
+std::string dataPtr(const ProgramLayout &layout, const GemmInstance &g,
+                    const intra::RowAccess &a) {
+  const std::string root = layout.root(a.value);
+  switch (layout.home(a.value)) {
+  case Home::GraphArray:
+    return "g." + root;
+  case Home::Buffer:
+    return "b." + root;
+  case Home::Register:
+    break;
+  }
+  throw EmitError{where(g) + ": '" + a.value +
+                  "' is a traversal register, not a buffer"};
+}
+
+void printSegments(CodeWriter &w, const GemmInstance &g) {
+  if (!g.segmentBy)
+    return; // one slice: the weight is shared
+  const std::vector<ir::Attr> &key = *g.segmentBy;
+  using A = ir::Attr;
+  auto is = [&](std::initializer_list<A> k) {
+    return key == std::vector<A>(k);
+  };
+  if (g.rows == RowDomain::Edges && is({A::EType})) {
+    w.line("a.rowIds = g.etype_sorted_eid;");
+    w.line("a.segmentPtr = g.etype_ptr;");
+    w.line("a.numSlices = g.num_etypes;");
+  } else if (g.rows == RowDomain::Pairs && is({A::EType})) {
+    w.line("a.segmentPtr = g.pair_ptr;");
+    w.line("a.numSlices = g.num_etypes;");
+  } else if (g.rows == RowDomain::Nodes && is({A::NType})) {
+    w.line("a.rowIds = g.ntype_sorted_nodes;");
+    w.line("a.segmentPtr = g.ntype_ptr;");
+    w.line("a.numSlices = g.num_ntypes;");
+  } else if (g.rows == RowDomain::Edges && is({A::Src, A::NType})) {
+    w.line("a.rowType = g.edge_src_ntype;");
+    w.line("a.numSlices = g.num_ntypes;");
+  } else if (g.rows == RowDomain::Edges && is({A::Dst, A::NType})) {
+    w.line("a.rowType = g.edge_dst_ntype;");
+    w.line("a.numSlices = g.num_ntypes;");
+  } else if (g.rows == RowDomain::Pairs && is({A::Src, A::NType})) {
+    w.line("a.rowType = g.pair_src_ntype;");
+    w.line("a.numSlices = g.num_ntypes;");
+  } else if (g.rows == RowDomain::EdgeTypes && key.empty()) {
+    w.line("a.segmentPtr = g.type_iota;");
+    w.line("a.numSlices = g.num_etypes;");
+  } else if (g.rows == RowDomain::NodeTypes && key.empty()) {
+    w.line("a.segmentPtr = g.type_iota;");
+    w.line("a.numSlices = g.num_ntypes;");
+  } else {
+    std::string text;
+    for (A a : key)
+      text += std::string(text.empty() ? "" : ".") + ir::attrName(a);
+    throw EmitError{where(g) + ": rows " + intra::rowDomainName(g.rows) +
+                    " segmented by '" + text +
+                    "' have no segment arrays in the graph"};
+  }
+}
+
+/// The template sees rows of H*K input floats. An input whose row holds
+/// more than one [K] vector without per-head weights (a shared W applied
+/// to every head) has its heads folded into the rows, which only works
+/// without gather, scatter or segments.
+ir::Dim foldedRows(const ProgramLayout &layout, const GemmInstance &g) {
+  const ir::Dim rowSize = shapeSize(layout.layout(g.input.value).decl.shape);
+  const ir::Dim perRow = g.perHead ? g.heads * g.k : g.k;
+  if (rowSize == perRow)
+    return ir::Dim::constant(1);
+  std::optional<ir::Dim> fold = rowSize.divide(perRow);
+  if (!fold || g.mode != GemmInstance::Mode::Linear || g.segmentBy ||
+      !g.input.isIdentity() || !g.output.isIdentity() || g.epilogue)
+    throw EmitError{where(g) + ": input rows of " + rowSize.str() +
+                    " elements for K = " + g.k.str() +
+                    " need a folded GEMM the template cannot gather"};
+  return *fold;
+}
+
+} // namespace
+
+std::string emitGemmLaunch(const ProgramLayout &layout,
+                           const intra::GemmInstance &g, Target target) {
+  CodeWriter w;
+  const bool outer = g.mode == GemmInstance::Mode::Outer;
+  w.line("// @{}: {} GEMM, rows {}", g.name, outer ? "outer" : "linear",
+         intra::rowDomainName(g.rows));
+  w.open("");
+  w.line("hector::templates::SegmentGemmArgs a;");
+  const ir::Dim fold = foldedRows(layout, g);
+  if (outer)
+    w.line("a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;");
+  w.line("a.M = {}{};", rowCountExpr(g.rows),
+         fold == ir::Dim::constant(1) ? "" : " * " + dimExpr(fold));
+  w.line("a.K = {};", dimExpr(g.k));
+  w.line("a.N = {};", dimExpr(g.n));
+  w.line("a.H = {};", g.perHead ? dimExpr(g.heads) : "1");
+  w.line("a.X = {};", dataPtr(layout, g, g.input));
+  if (!g.input.global)
+    w.line("a.gather = {};", indexArray(g, g.rows, g.input.path));
+  printSegments(w, g);
+  w.line("a.transposeW = {};", g.transposeWeight ? "true" : "false");
+  if (outer) {
+    w.line("a.B = {};", dataPtr(layout, g, g.weight));
+    if (!g.weight.global)
+      w.line("a.gatherB = {};", indexArray(g, g.rows, g.weight.path));
+    w.line("a.dW = {};", dataPtr(layout, g, g.output));
+    // The host code zero-filled dW (ProgramLayout::zeroFilled).
+    w.line("a.accumulate = true;");
+    w.line("a.atomic = true;");
+  } else {
+    // The weight is sliced by the segment key (or shared).
+    w.line("a.W = {};", dataPtr(layout, g, g.weight));
+    w.line("a.Y = {};", dataPtr(layout, g, g.output));
+    if (!g.output.global)
+      w.line("a.scatter = {};", indexArray(g, g.rows, g.output.path));
+    if (g.accumulate != ir::Reduce::None) {
+      if (g.accumulate != ir::Reduce::Sum)
+        throw EmitError{where(g) + ": a GEMM can only accumulate with +="};
+      w.line("a.accumulate = true;");
+      w.line("a.atomic = {};", g.atomic ? "true" : "false");
+    }
+    if (g.epilogue) {
+      w.line("a.epilogue = hector::templates::EpilogueOp::{};",
+             g.epilogue->op == ir::OpKind::Div ? "Div" : "Mul");
+      w.line("a.scale = {};", dataPtr(layout, g, g.epilogue->scalar));
+      if (g.epilogue->scalar.global)
+        throw EmitError{where(g) + ": a global epilogue scalar"};
+      w.line("a.scaleGather = {};",
+             indexArray(g, g.rows, g.epilogue->scalar.path));
+      w.line("a.scalePerHead = {};", g.epilogue->perHead ? "true" : "false");
+    }
+  }
+  if (target == Target::Cuda)
+    w.line("hector::trav::check(hector::templates::launchSegmentGemm(a, "
+           "stream), \"{}\");",
+           layout.entry() + "_" + g.name);
+  else
+    w.line("hector::templates::segmentGemmCpu(a);");
+  w.close();
+  return w.str();
+}
+
+} // namespace hector::codegen

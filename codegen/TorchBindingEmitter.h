@@ -1,0 +1,32 @@
+// TorchBindingEmitter: binding.cpp, the torch side of a generated layer.
+//
+// It registers, with TORCH_LIBRARY, the ops of library `hector_<model>`:
+//   forward(Tensor[] graph_arrays, <inputs and params>, <hypers>) -> Tensor[]
+//       the layer's outputs, differentiable: an autograd function whose
+//       backward runs exactly the backward program's kernels;
+//   forward_kernels(same) -> Tensor[]
+//       the forward kernels alone: the outputs, then the saved values;
+//   backward_kernels(Tensor[] graph_arrays, Tensor[] values, <hypers>)
+//       -> Tensor[]
+//       the backward kernels alone: `values` are the backward program's
+//       inputs and params in declaration order; returns its outputs.
+// graph_arrays is hector.Graph.kernel_arrays() (runtime/GraphArrays.h).
+// Inputs and params come in declaration order, hypers last. Every argument
+// is checked (float32, the graph's device, contiguous, shape) and a bad one
+// raises TypeError/ValueError naming it.
+#pragma once
+
+#include "codegen/ProgramLayout.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hector::codegen {
+
+std::string emitTorchBinding(const ProgramLayout &forward,
+                             const ProgramLayout &backward,
+                             const std::vector<std::string> &saved,
+                             const std::map<std::string, std::string> &gradients);
+
+} // namespace hector::codegen

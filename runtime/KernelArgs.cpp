@@ -1,0 +1,47 @@
+#include "runtime/KernelArgs.h"
+
+#include "runtime/Errors.h"
+#include "runtime/KernelGraph.h"
+
+#include <c10/util/Exception.h>
+
+#include <sstream>
+
+namespace hector::rt {
+
+GraphArrays graphArgument(const std::vector<at::Tensor> &arrays,
+                          const char *name) {
+  // The runtime's own errors become torch's, so that torch.ops raises
+  // TypeError / ValueError rather than RuntimeError.
+  try {
+    return runtime::graphArraysFromTensors(arrays, name);
+  } catch (const runtime::ArgumentTypeError &e) {
+    TORCH_CHECK_TYPE(false, e.what());
+  } catch (const runtime::ArgumentValueError &e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+  return {}; // not reached
+}
+
+void checkFloatArgument(const at::Tensor &t, const char *name,
+                        std::initializer_list<int64_t> shape,
+                        const at::Device &device) {
+  TORCH_CHECK_TYPE(t.defined(), name, ": expected a tensor, got None");
+  TORCH_CHECK_TYPE(t.scalar_type() == at::kFloat, name,
+                   ": expected a float32 tensor, got ", t.scalar_type());
+  TORCH_CHECK_VALUE(t.device() == device, name, ": expected a tensor on ",
+                    device, " (the graph's device), got one on ", t.device());
+  TORCH_CHECK_VALUE(t.sizes() == at::IntArrayRef(shape), name,
+                    ": expected shape ", at::IntArrayRef(shape), ", got ",
+                    t.sizes());
+  TORCH_CHECK_VALUE(t.is_contiguous(), name,
+                    ": expected a contiguous tensor (call .contiguous())");
+}
+
+int64_t positiveHyper(int64_t value, const char *name) {
+  TORCH_CHECK_VALUE(value >= 1, "hypers: ", name,
+                    " must be a positive integer, got ", value);
+  return value;
+}
+
+} // namespace hector::rt

@@ -1,0 +1,55 @@
+// TraversalCuda.h: host-side launch helpers of the traversal template for
+// the generated CUDA code (Traversal.h has the device side).
+#pragma once
+
+#include "templates/traversal/Traversal.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace hector::trav {
+
+/// Throws std::runtime_error naming `what` when `err` is an error.
+inline void check(cudaError_t err, const char *what) {
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("hector: CUDA error in ") + what +
+                             ": " + cudaGetErrorString(err));
+}
+
+/// A launch of a traversal kernel: warps per block and dynamic shared
+/// memory for `scratchFloats` floats of per-warp scratch.
+struct LaunchShape {
+  int warpsPerBlock = 8;
+  int64_t blocks = 0;
+  size_t sharedBytes = 0;
+};
+
+/// Up to 8 warps per block, fewer when the per-warp scratch would exceed
+/// 48 KiB per block; enough blocks for one row per warp, capped (the
+/// kernels split rows into contiguous chunks per warp). Raises the
+/// kernel's dynamic shared memory limit when one warp alone needs more
+/// than 48 KiB.
+inline LaunchShape launchShape(const void *kernel, int64_t rows,
+                               int64_t scratchFloats) {
+  LaunchShape s;
+  const size_t perWarp = static_cast<size_t>(scratchFloats) * sizeof(float);
+  const size_t budget = 48 * 1024;
+  if (perWarp > 0)
+    s.warpsPerBlock = static_cast<int>(
+        std::max<size_t>(1, std::min<size_t>(8, budget / perWarp)));
+  s.sharedBytes = perWarp * s.warpsPerBlock;
+  if (s.sharedBytes > budget)
+    check(cudaFuncSetAttribute(kernel,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(s.sharedBytes)),
+          "cudaFuncSetAttribute (scratch too large for shared memory)");
+  const int64_t wanted = (rows + s.warpsPerBlock - 1) / s.warpsPerBlock;
+  s.blocks = std::max<int64_t>(1, std::min<int64_t>(wanted, 65535));
+  return s;
+}
+
+} // namespace hector::trav
