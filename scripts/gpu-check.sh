@@ -13,7 +13,11 @@ python="${HECTOR_PYTHON:-$(command -v python3)}"
 # The image's default CXX wrapper links parts of libstdc++ statically into
 # the extension, which then crashes formatting numbers inside torch; the
 # system compiler builds a working one.
-if [ -x /usr/bin/g++ ]; then export CC=/usr/bin/gcc CXX=/usr/bin/g++; fi
+# nvcc's host compiler must be that one too: the generated layer libraries
+# link CUDA objects into the same shared object as their torch binding.
+if [ -x /usr/bin/g++ ]; then
+  export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
+fi
 torch_prefix="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
 pybind_dir="$("$python" -m pybind11 --cmakedir 2>/dev/null || true)"
 
