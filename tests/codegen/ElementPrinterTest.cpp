@@ -1,0 +1,244 @@
+// codegen/ElementPrinter.h: the per-element C++ of each op, against the
+// emitter's golden strings (operands are pointers o0, o1, ...).
+#include "codegen/ElementPrinter.h"
+
+#include "codegen/Naming.h"
+
+#include <gtest/gtest.h>
+
+namespace hector::codegen {
+namespace {
+
+using ir::OpKind;
+
+ir::Dim dim(const std::string &text) {
+  std::optional<ir::Dim> d = ir::parseDim(text);
+  EXPECT_TRUE(d.has_value()) << text;
+  return d.value_or(ir::Dim::constant(0));
+}
+
+ir::Shape shape(std::initializer_list<const char *> dims) {
+  ir::Shape s;
+  for (const char *d : dims)
+    s.push_back(dim(d));
+  return s;
+}
+
+OperandRef row(const std::string &ptr, ir::Shape s) {
+  OperandRef r;
+  r.ptr = ptr;
+  r.shape = std::move(s);
+  return r;
+}
+
+OperandRef scalar(const std::string &expr) {
+  OperandRef r;
+  r.scalar = expr;
+  return r;
+}
+
+ir::Stmt stmtOf(OpKind op) {
+  ir::Stmt s;
+  s.op = op;
+  return s;
+}
+
+std::string print(const ir::Stmt &stmt, const ir::Shape &result,
+                  const std::vector<OperandRef> &ops) {
+  CodeWriter w;
+  printElement(w, stmt, result, ops);
+  return w.str();
+}
+
+TEST(ElementPrinterTest, SameShapeBinary) {
+  EXPECT_EQ(print(stmtOf(OpKind::Sub), shape({"d"}),
+                  {row("o0", shape({"d"})), row("o1", shape({"d"}))}),
+            "const float v = o0[i] - o1[i];\n");
+  EXPECT_EQ(print(stmtOf(OpKind::Mul), shape({"d"}),
+                  {row("o0", shape({"d"})), scalar("0.5f")}),
+            "const float v = o0[i] * 0.5f;\n");
+}
+
+TEST(ElementPrinterTest, AddPrefixBroadcast) {
+  // [H] + [H, D] -> [H, D]: the [H] operand is read at i / D.
+  EXPECT_EQ(print(stmtOf(OpKind::Add), shape({"heads", "d"}),
+                  {row("o0", shape({"heads"})),
+                   row("o1", shape({"heads", "d"}))}),
+            "const float v = o0[i / hp_d] + o1[i];\n");
+  // A scalar-row operand ([]) broadcasts over the whole row.
+  EXPECT_EQ(print(stmtOf(OpKind::Div), shape({"heads", "d"}),
+                  {row("o0", shape({"heads", "d"})), row("o1", shape({}))}),
+            "const float v = o0[i] / o1[i / (hp_d * hp_heads)];\n");
+}
+
+TEST(ElementPrinterTest, Eq) {
+  EXPECT_EQ(print(stmtOf(OpKind::Eq), shape({"heads", "d"}),
+                  {row("o0", shape({"heads", "d"})),
+                   row("o1", shape({"heads"}))}),
+            "const float v = hector::trav::eq(o0[i], o1[i / hp_d]);\n");
+}
+
+TEST(ElementPrinterTest, Dot) {
+  // dot([H, D], [H, D]) -> [H]: element i contracts D elements.
+  EXPECT_EQ(print(stmtOf(OpKind::Dot), shape({"heads"}),
+                  {row("o0", shape({"heads", "d"})),
+                   row("o1", shape({"heads", "d"}))}),
+            "float v = 0.f;\n"
+            "for (int64_t kk = 0; kk < hp_d; ++kk) {\n"
+            "  v += o0[i * hp_d + kk] * o1[i * hp_d + kk];\n"
+            "}\n");
+  // dot([H, D], [D]): the shorter operand is suffix-broadcast.
+  EXPECT_EQ(print(stmtOf(OpKind::Dot), shape({"heads"}),
+                  {row("o0", shape({"heads", "d"})), row("o1", shape({"d"}))}),
+            "float v = 0.f;\n"
+            "for (int64_t kk = 0; kk < hp_d; ++kk) {\n"
+            "  v += o0[i * hp_d + kk] * o1[(i * hp_d + kk) % hp_d];\n"
+            "}\n");
+}
+
+TEST(ElementPrinterTest, Outer) {
+  EXPECT_EQ(print(stmtOf(OpKind::Outer), shape({"k", "n"}),
+                  {row("o0", shape({"k"})), row("o1", shape({"n"}))}),
+            "const int64_t lead = i / (hp_k * hp_n);\n"
+            "const int64_t row = (i / hp_n) % hp_k;\n"
+            "const int64_t col = i % hp_n;\n"
+            "const float v = o0[lead * hp_k + row] * o1[lead * hp_n + col];\n");
+}
+
+TEST(ElementPrinterTest, SumTo) {
+  ir::Stmt s = stmtOf(OpKind::SumTo);
+  s.shape = shape({"heads"});
+  EXPECT_EQ(print(s, shape({"heads"}), {row("o0", shape({"heads", "d"}))}),
+            "float v = 0.f;\n"
+            "for (int64_t t = 0; t < hp_d; ++t) {\n"
+            "  v += o0[i * hp_d + t];\n"
+            "}\n");
+}
+
+TEST(ElementPrinterTest, Slice) {
+  // slice(a:[H, 2*d]) start d size d -> [H, d].
+  ir::Stmt s = stmtOf(OpKind::Slice);
+  s.sliceStart = dim("d");
+  s.sliceSize = dim("d");
+  EXPECT_EQ(print(s, shape({"heads", "d"}), {row("o0", shape({"heads", "2*d"}))}),
+            "const float v = o0[(i / hp_d) * (INT64_C(2) * hp_d) + hp_d + i % "
+            "hp_d];\n");
+}
+
+TEST(ElementPrinterTest, Embed) {
+  // embed(a:[d]) start d size 2*d -> [2*d]: the gradient of the slice.
+  ir::Stmt s = stmtOf(OpKind::Embed);
+  s.sliceStart = dim("d");
+  s.sliceSize = dim("2*d");
+  EXPECT_EQ(print(s, shape({"2*d"}), {row("o0", shape({"d"}))}),
+            "const int64_t col = i % (INT64_C(2) * hp_d) - hp_d;\n"
+            "const float v = (col >= 0 && col < hp_d) ? o0[(i / (INT64_C(2) * "
+            "hp_d)) * hp_d + col] : 0.f;\n");
+}
+
+TEST(ElementPrinterTest, Concat) {
+  // concat(a:[d], b:[4]) -> [d+4].
+  EXPECT_EQ(print(stmtOf(OpKind::Concat), shape({"d+4"}),
+                  {row("o0", shape({"d"})), row("o1", shape({"4"}))}),
+            "const int64_t lead = i / (hp_d + INT64_C(4));\n"
+            "const int64_t col = i % (hp_d + INT64_C(4));\n"
+            "float v = 0.f;\n"
+            "if (col >= INT64_C(0) && col < INT64_C(0) + hp_d) v = o0[lead * "
+            "hp_d + col - INT64_C(0)];\n"
+            "if (col >= hp_d && col < hp_d + INT64_C(4)) v = o1[lead * "
+            "INT64_C(4) + col - hp_d];\n");
+}
+
+TEST(ElementPrinterTest, Transpose) {
+  // transpose(a:[A, B]) perm [1, 0] -> [B, A]: result (r0, r1) reads a at
+  // r1 * B + r0.
+  ir::Stmt s = stmtOf(OpKind::Transpose);
+  s.perm = {1, 0};
+  EXPECT_EQ(print(s, shape({"b", "a"}), {row("o0", shape({"a", "b"}))}),
+            "int64_t rest = i;\n"
+            "int64_t src = 0;\n"
+            "src += (rest % hp_a) * hp_b;\n"
+            "rest /= hp_a;\n"
+            "src += (rest % hp_b) * INT64_C(1);\n"
+            "const float v = o0[src];\n");
+}
+
+TEST(ElementPrinterTest, Reshape) {
+  ir::Stmt s = stmtOf(OpKind::Reshape);
+  s.shape = shape({"heads", "d"});
+  EXPECT_EQ(print(s, s.shape, {row("o0", shape({"heads*d"}))}),
+            "const float v = o0[i];\n");
+}
+
+TEST(ElementPrinterTest, UnaryOps) {
+  const std::vector<OperandRef> x = {row("o0", shape({"d"}))};
+  EXPECT_EQ(print(stmtOf(OpKind::Copy), shape({"d"}), x),
+            "const float v = o0[i];\n");
+  EXPECT_EQ(print(stmtOf(OpKind::Neg), shape({"d"}), x),
+            "const float v = -o0[i];\n");
+  EXPECT_EQ(print(stmtOf(OpKind::Exp), shape({"d"}), x),
+            "const float v = expf(o0[i]);\n");
+  EXPECT_EQ(print(stmtOf(OpKind::Relu), shape({"d"}), x),
+            "const float v = hector::trav::relu(o0[i]);\n");
+  EXPECT_EQ(print(stmtOf(OpKind::GeluGrad), shape({"d"}), x),
+            "const float v = hector::trav::geluGrad(o0[i]);\n");
+}
+
+TEST(ElementPrinterTest, LeakyReluWithScalarSlope) {
+  const std::vector<OperandRef> ops = {row("o0", shape({"heads"})),
+                                       scalar("0.20000000000000001")};
+  EXPECT_EQ(print(stmtOf(OpKind::LeakyRelu), shape({"heads"}), ops),
+            "const float v = hector::trav::leakyRelu(o0[i], "
+            "0.20000000000000001);\n");
+  EXPECT_EQ(print(stmtOf(OpKind::LeakyReluGrad), shape({"heads"}), ops),
+            "const float v = hector::trav::leakyReluGrad(o0[i], "
+            "0.20000000000000001);\n");
+}
+
+TEST(ElementPrinterTest, LinearPerHead) {
+  // linear(a:[H, K], W:[H, K, N]) -> [H, N]: W[h, kk, col].
+  EXPECT_EQ(print(stmtOf(OpKind::Linear), shape({"heads", "n"}),
+                  {row("o0", shape({"heads", "k"})),
+                   row("o1", shape({"heads", "k", "n"}))}),
+            "const int64_t col = i % hp_n;\n"
+            "const int64_t lead = i / hp_n;\n"
+            "float v = 0.f;\n"
+            "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
+            "  v += o0[lead * hp_k + kk] * o1[(lead * hp_k + kk) * hp_n + "
+            "col];\n"
+            "}\n");
+}
+
+TEST(ElementPrinterTest, LinearSharedAndTransposed) {
+  // linear(a:[H, K], W:[K, N]): the same W for every head.
+  EXPECT_EQ(print(stmtOf(OpKind::Linear), shape({"heads", "n"}),
+                  {row("o0", shape({"heads", "k"})),
+                   row("o1", shape({"k", "n"}))}),
+            "const int64_t col = i % hp_n;\n"
+            "const int64_t lead = i / hp_n;\n"
+            "float v = 0.f;\n"
+            "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
+            "  v += o0[lead * hp_k + kk] * o1[(INT64_C(0) * hp_k + kk) * hp_n "
+            "+ col];\n"
+            "}\n");
+  // linear_t(a:[H, K], W:[H, N, K]): W[h, col, kk].
+  EXPECT_EQ(print(stmtOf(OpKind::LinearT), shape({"heads", "n"}),
+                  {row("o0", shape({"heads", "k"})),
+                   row("o1", shape({"heads", "n", "k"}))}),
+            "const int64_t col = i % hp_n;\n"
+            "const int64_t lead = i / hp_n;\n"
+            "float v = 0.f;\n"
+            "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
+            "  v += o0[lead * hp_k + kk] * o1[(lead * hp_n + col) * hp_k + "
+            "kk];\n"
+            "}\n");
+}
+
+TEST(ElementPrinterTest, IndentsInsideAnOuterBlock) {
+  CodeWriter w(2);
+  printElement(w, stmtOf(OpKind::Copy), shape({"d"}), {row("p", shape({"d"}))});
+  EXPECT_EQ(w.str(), "    const float v = p[i];\n");
+}
+
+} // namespace
+} // namespace hector::codegen

@@ -1,0 +1,247 @@
+// codegen/Emit.h on the bundled models: the files, their order, their
+// determinism, one kernel per traversal, one launch per GEMM, the torch
+// registration and layer.json.
+#include "codegen/Emit.h"
+
+#include "CodegenTestUtil.h"
+#include "codegen/KernelFileEmitter.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+namespace hector::codegen {
+namespace {
+
+using codegentest::countOf;
+
+struct Emitted {
+  passes::CompiledLayer layer;
+  std::vector<EmittedFile> files;
+};
+
+std::optional<Emitted> compileAndEmit(const std::string &model) {
+  ir::Module source = codegentest::loadBundledModel(model);
+  if (source.name.empty())
+    return std::nullopt;
+  ir::DiagnosticEngine diags;
+  std::ostringstream dump;
+  std::optional<passes::CompiledLayer> layer =
+      passes::compileLayer(source, passes::PipelineOptions{}, diags, dump);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(layer.has_value()) << model << ":\n" << os.str();
+  if (!layer)
+    return std::nullopt;
+  std::optional<std::vector<EmittedFile>> files = emitLayer(*layer, diags);
+  diags.print(os);
+  EXPECT_TRUE(files.has_value()) << model << ":\n" << os.str();
+  EXPECT_FALSE(diags.hasErrors()) << os.str();
+  if (!files)
+    return std::nullopt;
+  return Emitted{std::move(*layer), std::move(*files)};
+}
+
+const std::string &fileText(const Emitted &e, const std::string &name) {
+  for (const EmittedFile &f : e.files)
+    if (f.name == name)
+      return f.text;
+  static const std::string none;
+  ADD_FAILURE() << "no file " << name;
+  return none;
+}
+
+class EmitterTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EmitterTest, SixFilesInOrder) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  std::vector<std::string> names;
+  for (const EmittedFile &f : e->files) {
+    names.push_back(f.name);
+    EXPECT_FALSE(f.text.empty()) << f.name;
+    EXPECT_EQ(f.text.back(), '\n') << f.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"kernels.h", "kernels_cpu.cpp",
+                                             "kernels.cu", "binding.cpp",
+                                             "CMakeLists.txt", "layer.json"}));
+}
+
+TEST_P(EmitterTest, Deterministic) {
+  std::optional<Emitted> a = compileAndEmit(GetParam());
+  ASSERT_TRUE(a);
+  // The same layer emitted twice, and the layer compiled afresh.
+  ir::DiagnosticEngine diags;
+  std::optional<std::vector<EmittedFile>> again = emitLayer(a->layer, diags);
+  ASSERT_TRUE(again);
+  std::optional<Emitted> b = compileAndEmit(GetParam());
+  ASSERT_TRUE(b);
+  ASSERT_EQ(again->size(), a->files.size());
+  ASSERT_EQ(b->files.size(), a->files.size());
+  for (size_t i = 0; i < a->files.size(); ++i) {
+    EXPECT_EQ((*again)[i].name, a->files[i].name);
+    EXPECT_TRUE((*again)[i].text == a->files[i].text) << a->files[i].name;
+    EXPECT_TRUE(b->files[i].text == a->files[i].text) << a->files[i].name;
+  }
+}
+
+TEST_P(EmitterTest, OneKernelPerTraversal) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string &cpu = fileText(*e, "kernels_cpu.cpp");
+  size_t traversals = 0;
+  for (const auto &[entry, program] :
+       {std::pair<std::string, const intra::Program *>{
+            "forward", &e->layer.forwardProgram},
+        {"backward", &e->layer.backwardProgram}}) {
+    size_t here = 0;
+    for (const intra::Instance &inst : program->instances) {
+      const auto *t = std::get_if<intra::TraversalInstance>(&inst);
+      ASSERT_FALSE(std::holds_alternative<intra::FallbackInstance>(inst));
+      if (!t)
+        continue;
+      ++here;
+      const std::string kernel = entry + "_" + t->name;
+      EXPECT_EQ(countOf(cu, "__global__ void __launch_bounds__(256)\n" +
+                                kernel + "(const hector::rt::GraphArrays g"),
+                1u)
+          << kernel;
+      EXPECT_EQ(countOf(cpu, "static void " + kernel +
+                                 "(const hector::rt::GraphArrays &g"),
+                1u)
+          << kernel;
+      // Launched once from the host function.
+      EXPECT_EQ(countOf(cpu, "  " + kernel + "(g, b, hp); //"), 1u) << kernel;
+      EXPECT_EQ(countOf(cu, kernel + "<<<"), 1u) << kernel;
+    }
+    EXPECT_EQ(countOf(cpu, "static void " + entry + "_trav"), here) << entry;
+    traversals += here;
+  }
+  EXPECT_GT(traversals, 0u);
+  EXPECT_EQ(countOf(cu, "__global__"), traversals);
+  EXPECT_EQ(countOf(cpu, "__global__"), 0u);
+}
+
+TEST_P(EmitterTest, OneLaunchPerGemm) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string &cpu = fileText(*e, "kernels_cpu.cpp");
+  size_t gemms = 0;
+  for (const auto &[entry, program] :
+       {std::pair<std::string, const intra::Program *>{
+            "forward", &e->layer.forwardProgram},
+        {"backward", &e->layer.backwardProgram}})
+    for (const intra::Instance &inst : program->instances)
+      if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
+        ++gemms;
+        EXPECT_EQ(countOf(cu, "launchSegmentGemm(a, stream), \"" + entry +
+                                  "_" + g->name + "\");"),
+                  1u)
+            << entry << " " << g->name;
+        EXPECT_EQ(countOf(cpu, "// @" + g->name + ": "), countOf(cu, "// @" + g->name + ": "))
+            << g->name;
+      }
+  EXPECT_GT(gemms, 0u);
+  EXPECT_EQ(countOf(cu, "hector::templates::launchSegmentGemm("), gemms);
+  EXPECT_EQ(countOf(cpu, "hector::templates::segmentGemmCpu(a);"), gemms);
+  EXPECT_EQ(countOf(cpu, "launchSegmentGemm"), 0u);
+  EXPECT_EQ(countOf(cu, "segmentGemmCpu"), 0u);
+}
+
+TEST_P(EmitterTest, TorchRegistration) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &m = GetParam();
+  const std::string &binding = fileText(*e, "binding.cpp");
+  EXPECT_EQ(countOf(binding, "TORCH_LIBRARY(hector_" + m + ", m)"), 1u);
+  std::string tensors, hypers;
+  for (const intra::ValueLayout &l : e->layer.forwardProgram.layouts)
+    if (l.decl.kind == ir::ValueKind::Input ||
+        l.decl.kind == ir::ValueKind::Param)
+      tensors += ", Tensor " + l.decl.name;
+  for (const ir::HyperDecl &h : e->layer.forwardProgram.hypers)
+    hypers += std::string(", ") +
+              (h.type == ir::HyperDecl::Type::Int ? "int " : "float ") + h.name;
+  const std::string ns = "&hector_gen::" + m + "::";
+  EXPECT_EQ(countOf(binding, "m.def(\"forward(Tensor[] graph_arrays" +
+                                 tensors + hypers + ") -> Tensor[]\", " + ns +
+                                 "forwardOp);"),
+            1u)
+      << binding;
+  EXPECT_EQ(countOf(binding, "m.def(\"forward_kernels(Tensor[] graph_arrays" +
+                                 tensors + hypers + ") -> Tensor[]\", " + ns +
+                                 "forwardKernelsOp);"),
+            1u);
+  EXPECT_EQ(countOf(binding,
+                    "m.def(\"backward_kernels(Tensor[] graph_arrays, Tensor[] "
+                    "values" +
+                        hypers + ") -> Tensor[]\", " + ns +
+                        "backwardKernelsOp);"),
+            1u);
+  EXPECT_EQ(countOf(binding, "m.def("), 3u);
+  EXPECT_NE(fileText(*e, "CMakeLists.txt")
+                .find("add_library(hector_" + m + " SHARED"),
+            std::string::npos);
+}
+
+TEST_P(EmitterTest, LayerJson) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &m = GetParam();
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(fileText(*e, "layer.json")));
+  EXPECT_EQ(j["format"], 1);
+  EXPECT_EQ(j["model"], m);
+  EXPECT_EQ(j["library"], "hector_" + m);
+  // The arguments: the source module's inputs and params, in declaration
+  // order (the order of the op schemas).
+  const ir::Module source = codegentest::loadBundledModel(m);
+  std::vector<std::string> want, got, outputs, gotOutputs;
+  for (const ir::ValueDecl &v : source.values) {
+    if (v.kind == ir::ValueKind::Input || v.kind == ir::ValueKind::Param)
+      want.push_back(v.name);
+    if (v.kind == ir::ValueKind::Output)
+      outputs.push_back(v.name);
+  }
+  ASSERT_TRUE(j["arguments"].is_array());
+  for (const auto &a : j["arguments"]) {
+    got.push_back(a["name"].get<std::string>());
+    EXPECT_TRUE(a["kind"] == "input" || a["kind"] == "param") << a.dump();
+    EXPECT_TRUE(a["shape"].is_array());
+  }
+  EXPECT_EQ(got, want);
+  for (const auto &a : j["outputs"])
+    gotOutputs.push_back(a["name"].get<std::string>());
+  EXPECT_EQ(gotOutputs, outputs);
+  std::vector<std::string> hypers;
+  for (const auto &h : j["hypers"])
+    hypers.push_back(h["name"].get<std::string>());
+  std::vector<std::string> wantHypers;
+  for (const ir::HyperDecl &h : source.hypers)
+    wantHypers.push_back(h.name);
+  EXPECT_EQ(hypers, wantHypers);
+  EXPECT_EQ(j["saved"].get<std::vector<std::string>>(), e->layer.saved);
+  EXPECT_EQ((j["gradients"].get<std::map<std::string, std::string>>()),
+            e->layer.gradients);
+}
+
+TEST_P(EmitterTest, KernelsHeaderNamespaceAndBuffers) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &h = fileText(*e, "kernels.h");
+  EXPECT_NE(h.find("#pragma once"), std::string::npos);
+  EXPECT_NE(h.find("namespace " + layerNamespace(GetParam())),
+            std::string::npos);
+  EXPECT_NE(h.find("struct ForwardBuffers"), std::string::npos);
+  EXPECT_NE(h.find("struct BackwardBuffers"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
+                         ::testing::Values("rgcn", "rgcn_pyg", "rgat",
+                                           "rgat_pyg", "hgt", "hgt_pyg"),
+                         [](const auto &info) { return info.param; });
+
+} // namespace
+} // namespace hector::codegen
