@@ -1,8 +1,16 @@
-"""Loads the compiled extension ``hector._C`` on first use.
+"""Where the compiled parts of the package are, and loading ``hector._C``.
 
-An installed package carries ``_C`` next to this file. In a source checkout
-it is taken from the CMake build tree instead: ``$HECTOR_BUILD_DIR/lib/_C*.so``
-(``HECTOR_BUILD_DIR`` defaults to ``<repo>/build``). Loading is deferred to
+Two layouts:
+
+* **installed** (``pip install <repo>``, see setup.py): ``_C*.so`` sits next
+  to this file, and every bundled model is in ``_bundled/<model>/``
+  (``layer.json`` and ``libhector_<model>.so``);
+* **source checkout**: ``_C`` is taken from the CMake build tree,
+  ``$HECTOR_BUILD_DIR/lib/_C*.so`` (``HECTOR_BUILD_DIR`` defaults to
+  ``<repo>/build``), and the bundled models are ``<repo>/generated/<model>/``
+  with their libraries in ``$HECTOR_BUILD_DIR/lib``.
+
+The installed locations are looked at first. Loading ``_C`` is deferred to
 the first call of :func:`extension` so that the pure-Python parts of the
 package (``hector.Graph``'s validation, ``hector.datasets``) import on a
 machine where the extension is not built.
@@ -15,14 +23,39 @@ import sys
 
 import torch  # noqa: F401  (registers the tensor type _C's bindings use)
 
-_REPO_ROOT = os.path.abspath(
-    os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_REPO_ROOT = os.path.abspath(os.path.join(PACKAGE_DIR, "..", "..", ".."))
 
 
 def build_dir():
-    """The CMake build directory the extension is loaded from."""
+    """The CMake build directory of a source checkout."""
     return os.environ.get("HECTOR_BUILD_DIR",
                           os.path.join(_REPO_ROOT, "build"))
+
+
+def installed_bundled_dir():
+    """``<package>/_bundled``: the bundled models of an installed package."""
+    return os.path.join(PACKAGE_DIR, "_bundled")
+
+
+def source_bundled_dir():
+    """``<repo>/generated``: the bundled models of a source checkout."""
+    return os.path.join(_REPO_ROOT, "generated")
+
+
+def bundled_model_dirs():
+    """``{model: directory holding its layer.json}`` for every bundled model,
+    from the installed package when it has any, else from the checkout."""
+    for root in (installed_bundled_dir(), source_bundled_dir()):
+        found = {}
+        if os.path.isdir(root):
+            for name in sorted(os.listdir(root)):
+                d = os.path.join(root, name)
+                if os.path.isfile(os.path.join(d, "layer.json")):
+                    found[name] = d
+        if found:
+            return found
+    return {}
 
 
 _EXT = None
@@ -47,8 +80,9 @@ def _load():
     if not candidates:
         raise ImportError(
             "hector: the compiled extension _C was not found (looked for "
-            f"{pattern}); build it with cmake (target hector_C) or set "
-            "HECTOR_BUILD_DIR to the build directory")
+            f"{os.path.join(PACKAGE_DIR, '_C*.so')} and {pattern}); build it "
+            "with cmake (target hector_C) or set HECTOR_BUILD_DIR to the "
+            "build directory")
     spec = importlib.util.spec_from_file_location("hector._C", candidates[0])
     ext = importlib.util.module_from_spec(spec)
     sys.modules["hector._C"] = ext
