@@ -4,17 +4,23 @@ This package is the Python face of the runtime (runtime/ in the source
 tree). It holds:
 
 * :class:`Graph` -- a typed multigraph built from PyG-layout tensors, with
-  every argument validated;
+  every argument validated; :func:`from_pyg` builds one from PyG data;
 * :func:`interpret` -- runs a model (a ``.hgnn`` file, a printed-IR file or
   IR text) on a graph with the IR interpreter, differentiably;
+* :func:`load` -- a compiled layer (hectorc's output and its built library)
+  as a :class:`LayerLibrary`, with an ``nn.Module`` (``.Layer``);
+  ``hector.models`` -- the bundled ones (``hector.models.rgat``);
 * ``hector.datasets`` (import it explicitly) -- synthetic benchmark graphs
   and loaders.
 
 The compiled extension ``hector._C`` is loaded on first use, so the pure
-Python parts import without a build.
+Python parts import without a build. docs/python.md describes the API.
 """
 
+from . import models
 from .graph import Graph
 from .interpret import interpret, load_module, value_shapes
+from .layers import HectorLayer, LayerLibrary, from_pyg, load
 
-__all__ = ["Graph", "interpret", "load_module", "value_shapes"]
+__all__ = ["Graph", "HectorLayer", "LayerLibrary", "from_pyg", "interpret",
+           "load", "load_module", "models", "value_shapes"]
