@@ -1,20 +1,26 @@
-"""hector.load / LayerLibrary / Layer / hector.models /
-hector.from_pyg (runtime/python/hector/layers.py, models.py).
+"""hector.load / LayerLibrary / Layer / hector.models / hector.compile /
+hector.from_pyg (runtime/python/hector/layers.py, models.py, compile.py).
 
 The bundled libraries come from $HECTOR_BUILD_DIR/lib. run() and Layer are
 checked against the raw torch op and against the interpreter (float64) on
-the committed generated/<model>/<model>.inter.ir.
+the committed generated/<model>/<model>.inter.ir. The compile tests need
+hectorc (build/bin/hectorc or $HECTORC); the one that also builds takes
+minutes and runs only with HECTOR_SLOW_TESTS=1.
 """
 
+import json
 import math
 import os
+import re
 import shutil
+import time
 
 import pytest
 import torch
 
 import hector
-from conftest import (GENERATED, generated_ir,
+from hector import _ext
+from conftest import (BUNDLED_MODELS, GENERATED, generated_ir,
                       random_graph, random_typed_graph, rel_err)
 
 MODELS = ["hgt", "hgt_pyg", "rgat", "rgat_pyg", "rgcn", "rgcn_pyg"]
@@ -40,6 +46,13 @@ def random_values(lib, g, hypers, device, seed=0):
     return {k: (torch.randn(shapes[k], generator=gen, dtype=torch.float64)
                 * 0.5).to(device) for k in lib.inputs + lib.params}
 
+
+def hectorc_or_skip():
+    from hector.interpret import _hectorc
+    try:
+        return _hectorc()
+    except RuntimeError as e:
+        pytest.skip(str(e))
 
 
 # --------------------------------------------------------------------------
@@ -401,3 +414,106 @@ def test_from_pyg_data():
     assert (g.num_nodes, g.num_etypes, g.edge_type.tolist()) == (2, 1, [0, 0])
     with pytest.raises(TypeError, match="HeteroData or Data"):
         hector.from_pyg(object())
+
+
+# --------------------------------------------------------------------------
+# compile
+# --------------------------------------------------------------------------
+
+GENERATED_FILES = ["CMakeLists.txt", "binding.cpp", "kernels.cu", "kernels.h",
+                   "kernels_cpu.cpp", "layer.json", "plan.json"]
+
+
+def test_compile_without_build_writes_the_sources(tmp_path):
+    hectorc_or_skip()
+    out = tmp_path / "rgcn"
+    assert hector.compile(os.path.join(BUNDLED_MODELS, "rgcn.hgnn"), out,
+                          build=False) is None
+    for f in GENERATED_FILES:
+        assert (out / f).is_file(), f
+    # The interface of the committed output (the ctest generated_is_fresh
+    # checks the rest byte for byte).
+    with open(out / "layer.json") as a, \
+            open(os.path.join(GENERATED, "rgcn", "layer.json")) as b:
+        ours, committed = json.load(a), json.load(b)
+    for key in ("model", "library", "hypers", "arguments", "outputs"):
+        assert ours[key] == committed[key], key
+    # Not built: no library, and the main build's copy of the bundled
+    # rgcn is not taken for it.
+    with pytest.raises(FileNotFoundError) as info:
+        hector.load(out)
+    message = str(info.value)
+    for where in (out / "libhector_rgcn.so", out / "lib" / "libhector_rgcn.so",
+                  out / "build" / "lib" / "libhector_rgcn.so"):
+        assert str(where) in message
+    assert _ext.build_dir() not in message
+
+
+def test_compile_passes_the_switches(tmp_path):
+    hectorc_or_skip()
+    model = os.path.join(BUNDLED_MODELS, "rgat.hgnn")
+    hector.compile(model, tmp_path / "plain", fuse=False, compact=False,
+                   reorder=False, build=False)
+    with open(tmp_path / "plain" / "kernels_cpu.cpp") as a, \
+            open(os.path.join(GENERATED, "rgat", "kernels_cpu.cpp")) as b:
+        assert a.read() != b.read()
+
+
+def test_compile_errors(tmp_path):
+    hectorc_or_skip()
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        hector.compile(tmp_path / "missing.hgnn", tmp_path / "out")
+    bad = tmp_path / "bad.hgnn"
+    bad.write_text("model bad {\n  hyper d = 4\n  output h : node[d]\n"
+                   "  for n in g.dst_nodes() { n.h = nope }\n}\n")
+    with pytest.raises(RuntimeError, match=r"hectorc failed.*bad\.hgnn"):
+        hector.compile(bad, tmp_path / "out", build=False)
+    # A bundled model's name cannot be built standalone (refused before
+    # CMake runs).
+    with pytest.raises(RuntimeError, match="another name"):
+        hector.compile(os.path.join(BUNDLED_MODELS, "rgcn.hgnn"),
+                       tmp_path / "rgcn", build=True)
+
+
+def renamed_model(tmp_path, model, new_name):
+    """models/<model>.hgnn with the model renamed (its library becomes
+    hector_<new_name>, which clashes with nothing bundled)."""
+    with open(os.path.join(BUNDLED_MODELS, f"{model}.hgnn")) as f:
+        text = f.read()
+    text, n = re.subn(rf"^model {model} ", f"model {new_name} ", text,
+                      flags=re.M)
+    assert n == 1
+    path = tmp_path / f"{new_name}.hgnn"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("HECTOR_SLOW_TESTS") != "1",
+                    reason="builds a library with CMake (minutes); set "
+                    "HECTOR_SLOW_TESTS=1")
+def test_compile_and_build(tmp_path):
+    hectorc_or_skip()
+    name = f"rgcn_built_{os.getpid()}"
+    start = time.time()
+    lib = hector.compile(renamed_model(tmp_path, "rgcn", name),
+                         tmp_path / "out", build=True, jobs=2,
+                         cuda=torch.cuda.is_available())
+    print(f"compile + build: {time.time() - start:.0f} s")
+    assert lib.name == name and lib.library == f"hector_{name}"
+    assert lib.library_path == str(tmp_path / "out" / "build" / "lib" /
+                                   f"libhector_{name}.so")
+    assert hector.load(tmp_path / "out") is lib
+    bundled = hector.load("rgcn")
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    g = graph_for("rgcn", device)
+    torch.manual_seed(0)
+    layer = lib.Layer(g.num_etypes, g.num_ntypes, in_dim=8, out_dim=8)
+    layer = layer.to(device)
+    x = torch.randn(g.num_nodes, 8, device=device)
+    h = layer(g, x)
+    same = bundled.run(g, dict(layer.named_parameters(), x=x), in_dim=8,
+                       out_dim=8)["h"]
+    assert rel_err(h, same) <= 1e-6
+    h.sum().backward()
+    assert all(p.grad is not None for p in layer.parameters())

@@ -10,6 +10,7 @@ tree). It holds:
 * :func:`load` -- a compiled layer (hectorc's output and its built library)
   as a :class:`LayerLibrary`, with an ``nn.Module`` (``.Layer``);
   ``hector.models`` -- the bundled ones (``hector.models.rgat``);
+  :func:`compile` -- hectorc + CMake, then :func:`load`;
 * ``hector.datasets`` (import it explicitly) -- synthetic benchmark graphs
   and loaders.
 
@@ -18,9 +19,10 @@ Python parts import without a build. docs/python.md describes the API.
 """
 
 from . import models
+from .compile import compile  # noqa: A001  (the function shadows the module)
 from .graph import Graph
 from .interpret import interpret, load_module, value_shapes
 from .layers import HectorLayer, LayerLibrary, from_pyg, load
 
-__all__ = ["Graph", "HectorLayer", "LayerLibrary", "from_pyg", "interpret",
-           "load", "load_module", "models", "value_shapes"]
+__all__ = ["Graph", "HectorLayer", "LayerLibrary", "compile", "from_pyg",
+           "interpret", "load", "load_module", "models", "value_shapes"]
