@@ -4,6 +4,8 @@
 // Each template call is also timed with rowIds = 0..M-1 (the cost of the
 // row-id lookup alone) and rowIds = a random permutation (rows visited in a
 // random order, as edges sorted by etype are); both give the same Y and dW.
+// Then the same linear and outer calls in double (SegmentGemmArgsT<double>,
+// the general kernels) against cublasDgemm.
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M].
 #include "templates/gemm/SegmentGemmCuda.h"
 
@@ -20,6 +22,7 @@
 #include <vector>
 
 using hector::templates::SegmentGemmArgs;
+using hector::templates::SegmentGemmArgsT;
 using hector::templates::launchSegmentGemm;
 
 #define CHECK_CUDA(x)                                                          \
@@ -65,16 +68,78 @@ static float timeMs(const std::function<void()> &fn) {
   return ms[ms.size() / 2];
 }
 
-static float maxRelDiff(const float *dA, const float *dB, size_t n) {
-  std::vector<float> a(n), b(n);
-  CHECK_CUDA(cudaMemcpy(a.data(), dA, n * 4, cudaMemcpyDeviceToHost));
-  CHECK_CUDA(cudaMemcpy(b.data(), dB, n * 4, cudaMemcpyDeviceToHost));
+// Largest |a - b| over the largest |b|, of two device arrays of n T.
+template <typename T>
+static double maxRelDiff(const T *dA, const T *dB, size_t n) {
+  std::vector<T> a(n), b(n);
+  CHECK_CUDA(cudaMemcpy(a.data(), dA, n * sizeof(T), cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(b.data(), dB, n * sizeof(T), cudaMemcpyDeviceToHost));
   double scale = 1e-30, worst = 0;
   for (size_t i = 0; i < n; ++i)
     scale = std::max(scale, double(std::fabs(b[i])));
   for (size_t i = 0; i < n; ++i)
-    worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / scale);
-  return float(worst);
+    worst = std::max(worst, std::fabs(double(a[i]) - double(b[i])) / scale);
+  return worst;
+}
+
+// The linear and outer calls of main() in double against cublasDgemm.
+static void benchDouble(int M, int K, int N, cublasHandle_t handle) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> hX(size_t(M) * K), hW(K * N), hB(size_t(M) * N);
+  for (double &v : hX) v = d(rng);
+  for (double &v : hW) v = d(rng);
+  for (double &v : hB) v = d(rng);
+  double *X, *W, *B, *Y1, *Y2, *dW1, *dW2;
+  CHECK_CUDA(cudaMalloc(&X, hX.size() * 8));
+  CHECK_CUDA(cudaMalloc(&W, hW.size() * 8));
+  CHECK_CUDA(cudaMalloc(&B, hB.size() * 8));
+  CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 8));
+  CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 8));
+  CHECK_CUDA(cudaMalloc(&dW1, K * N * 8));
+  CHECK_CUDA(cudaMalloc(&dW2, K * N * 8));
+  CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 8, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 8, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(B, hB.data(), hB.size() * 8, cudaMemcpyHostToDevice));
+  const double one = 1.0, zero = 0.0;
+
+  SegmentGemmArgsT<double> lin;
+  lin.M = M; lin.K = K; lin.N = N;
+  lin.X = X; lin.W = W; lin.Y = Y1;
+  const float tLin =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(lin, nullptr)); });
+  const float tLinBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                             W, N, X, K, &zero, Y2, N));
+  });
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const double linDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+
+  SegmentGemmArgsT<double> outer;
+  outer.mode = SegmentGemmArgs::Mode::Outer;
+  outer.M = M; outer.K = K; outer.N = N;
+  outer.X = X; outer.B = B; outer.dW = dW1;
+  outer.accumulate = outer.atomic = true;
+  const float tOuter = timeMs([&] {
+    CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 8));
+    CHECK_CUDA(launchSegmentGemm(outer, nullptr));
+  });
+  const float tOuterBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, N, K, M, &one,
+                             B, N, X, K, &zero, dW2, N));
+  });
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const double outerDiff = maxRelDiff(dW1, dW2, K * N);
+
+  const double linBytes = double(M) * (K + N) * 8;
+  std::printf("double linear  template %.4f ms (%.0f GB/s)  cublasDgemm %.4f ms"
+              "  ratio %.2f  max rel diff %.2e\n",
+              tLin, linBytes / tLin / 1e6, tLinBlas, tLin / tLinBlas, linDiff);
+  std::printf("double outer   template %.4f ms  cublasDgemm %.4f ms  ratio %.2f"
+              "  max rel diff %.2e\n",
+              tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);
+  for (double *p : {X, W, B, Y1, Y2, dW1, dW2})
+    CHECK_CUDA(cudaFree(p));
 }
 
 int main(int argc, char **argv) {
@@ -132,19 +197,19 @@ int main(int argc, char **argv) {
                              W, N, X, K, &zero, Y2, N));
   });
   CHECK_CUDA(cudaDeviceSynchronize());
-  const float linDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  const double linDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
   // With row ids (into Y1 again; checked against cuBLAS's Y2).
   SegmentGemmArgs linIds = lin;
   linIds.rowIds = iotaIds;
   CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
   const float tLinIota =
       timeMs([&] { CHECK_CUDA(launchSegmentGemm(linIds, nullptr)); });
-  const float linIotaDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  const double linIotaDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
   linIds.rowIds = permIds;
   CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
   const float tLinPerm =
       timeMs([&] { CHECK_CUDA(launchSegmentGemm(linIds, nullptr)); });
-  const float linPermDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  const double linPermDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
 
   // Outer: dW = X^T B (zeroed, then atomically accumulated).
   SegmentGemmArgs outer;
@@ -162,20 +227,20 @@ int main(int argc, char **argv) {
                              B, N, X, K, &zero, dW2, N));
   });
   CHECK_CUDA(cudaDeviceSynchronize());
-  const float outerDiff = maxRelDiff(dW1, dW2, K * N);
+  const double outerDiff = maxRelDiff(dW1, dW2, K * N);
   SegmentGemmArgs outerIds = outer;
   outerIds.rowIds = iotaIds;
   const float tOuterIota = timeMs([&] {
     CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 4));
     CHECK_CUDA(launchSegmentGemm(outerIds, nullptr));
   });
-  const float outerIotaDiff = maxRelDiff(dW1, dW2, K * N);
+  const double outerIotaDiff = maxRelDiff(dW1, dW2, K * N);
   outerIds.rowIds = permIds;
   const float tOuterPerm = timeMs([&] {
     CHECK_CUDA(cudaMemsetAsync(dW1, 0, K * N * 4));
     CHECK_CUDA(launchSegmentGemm(outerIds, nullptr));
   });
-  const float outerPermDiff = maxRelDiff(dW1, dW2, K * N);
+  const double outerPermDiff = maxRelDiff(dW1, dW2, K * N);
 
   const double linBytes = double(M) * (K + N) * 4;
   std::printf("linear  template %.4f ms (%.0f GB/s)  cublas %.4f ms  "
@@ -191,10 +256,11 @@ int main(int argc, char **argv) {
               "max rel diff %.2e %.2e\n",
               tOuterIota, tOuterPerm, outerIotaDiff, outerPermDiff);
 
-  CHECK_CUBLAS(cublasDestroy(handle));
   for (float *p : {X, W, B, Y1, Y2, dW1, dW2})
     CHECK_CUDA(cudaFree(p));
   CHECK_CUDA(cudaFree(iotaIds));
   CHECK_CUDA(cudaFree(permIds));
+  benchDouble(M, K, N, handle);
+  CHECK_CUBLAS(cublasDestroy(handle));
   return 0;
 }

@@ -32,10 +32,20 @@
 // (linear) or the whole dW slice in registers (outer), and run one resident
 // wave of blocks that loop over row tiles. Everything else takes the general
 // kernels.
+//
+// Scalar types: the general kernels are templates over T (float or double)
+// and accumulate in T; the double calls (SegmentGemmArgsT<double>) always
+// take them, with atomicAdd(double *) when atomic. The fast paths are float
+// only.
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+#error "the GEMM template needs sm_60 or newer (atomicAdd on double)"
+#endif
 
 namespace hector::templates {
 namespace {
@@ -50,14 +60,16 @@ namespace {
 constexpr unsigned long long kNoSlice = ULLONG_MAX;
 
 /// Row id of logical row r < M (SegmentGemm.h).
-__device__ __forceinline__ int64_t rowIdOf(const SegmentGemmArgs &a,
+template <typename T>
+__device__ __forceinline__ int64_t rowIdOf(const SegmentGemmArgsT<T> &a,
                                            int64_t r) {
   return a.rowIds ? a.rowIds[r] : r;
 }
 
 /// Slice of logical row r with row id `id`: rowType is indexed by the id,
 /// segments are over r.
-__device__ inline int64_t sliceOfRow(const SegmentGemmArgs &a, int64_t r,
+template <typename T>
+__device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
                                      int64_t id) {
   if (a.rowType)
     return a.rowType[id];
@@ -76,7 +88,8 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgs &a, int64_t r,
   return 0;
 }
 
-__device__ inline void storeOut(float *p, float v, const SegmentGemmArgs &a) {
+template <typename T>
+__device__ inline void storeOut(T *p, T v, const SegmentGemmArgsT<T> &a) {
   if (a.atomic)
     atomicAdd(p, v);
   else if (a.accumulate)
@@ -88,11 +101,10 @@ __device__ inline void storeOut(float *p, float v, const SegmentGemmArgs &a) {
 /// acc[i][j] += a[ty + i*TY] * b[tx + j*TX]: one rank-1 update of a
 /// thread's RA x RB register tile from one row of each shared-memory tile
 /// (strided so that a warp's threads read consecutive shared words).
-template <int RA, int RB, int TY, int TX>
-__device__ __forceinline__ void rank1Update(float (&acc)[RA][RB],
-                                            const float *a, const float *b,
-                                            int ty, int tx) {
-  float av[RA], bv[RB];
+template <int RA, int RB, int TY, int TX, typename T>
+__device__ __forceinline__ void rank1Update(T (&acc)[RA][RB], const T *a,
+                                            const T *b, int ty, int tx) {
+  T av[RA], bv[RB];
 #pragma unroll
   for (int i = 0; i < RA; ++i)
     av[i] = a[ty + i * TY];
@@ -106,12 +118,12 @@ __device__ __forceinline__ void rank1Update(float (&acc)[RA][RB],
       acc[i][j] += av[i] * bv[j];
 }
 
-template <int TM, int TN, int TK, int RM, int RN>
+template <typename T, int TM, int TN, int TK, int RM, int RN>
 __global__ void __launch_bounds__((TM / RM) * (TN / RN))
-    linearKernel(const SegmentGemmArgs a) {
+    linearKernel(const SegmentGemmArgsT<T> a) {
   constexpr int TX = TN / RN, TY = TM / RM, NT = TX * TY;
-  __shared__ float As[TK][TM + 1];
-  __shared__ float Ws[TK][TN + 1];
+  __shared__ T As[TK][TM + 1];
+  __shared__ T Ws[TK][TN + 1];
   __shared__ int64_t srcRow[TM];               // -1: row out of range
   __shared__ unsigned long long sliceRow[TM];
   __shared__ unsigned long long nextSlice;
@@ -134,12 +146,12 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     }
   }
 
-  float acc[RM][RN];
+  T acc[RM][RN];
 #pragma unroll
   for (int i = 0; i < RM; ++i)
 #pragma unroll
     for (int j = 0; j < RN; ++j)
-      acc[i][j] = 0.f;
+      acc[i][j] = T(0);
 
   unsigned long long lowest = 0; // slices below this are done
   for (;;) {
@@ -156,14 +168,14 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     if (s == kNoSlice)
       break;
     lowest = s + 1;
-    const float *w = a.W + (int64_t(s) * H + h) * K * N;
+    const T *w = a.W + (int64_t(s) * H + h) * K * N;
 
     for (int64_t k0 = 0; k0 < K; k0 += TK) {
       // X tile: consecutive threads read consecutive k of one row.
       for (int e = tid; e < TM * TK; e += NT) {
         const int m = e / TK, kk = e % TK;
         const int64_t k = k0 + kk;
-        float v = 0.f;
+        T v = T(0);
         if (k < K && srcRow[m] >= 0 && sliceRow[m] == s)
           v = a.X[srcRow[m] * H * K + h * K + k];
         As[kk][m] = v;
@@ -173,13 +185,13 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
         for (int e = tid; e < TK * TN; e += NT) {
           const int kk = e / TN, n = e % TN;
           const int64_t k = k0 + kk, col = col0 + n;
-          Ws[kk][n] = (k < K && col < N) ? w[k * N + col] : 0.f;
+          Ws[kk][n] = (k < K && col < N) ? w[k * N + col] : T(0);
         }
       } else {
         for (int e = tid; e < TK * TN; e += NT) {
           const int n = e / TK, kk = e % TK;
           const int64_t k = k0 + kk, col = col0 + n;
-          Ws[kk][n] = (k < K && col < N) ? w[col * K + k] : 0.f;
+          Ws[kk][n] = (k < K && col < N) ? w[col * K + k] : T(0);
         }
       }
       __syncthreads();
@@ -198,19 +210,19 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     if (r >= a.M)
       continue;
     const int64_t id = rowIdOf(a, r);
-    float scale = 1.f;
+    T scale = T(1);
     if (a.epilogue != EpilogueOp::None) {
       const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
       scale = a.scale[a.scalePerHead ? sr * H + h : sr];
     }
     const int64_t dst = a.scatter ? a.scatter[id] : id;
-    float *y = a.Y + dst * H * N + h * N;
+    T *y = a.Y + dst * H * N + h * N;
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
       const int64_t col = col0 + tx + j * TX;
       if (col >= N)
         continue;
-      float v = acc[i][j];
+      T v = acc[i][j];
       if (a.epilogue == EpilogueOp::Mul)
         v *= scale;
       else if (a.epilogue == EpilogueOp::Div)
@@ -221,12 +233,12 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
 }
 
 // Outer mode: output tile TKO x TN of dW[s][h]; TR rows per step.
-template <int TKO, int TN, int TR, int RK, int RN>
+template <typename T, int TKO, int TN, int TR, int RK, int RN>
 __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
-    outerKernel(const SegmentGemmArgs a, int64_t kTiles) {
+    outerKernel(const SegmentGemmArgsT<T> a, int64_t kTiles) {
   constexpr int TX = TN / RN, TY = TKO / RK, NT = TX * TY;
-  __shared__ float As[TR][TKO + 1];
-  __shared__ float Bs[TR][TN + 1];
+  __shared__ T As[TR][TKO + 1];
+  __shared__ T Bs[TR][TN + 1];
   __shared__ int64_t rowA[TR], rowB[TR]; // -1: not a row of this slice
 
   const int tid = threadIdx.x, tx = tid % TX, ty = tid / TX;
@@ -243,12 +255,12 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
     end = 0; // one shared slice: slices > 0 get no rows
   }
 
-  float acc[RK][RN];
+  T acc[RK][RN];
 #pragma unroll
   for (int i = 0; i < RK; ++i)
 #pragma unroll
     for (int j = 0; j < RN; ++j)
-      acc[i][j] = 0.f;
+      acc[i][j] = T(0);
 
   const int64_t stride = int64_t(gridDim.z) * TR;
   for (int64_t base = begin + int64_t(blockIdx.z) * TR; base < end;
@@ -264,14 +276,14 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
     for (int e = tid; e < TR * TKO; e += NT) {
       const int i = e / TKO, kk = e % TKO;
       const int64_t k = k0 + kk;
-      As[i][kk] = (rowA[i] >= 0 && k < K) ? a.X[rowA[i] * H * K + h * K + k]
-                                          : 0.f;
+      As[i][kk] =
+          (rowA[i] >= 0 && k < K) ? a.X[rowA[i] * H * K + h * K + k] : T(0);
     }
     for (int e = tid; e < TR * TN; e += NT) {
       const int i = e / TN, n = e % TN;
       const int64_t col = n0 + n;
-      Bs[i][n] = (rowB[i] >= 0 && col < N) ? a.B[rowB[i] * H * N + h * N + col]
-                                           : 0.f;
+      Bs[i][n] =
+          (rowB[i] >= 0 && col < N) ? a.B[rowB[i] * H * N + h * N + col] : T(0);
     }
     __syncthreads();
 #pragma unroll
@@ -280,7 +292,7 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
     __syncthreads();
   }
 
-  float *dw = a.dW + (s * H + h) * K * N;
+  T *dw = a.dW + (s * H + h) * K * N;
 #pragma unroll
   for (int p = 0; p < RK; ++p) {
     const int64_t k = k0 + ty + p * TY;
@@ -297,10 +309,11 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
 }
 
 // ---------------------------------------------------------------------------
-// Vectorized fast paths (K, N multiples of 4 and at most 64; X, Y / B 16-byte
-// aligned). Every row of X, Y and B then starts 16-byte aligned (rows are
-// H*K or H*N floats, head offsets h*K or h*N), gathered rows included, so
-// all row traffic moves as float4. Other shapes use the kernels above.
+// Vectorized fast paths, float only (K, N multiples of 4 and at most 64;
+// X, Y / B 16-byte aligned). Every row of X, Y and B then starts 16-byte
+// aligned (rows are H*K or H*N floats, head offsets h*K or h*N), gathered
+// rows included, so all row traffic moves as float4. Other shapes and double
+// use the kernels above.
 
 constexpr int kVecThreads = 256;
 
@@ -593,74 +606,51 @@ bool hostAligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
 }
 
-template <int TM, int TN, int TK, int RM, int RN>
-cudaError_t launchLinear(const SegmentGemmArgs &a, cudaStream_t stream) {
+template <typename T, int TM, int TN, int TK, int RM, int RN>
+cudaError_t launchLinear(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   const int64_t rowTiles = (a.M + TM - 1) / TM;
   const int64_t colTiles = (a.N + TN - 1) / TN;
   if (rowTiles > INT_MAX || colTiles > 65535 || a.H > 65535)
     return cudaErrorInvalidConfiguration;
   const dim3 grid(unsigned(rowTiles), unsigned(colTiles), unsigned(a.H));
-  linearKernel<TM, TN, TK, RM, RN>
+  linearKernel<T, TM, TN, TK, RM, RN>
       <<<grid, (TM / RM) * (TN / RN), 0, stream>>>(a);
   return cudaGetLastError();
 }
 
-} // namespace
-
-cudaError_t launchSegmentGemm(const SegmentGemmArgs &a, cudaStream_t stream) {
-  if (!checkSegmentGemmArgs(a).empty())
-    return cudaErrorInvalidValue;
-  if (a.N == 0)
-    return cudaSuccess;
-
-  if (a.mode == SegmentGemmArgs::Mode::Linear) {
-    if (a.M == 0)
-      return cudaSuccess;
-    // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
-    // with 2x2, so that few columns of a tile are wasted. Both 256 threads.
-    const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
-                     a.N % 4 == 0 && hostAligned16(a.X) && hostAligned16(a.Y);
-    if (vec && a.N > 32)
-      return launchLinearVec<16, 8>(a, stream);
-    if (vec)
-      return launchLinearVec<8, 4>(a, stream);
-    if (a.N >= 48)
-      return launchLinear<64, 64, 16, 4, 4>(a, stream);
-    return launchLinear<32, 32, 16, 2, 2>(a, stream);
+/// The float outer fast path (outerVecKernel); the caller checks the shape.
+cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TR = 64;
+  const int64_t sliceHeads = a.numSlices * a.H;
+  if (sliceHeads > 65535)
+    return cudaErrorInvalidConfiguration;
+  int64_t chunks = 1;
+  if (a.atomic) {
+    // Fill the GPU once: blocks per slice = resident blocks / slices,
+    // but no more than the slice's average row tiles.
+    int dev = 0, sms = 0, perSm = 0;
+    HECTOR_CUDA_TRY(cudaGetDevice(&dev));
+    HECTOR_CUDA_TRY(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, outerVecKernel<TR>, kVecThreads, 0));
+    if (perSm < 1)
+      perSm = 1;
+    const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
+    const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
+    chunks = (int64_t(sms) * perSm + sliceHeads - 1) / sliceHeads;
+    if (chunks > tiles)
+      chunks = tiles;
+    if (chunks < 1)
+      chunks = 1;
   }
+  const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
+  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
 
-  if (a.K == 0)
-    return cudaSuccess;
-  if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
-      hostAligned16(a.X) && hostAligned16(a.B)) {
-    constexpr int TR = 64;
-    const int64_t sliceHeads = a.numSlices * a.H;
-    if (sliceHeads > 65535)
-      return cudaErrorInvalidConfiguration;
-    int64_t chunks = 1;
-    if (a.atomic) {
-      // Fill the GPU once: blocks per slice = resident blocks / slices,
-      // but no more than the slice's average row tiles.
-      int dev = 0, sms = 0, perSm = 0;
-      HECTOR_CUDA_TRY(cudaGetDevice(&dev));
-      HECTOR_CUDA_TRY(
-          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &perSm, outerVecKernel<TR>, kVecThreads, 0));
-      if (perSm < 1)
-        perSm = 1;
-      const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
-      const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
-      chunks = (int64_t(sms) * perSm + sliceHeads - 1) / sliceHeads;
-      if (chunks > tiles)
-        chunks = tiles;
-      if (chunks < 1)
-        chunks = 1;
-    }
-    const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
-    outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a);
-    return cudaGetLastError();
-  }
+template <typename T>
+cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
   const int64_t kTiles = (a.K + TKO - 1) / TKO;
   const int64_t nTiles = (a.N + TN - 1) / TN;
@@ -677,10 +667,60 @@ cudaError_t launchSegmentGemm(const SegmentGemmArgs &a, cudaStream_t stream) {
     return cudaErrorInvalidConfiguration;
   const dim3 grid(unsigned(kTiles * nTiles), unsigned(sliceHeads),
                   unsigned(chunks));
-  outerKernel<TKO, TN, TR, RK, RN>
+  outerKernel<T, TKO, TN, TR, RK, RN>
       <<<grid, (TKO / RK) * (TN / RN), 0, stream>>>(a, kTiles);
   HECTOR_CUDA_TRY(cudaGetLastError());
   return cudaSuccess;
+}
+
+/// launchSegmentGemm for either scalar type: the float fast paths when the
+/// shape allows them, else the general kernels.
+template <typename T>
+cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
+  if (!checkSegmentGemmArgs(a).empty())
+    return cudaErrorInvalidValue;
+  if (a.N == 0)
+    return cudaSuccess;
+
+  if (a.mode == SegmentGemmMode::Linear) {
+    if (a.M == 0)
+      return cudaSuccess;
+    if constexpr (std::is_same_v<T, float>) {
+      const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
+                       a.N % 4 == 0 && hostAligned16(a.X) &&
+                       hostAligned16(a.Y);
+      if (vec && a.N > 32)
+        return launchLinearVec<16, 8>(a, stream);
+      if (vec)
+        return launchLinearVec<8, 4>(a, stream);
+    }
+    // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
+    // with 2x2, so that few columns of a tile are wasted. Both 256 threads.
+    if (a.N >= 48)
+      return launchLinear<T, 64, 64, 16, 4, 4>(a, stream);
+    return launchLinear<T, 32, 32, 16, 2, 2>(a, stream);
+  }
+
+  if (a.K == 0)
+    return cudaSuccess;
+  if constexpr (std::is_same_v<T, float>) {
+    if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
+        hostAligned16(a.X) && hostAligned16(a.B))
+      return launchOuterVec(a, stream);
+  }
+  return launchOuter(a, stream);
+}
+
+} // namespace
+
+cudaError_t launchSegmentGemm(const SegmentGemmArgsT<float> &args,
+                              cudaStream_t stream) {
+  return launch(args, stream);
+}
+
+cudaError_t launchSegmentGemm(const SegmentGemmArgsT<double> &args,
+                              cudaStream_t stream) {
+  return launch(args, stream);
 }
 
 } // namespace hector::templates

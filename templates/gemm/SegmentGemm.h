@@ -1,7 +1,8 @@
 // SegmentGemm.h: one call of the GEMM template (hector.txt section 3.3,
 // Algorithm 1), described by raw pointers and sizes, and its CPU and CUDA
 // implementations. No torch here: the runtime and the generated code fill a
-// SegmentGemmArgs from their tensors and call one of the launchers.
+// SegmentGemmArgs (float) or SegmentGemmArgsT<double> from their tensors and
+// call one of the launchers.
 //
 // Rows. Logical row r in [0, M) stands for the row id
 //   id = rowIds ? rowIds[r] : r.
@@ -32,23 +33,37 @@
 //   whose gradient it is). Slices with no rows get 0 (or are unchanged with
 //   accumulate).
 //
-// Layouts: X rows are H*K floats, Y and B rows H*N floats, all dense.
-// W (or dW) holds numSlices slices of H*K*N floats each. Every index list is
+// Scalar type. SegmentGemmArgsT<T> takes T = float or double for X, W, Y,
+// scale, B and dW (one T per call; the index lists stay int64). Sums are
+// accumulated in T. SegmentGemmArgs is the float one, which existing callers
+// use unchanged; the double one serves fp64 layers (torch gradcheck).
+//
+// Layouts: X rows are H*K scalars, Y and B rows H*N scalars, all dense.
+// W (or dW) holds numSlices slices of H*K*N scalars each. Every index list is
 // int64. The CPU implementation takes host pointers; the CUDA one device
 // pointers (segmentPtr included: nothing is read back on the host).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace hector::templates {
 
 /// What the epilogue does with the per-row scalar.
 enum class EpilogueOp { None, Mul, Div };
 
-/// One segment-MM call. Zero-initialised fields mean "absent".
-struct SegmentGemmArgs {
-  enum class Mode { Linear, Outer };
+/// Linear (Y from X and W) or Outer (dW from X and B); see the top of this
+/// file. One type for every scalar type: SegmentGemmArgsT<T>::Mode names it.
+enum class SegmentGemmMode { Linear, Outer };
+
+/// One segment-MM call on scalars of type T (float or double). Zero-
+/// initialised fields mean "absent".
+template <typename T> struct SegmentGemmArgsT {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "the GEMM template is built for float and double only");
+  using Scalar = T;             ///< the element type of X, W, Y, scale, B, dW
+  using Mode = SegmentGemmMode; ///< SegmentGemmArgs::Mode::Outer, as before
   Mode mode = Mode::Linear;
 
   int64_t M = 0;  ///< (logical) rows
@@ -62,11 +77,11 @@ struct SegmentGemmArgs {
   /// output rows collide (use accumulate + atomic). Absent: id = r.
   const int64_t *rowIds = nullptr;
 
-  const float *X = nullptr;        ///< input rows (Outer: the left factor A)
+  const T *X = nullptr;            ///< input rows (Outer: the left factor A)
   const int64_t *gather = nullptr; ///< optional: row id reads X[gather[id]]
 
-  /// Linear: the weight W, numSlices * H * K * N floats. Unused in Outer.
-  const float *W = nullptr;
+  /// Linear: the weight W, numSlices * H * K * N scalars. Unused in Outer.
+  const T *W = nullptr;
   bool transposeW = false;  ///< W (Outer: dW) slices are [N, K] (nn.Linear)
   int64_t numSlices = 1;    ///< weight slices S (segments)
   /// Optional, size S+1, non-decreasing, ptr[0] = 0, ptr[S] = M: logical
@@ -78,7 +93,7 @@ struct SegmentGemmArgs {
   const int64_t *rowType = nullptr;
 
   /// Linear: output rows. Outer: unused.
-  float *Y = nullptr;
+  T *Y = nullptr;
   const int64_t *scatter = nullptr; ///< optional: row id writes
                                     ///< Y[scatter[id]]
   /// Y += instead of Y = (Outer: dW += instead of dW =).
@@ -89,28 +104,34 @@ struct SegmentGemmArgs {
 
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;
-  const float *scale = nullptr;
+  const T *scale = nullptr;
   const int64_t *scaleGather = nullptr; ///< optional: row id uses scale
                                         ///< row scaleGather[id]
   bool scalePerHead = false;
 
-  /// Outer: the right factor B (rows of H*N floats) and its gather list
+  /// Outer: the right factor B (rows of H*N scalars) and its gather list
   /// (row id reads B[gatherB[id]]).
-  const float *B = nullptr;
+  const T *B = nullptr;
   const int64_t *gatherB = nullptr;
-  /// Outer: the output dW, numSlices * H * K * N floats.
-  float *dW = nullptr;
+  /// Outer: the output dW, numSlices * H * K * N scalars.
+  T *dW = nullptr;
 };
+
+/// The float call, as every caller spelled it before the double one.
+using SegmentGemmArgs = SegmentGemmArgsT<float>;
 
 /// "" when the arguments are consistent (pointers present for the mode,
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
 /// accumulate, scale with an epilogue); else what is wrong. rowIds goes with
 /// either segmentPtr or rowType. Does not read the index arrays.
-std::string checkSegmentGemmArgs(const SegmentGemmArgs &args);
+std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
+std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);
 
 /// The CPU implementation (OpenMP over rows in Linear mode, over output
-/// elements in Outer mode; deterministic unless atomic). Host pointers.
-/// Throws std::invalid_argument when checkSegmentGemmArgs fails.
-void segmentGemmCpu(const SegmentGemmArgs &args);
+/// elements in Outer mode; deterministic unless atomic), accumulating in T.
+/// Host pointers. Throws std::invalid_argument when checkSegmentGemmArgs
+/// fails.
+void segmentGemmCpu(const SegmentGemmArgsT<float> &args);
+void segmentGemmCpu(const SegmentGemmArgsT<double> &args);
 
 } // namespace hector::templates

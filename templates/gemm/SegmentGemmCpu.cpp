@@ -1,6 +1,7 @@
 // The CPU implementation of the segment-MM GEMM template: straightforward
 // loops, OpenMP over independent outputs, so that it is deterministic when
-// not atomic.
+// not atomic. One template over the scalar type T, accumulating in T, behind
+// the float and double overloads of SegmentGemm.h.
 #include "templates/gemm/SegmentGemm.h"
 
 #include <algorithm>
@@ -8,8 +9,9 @@
 #include <vector>
 
 namespace hector::templates {
+namespace {
 
-std::string checkSegmentGemmArgs(const SegmentGemmArgs &a) {
+template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
   if (a.M < 0 || a.K < 0 || a.N < 0 || a.H < 1 || a.numSlices < 1)
     return "sizes must be M, K, N >= 0, H >= 1, numSlices >= 1";
   if (a.segmentPtr && a.rowType)
@@ -20,7 +22,7 @@ std::string checkSegmentGemmArgs(const SegmentGemmArgs &a) {
     return "";
   if (!a.X && a.K > 0)
     return "X is missing";
-  if (a.mode == SegmentGemmArgs::Mode::Linear) {
+  if (a.mode == SegmentGemmMode::Linear) {
     if (!a.W && a.K > 0)
       return "W is missing";
     if (!a.Y)
@@ -38,16 +40,16 @@ std::string checkSegmentGemmArgs(const SegmentGemmArgs &a) {
   return "";
 }
 
-namespace {
-
 // Row id of logical row r (SegmentGemm.h).
-inline int64_t rowIdOf(const SegmentGemmArgs &a, int64_t r) {
+template <typename T>
+inline int64_t rowIdOf(const SegmentGemmArgsT<T> &a, int64_t r) {
   return a.rowIds ? a.rowIds[r] : r;
 }
 
 // Slice of logical row r with row id `id`: rowType is indexed by the id,
 // segments are over r (a binary search in segmentPtr).
-int64_t sliceOf(const SegmentGemmArgs &a, int64_t r, int64_t id) {
+template <typename T>
+int64_t sliceOf(const SegmentGemmArgsT<T> &a, int64_t r, int64_t id) {
   if (a.rowType)
     return a.rowType[id];
   if (a.segmentPtr) {
@@ -57,11 +59,11 @@ int64_t sliceOf(const SegmentGemmArgs &a, int64_t r, int64_t id) {
   return 0;
 }
 
-void linearCpu(const SegmentGemmArgs &a) {
+template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
   const int64_t K = a.K, N = a.N, H = a.H;
 #pragma omp parallel
   {
-    std::vector<float> acc(N);
+    std::vector<T> acc(N);
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < a.M; ++r) {
       const int64_t id = rowIdOf(a, r);
@@ -70,29 +72,29 @@ void linearCpu(const SegmentGemmArgs &a) {
       const int64_t dst = a.scatter ? a.scatter[id] : id;
       const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
       for (int64_t h = 0; h < H; ++h) {
-        const float *x = a.X + src * H * K + h * K;
-        const float *w = a.W + (s * H + h) * K * N;
-        std::fill(acc.begin(), acc.end(), 0.f);
+        const T *x = a.X + src * H * K + h * K;
+        const T *w = a.W + (s * H + h) * K * N;
+        std::fill(acc.begin(), acc.end(), T(0));
         if (a.transposeW) {
           for (int64_t n = 0; n < N; ++n) {
-            float sum = 0.f;
+            T sum = 0;
             for (int64_t k = 0; k < K; ++k)
               sum += x[k] * w[n * K + k];
             acc[n] = sum;
           }
         } else {
           for (int64_t k = 0; k < K; ++k) {
-            const float xv = x[k];
+            const T xv = x[k];
             for (int64_t n = 0; n < N; ++n)
               acc[n] += xv * w[k * N + n];
           }
         }
         if (a.epilogue != EpilogueOp::None) {
-          const float sc = a.scale[a.scalePerHead ? sr * H + h : sr];
+          const T sc = a.scale[a.scalePerHead ? sr * H + h : sr];
           for (int64_t n = 0; n < N; ++n)
             acc[n] = a.epilogue == EpilogueOp::Mul ? acc[n] * sc : acc[n] / sc;
         }
-        float *y = a.Y + dst * H * N + h * N;
+        T *y = a.Y + dst * H * N + h * N;
         if (a.atomic) {
           for (int64_t n = 0; n < N; ++n) {
 #pragma omp atomic
@@ -111,7 +113,7 @@ void linearCpu(const SegmentGemmArgs &a) {
 
 // Each (slice, head, k) output row of dW is owned by one iteration, which
 // sums its rows in order: deterministic, no atomics needed.
-void outerCpu(const SegmentGemmArgs &a) {
+template <typename T> void outerCpu(const SegmentGemmArgsT<T> &a) {
   const int64_t K = a.K, N = a.N, H = a.H, S = a.numSlices;
   // rowsOf[s]: the ids of the rows of slice s, in logical row order.
   std::vector<std::vector<int64_t>> rowsOf(S);
@@ -121,42 +123,52 @@ void outerCpu(const SegmentGemmArgs &a) {
   }
 #pragma omp parallel
   {
-    std::vector<float> acc(N);
+    std::vector<T> acc(N);
 #pragma omp for schedule(dynamic, 4)
     for (int64_t shk = 0; shk < S * H * K; ++shk) {
       const int64_t s = shk / (H * K), h = (shk / K) % H, k = shk % K;
-      std::fill(acc.begin(), acc.end(), 0.f);
+      std::fill(acc.begin(), acc.end(), T(0));
       for (int64_t id : rowsOf[s]) {
         const int64_t ra = a.gather ? a.gather[id] : id;
         const int64_t rb = a.gatherB ? a.gatherB[id] : id;
-        const float av = a.X[ra * H * K + h * K + k];
-        const float *b = a.B + rb * H * N + h * N;
+        const T av = a.X[ra * H * K + h * K + k];
+        const T *b = a.B + rb * H * N + h * N;
         for (int64_t n = 0; n < N; ++n)
           acc[n] += av * b[n];
       }
-      float *w = a.dW + (s * H + h) * K * N;
+      T *w = a.dW + (s * H + h) * K * N;
       for (int64_t n = 0; n < N; ++n) {
-        float &out = a.transposeW ? w[n * K + k] : w[k * N + n];
+        T &out = a.transposeW ? w[n * K + k] : w[k * N + n];
         out = a.accumulate ? out + acc[n] : acc[n];
       }
     }
   }
 }
 
-} // namespace
-
-void segmentGemmCpu(const SegmentGemmArgs &args) {
-  const std::string error = checkSegmentGemmArgs(args);
+template <typename T> void runCpu(const SegmentGemmArgsT<T> &args) {
+  const std::string error = checkArgs(args);
   if (!error.empty())
     throw std::invalid_argument("segmentGemmCpu: " + error);
   if (args.N == 0)
     return;
-  if (args.mode == SegmentGemmArgs::Mode::Linear) {
+  if (args.mode == SegmentGemmMode::Linear) {
     if (args.M > 0)
       linearCpu(args);
   } else if (args.K > 0) {
     outerCpu(args);
   }
 }
+
+} // namespace
+
+std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args) {
+  return checkArgs(args);
+}
+std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args) {
+  return checkArgs(args);
+}
+
+void segmentGemmCpu(const SegmentGemmArgsT<float> &args) { runCpu(args); }
+void segmentGemmCpu(const SegmentGemmArgsT<double> &args) { runCpu(args); }
 
 } // namespace hector::templates

@@ -10,7 +10,11 @@ namespace hector::templates {
 
 /// Launches the template on `stream` with device pointers. Asynchronous: no
 /// host synchronisation, no allocation. Returns cudaErrorInvalidValue when
-/// checkSegmentGemmArgs fails, else the launch's error.
-cudaError_t launchSegmentGemm(const SegmentGemmArgs &args, cudaStream_t stream);
+/// checkSegmentGemmArgs fails, else the launch's error. Accumulates in the
+/// scalar type; the double one needs sm_60 or newer (atomicAdd on double).
+cudaError_t launchSegmentGemm(const SegmentGemmArgsT<float> &args,
+                              cudaStream_t stream);
+cudaError_t launchSegmentGemm(const SegmentGemmArgsT<double> &args,
+                              cudaStream_t stream);
 
 } // namespace hector::templates

@@ -1,6 +1,8 @@
 // The segment-MM GEMM template against a naive reference loop, over a table
-// of cases covering every SegmentGemmArgs field. CPU always; CUDA when built
-// with it and a GPU is present (skipped otherwise).
+// of cases covering every SegmentGemmArgs field, in float (reference in
+// double, tolerance 1e-5) and in double (SegmentGemmArgsT<double>, reference
+// in long double, tolerance 1e-12). CPU always; CUDA when built with it and
+// a GPU is present (skipped otherwise).
 #include "templates/gemm/SegmentGemm.h"
 #ifdef HECTOR_TEMPLATES_CUDA
 #include "templates/gemm/SegmentGemmCuda.h"
@@ -16,12 +18,31 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace hector::templates {
 namespace {
 
 using Mode = SegmentGemmArgs::Mode;
+
+// Existing float callers spell the float call as before, and one Mode serves
+// both scalar types.
+static_assert(std::is_same_v<SegmentGemmArgs, SegmentGemmArgsT<float>>);
+static_assert(std::is_same_v<SegmentGemmArgsT<double>::Mode, Mode>);
+static_assert(std::is_same_v<SegmentGemmArgsT<double>::Scalar, double>);
+
+/// Per scalar type: the type of the reference sums and the largest error
+/// allowed, relative to the largest magnitude of the expected output.
+template <typename T> struct Precision;
+template <> struct Precision<float> {
+  using Ref = double;
+  static constexpr double tolerance = 1e-5;
+};
+template <> struct Precision<double> {
+  using Ref = long double;
+  static constexpr double tolerance = 1e-12;
+};
 
 enum class Seg { None, Ptr, RowType };
 enum class Scatter { None, Permute, Collide };
@@ -405,28 +426,32 @@ std::vector<Case> cases() {
   return t;
 }
 
-/// The data of one case: inputs, index lists, and the expected output.
-struct Problem {
+/// The data of one case in scalar type T: inputs, index lists, and the
+/// expected output (computed in Precision<T>::Ref, rounded to T).
+template <typename T> struct Problem {
   Case c;
   /// Row ids range over [0, ids): the size of every per-row list.
   int64_t ids = 0;
   int64_t xRows = 0, yRows = 0, scaleRows = 0, bRows = 0;
-  std::vector<float> X, W, B, scale, Y0, expected;
+  std::vector<T> X, W, B, scale, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
 };
 
-float randomNonZero(std::mt19937 &rng) {
-  std::uniform_real_distribution<float> mag(0.25f, 1.f);
+/// A magnitude in [0.25, 1) with a random sign, using all of T's mantissa
+/// (so that double results carry rounding that float would get wrong).
+template <typename T> T randomNonZero(std::mt19937 &rng) {
+  std::uniform_real_distribution<T> mag(T(0.25), T(1));
   std::bernoulli_distribution sign(0.5);
   return sign(rng) ? mag(rng) : -mag(rng);
 }
 
-std::vector<float> randomVector(std::mt19937 &rng, int64_t n) {
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = randomNonZero(rng);
+template <typename T>
+std::vector<T> randomVector(std::mt19937 &rng, int64_t n) {
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = randomNonZero<T>(rng);
   return v;
 }
 
@@ -447,9 +472,10 @@ std::vector<int64_t> randomPermutation(std::mt19937 &rng, int64_t n) {
   return v;
 }
 
-Problem makeProblem(const Case &c) {
+template <typename T> Problem<T> makeProblem(const Case &c) {
+  using Ref = typename Precision<T>::Ref;
   std::mt19937 rng(1234 + c.M * 7 + c.K * 13 + c.N);
-  Problem p;
+  Problem<T> p;
   p.c = c;
   const int64_t M = c.M, K = c.K, N = c.N, H = c.H, S = c.S;
   switch (c.rowIds) {
@@ -468,7 +494,7 @@ Problem makeProblem(const Case &c) {
   p.xRows = c.gather ? I + 11 : I;
   if (c.gather)
     p.gather = randomIndices(rng, I, p.xRows);
-  p.X = randomVector(rng, p.xRows * H * K);
+  p.X = randomVector<T>(rng, p.xRows * H * K);
   if (c.rowIds == RowIds::SortedByType) {
     // A type per id (none of 0, 2, S-1 with emptySegments); the ids sorted
     // by type, and the segments (or rowType) from those types.
@@ -506,7 +532,7 @@ Problem makeProblem(const Case &c) {
     p.rowType = randomIndices(rng, I, S);
   }
   if (c.mode == Mode::Linear) {
-    p.W = randomVector(rng, S * H * K * N);
+    p.W = randomVector<T>(rng, S * H * K * N);
     p.yRows = I;
     if (c.scatter == Scatter::Permute) {
       p.yRows = I + 5;
@@ -517,12 +543,12 @@ Problem makeProblem(const Case &c) {
       p.scatter = randomIndices(rng, I, p.yRows);
       p.atomic = true;
     }
-    p.Y0 = randomVector(rng, p.yRows * H * N);
+    p.Y0 = randomVector<T>(rng, p.yRows * H * N);
     if (c.epilogue != EpilogueOp::None) {
       p.scaleRows = c.scaleGather ? I + 3 : I;
       if (c.scaleGather)
         p.scaleGather = randomIndices(rng, I, p.scaleRows);
-      p.scale = randomVector(rng, p.scaleRows * (c.scalePerHead ? H : 1));
+      p.scale = randomVector<T>(rng, p.scaleRows * (c.scalePerHead ? H : 1));
     }
     // Repeated ids write their output rows more than once.
     if (c.rowIds == RowIds::Repeated)
@@ -531,8 +557,8 @@ Problem makeProblem(const Case &c) {
     p.bRows = c.gatherB ? I + 4 : I;
     if (c.gatherB)
       p.gatherB = randomIndices(rng, I, p.bRows);
-    p.B = randomVector(rng, p.bRows * H * N);
-    p.Y0 = randomVector(rng, S * H * K * N); // the initial dW
+    p.B = randomVector<T>(rng, p.bRows * H * N);
+    p.Y0 = randomVector<T>(rng, S * H * K * N); // the initial dW
     p.atomic = c.accumulate;
   }
   if (c.rowIds == RowIds::Shuffled) {
@@ -549,8 +575,8 @@ Problem makeProblem(const Case &c) {
       !c.accumulate)
     throw std::logic_error(c.name + ": repeated row ids need accumulate");
 
-  // The naive reference, in double.
-  std::vector<double> out(p.Y0.begin(), p.Y0.end());
+  // The naive reference, in Ref.
+  std::vector<Ref> out(p.Y0.begin(), p.Y0.end());
   auto idOf = [&](int64_t r) { return p.rowIds.empty() ? r : p.rowIds[r]; };
   auto sliceOf = [&](int64_t r, int64_t id) -> int64_t {
     if (c.seg == Seg::RowType)
@@ -570,24 +596,24 @@ Problem makeProblem(const Case &c) {
       const int64_t dst = p.scatter.empty() ? id : p.scatter[id];
       for (int64_t h = 0; h < H; ++h)
         for (int64_t n = 0; n < N; ++n) {
-          double v = 0;
+          Ref v = 0;
           for (int64_t k = 0; k < K; ++k) {
             const int64_t wi = c.transposeW ? n * K + k : k * N + n;
-            v += double(p.X[(src * H + h) * K + k]) *
-                 p.W[(s * H + h) * K * N + wi];
+            v += Ref(p.X[(src * H + h) * K + k]) *
+                 Ref(p.W[(s * H + h) * K * N + wi]);
           }
           if (c.epilogue != EpilogueOp::None) {
             const int64_t sr = c.scaleGather ? p.scaleGather[id] : id;
-            const double sc = p.scale[c.scalePerHead ? sr * H + h : sr];
+            const Ref sc = p.scale[c.scalePerHead ? sr * H + h : sr];
             v = c.epilogue == EpilogueOp::Mul ? v * sc : v / sc;
           }
-          double &o = out[(dst * H + h) * N + n];
+          Ref &o = out[(dst * H + h) * N + n];
           o = c.accumulate ? o + v : v;
         }
     }
   } else {
     if (!c.accumulate)
-      std::fill(out.begin(), out.end(), 0.0);
+      std::fill(out.begin(), out.end(), Ref(0));
     for (int64_t r = 0; r < M; ++r) {
       const int64_t id = idOf(r), s = sliceOf(r, id);
       const int64_t ra = c.gather ? p.gather[id] : id;
@@ -597,7 +623,7 @@ Problem makeProblem(const Case &c) {
           for (int64_t n = 0; n < N; ++n) {
             const int64_t wi = c.transposeW ? n * K + k : k * N + n;
             out[(s * H + h) * K * N + wi] +=
-                double(p.X[(ra * H + h) * K + k]) * p.B[(rb * H + h) * N + n];
+                Ref(p.X[(ra * H + h) * K + k]) * Ref(p.B[(rb * H + h) * N + n]);
           }
     }
   }
@@ -606,10 +632,10 @@ Problem makeProblem(const Case &c) {
 }
 
 /// Fills the args with pointers into `p` (host) or into the device copies.
-template <typename Ptr>
-SegmentGemmArgs makeArgs(const Problem &p, Ptr ptr, float *out) {
+template <typename T, typename Ptr>
+SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   const Case &c = p.c;
-  SegmentGemmArgs a;
+  SegmentGemmArgsT<T> a;
   a.mode = c.mode;
   a.M = c.M;
   a.K = c.K;
@@ -640,35 +666,42 @@ SegmentGemmArgs makeArgs(const Problem &p, Ptr ptr, float *out) {
   return a;
 }
 
-void expectClose(const std::vector<float> &got, const std::vector<float> &want,
+template <typename T>
+void expectClose(const std::vector<T> &got, const std::vector<T> &want,
                  const std::string &what) {
+  using Ref = typename Precision<T>::Ref;
   ASSERT_EQ(got.size(), want.size()) << what;
   // Relative to the output's scale: sums of K random products can cancel.
-  double maxAbs = 1e-30;
-  for (float w : want)
-    maxAbs = std::max(maxAbs, double(std::fabs(w)));
-  double worst = 0;
+  Ref maxAbs = 1e-30;
+  for (T w : want)
+    maxAbs = std::max(maxAbs, Ref(std::fabs(w)));
+  Ref worst = 0;
   size_t worstAt = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    const double err = std::fabs(double(got[i]) - want[i]) / maxAbs;
+    const Ref err = std::fabs(Ref(got[i]) - Ref(want[i])) / maxAbs;
     if (err > worst) {
       worst = err;
       worstAt = i;
     }
   }
-  EXPECT_LE(worst, 1e-5) << what << ": element " << worstAt << " got "
-                         << got[worstAt] << " want " << want[worstAt];
+  EXPECT_LE(double(worst), Precision<T>::tolerance)
+      << what << ": element " << worstAt << " got " << got[worstAt] << " want "
+      << want[worstAt];
+}
+
+template <typename T> void runCpu(const Case &c, const std::string &what) {
+  const Problem<T> p = makeProblem<T>(c);
+  std::vector<T> out = p.Y0;
+  auto host = [](const auto &v) { return v.empty() ? nullptr : v.data(); };
+  segmentGemmCpu(makeArgs(p, host, out.data()));
+  expectClose(out, p.expected, what);
 }
 
 class SegmentGemm : public ::testing::TestWithParam<Case> {};
 
-TEST_P(SegmentGemm, Cpu) {
-  const Problem p = makeProblem(GetParam());
-  std::vector<float> out = p.Y0;
-  auto host = [](const auto &v) { return v.empty() ? nullptr : v.data(); };
-  segmentGemmCpu(makeArgs(p, host, out.data()));
-  expectClose(out, p.expected, "cpu");
-}
+TEST_P(SegmentGemm, Cpu) { runCpu<float>(GetParam(), "cpu"); }
+
+TEST_P(SegmentGemm, CpuDouble) { runCpu<double>(GetParam(), "cpu double"); }
 
 #ifdef HECTOR_TEMPLATES_CUDA
 bool haveGpu() {
@@ -700,26 +733,46 @@ private:
   std::vector<void *> owned_;
 };
 
-TEST_P(SegmentGemm, Cuda) {
-  if (!haveGpu())
-    GTEST_SKIP() << "no CUDA device";
-  const Problem p = makeProblem(GetParam());
+template <typename T> void runCuda(const Case &c, const std::string &what) {
+  const Problem<T> p = makeProblem<T>(c);
   DeviceArrays dev;
-  float *out = dev.copy(p.Y0);
+  T *out = dev.copy(p.Y0);
   auto device = [&](const auto &v) { return dev.copy(v); };
   ASSERT_EQ(launchSegmentGemm(makeArgs(p, device, out), nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<float> got(p.Y0.size());
+  std::vector<T> got(p.Y0.size());
   if (!got.empty()) {
-    ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * sizeof(float),
+    ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * sizeof(T),
                          cudaMemcpyDeviceToHost),
               cudaSuccess);
   }
-  expectClose(got, p.expected, "cuda");
+  expectClose(got, p.expected, what);
+}
+
+TEST_P(SegmentGemm, Cuda) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  runCuda<float>(GetParam(), "cuda");
+}
+
+// Double takes the general kernels for every shape (the vec* cases included)
+// and atomicAdd on double for the colliding ones.
+TEST_P(SegmentGemm, CudaDouble) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  runCuda<double>(GetParam(), "cuda double");
 }
 
 TEST(SegmentGemmCudaArgs, RejectsInconsistentArgs) {
   SegmentGemmArgs a;
+  a.M = 4;
+  a.K = a.N = 2;
+  a.atomic = true; // without accumulate
+  EXPECT_EQ(launchSegmentGemm(a, nullptr), cudaErrorInvalidValue);
+}
+
+TEST(SegmentGemmCudaArgs, RejectsInconsistentDoubleArgs) {
+  SegmentGemmArgsT<double> a;
   a.M = 4;
   a.K = a.N = 2;
   a.atomic = true; // without accumulate
@@ -765,6 +818,38 @@ TEST(SegmentGemmArgsCheck, AcceptsRowIdsWithEitherSliceSource) {
   EXPECT_EQ(checkSegmentGemmArgs(a), "");
   a.segmentPtr = ptr; // both slice sources: still rejected
   EXPECT_EQ(checkSegmentGemmArgs(a), "segmentPtr and rowType are exclusive");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksDoubleArgsLikeFloat) {
+  SegmentGemmArgsT<double> a;
+  a.M = 4;
+  a.K = a.N = 2;
+  double buf[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  a.X = a.W = buf;
+  a.Y = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.atomic = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "atomic needs accumulate");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.atomic = false;
+  a.mode = Mode::Outer; // no B, no dW
+  EXPECT_EQ(checkSegmentGemmArgs(a), "B is missing (outer mode)");
+}
+
+// Inputs float cannot hold: (1 + 2^-30) * 1 + (1 - 2^-30) * -1 is exactly
+// 2^-29 in double and 0 if anything on the double path went through float.
+TEST(SegmentGemmDouble, KeepsDoublePrecisionCpu) {
+  const double e = std::ldexp(1.0, -30);
+  std::vector<double> X = {1 + e, 1 - e}, W = {1, -1}, Y = {0};
+  SegmentGemmArgsT<double> a;
+  a.M = 1;
+  a.K = 2;
+  a.N = 1;
+  a.X = X.data();
+  a.W = W.data();
+  a.Y = Y.data();
+  segmentGemmCpu(a);
+  EXPECT_EQ(Y[0], 2 * e);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, SegmentGemm, ::testing::ValuesIn(cases()),
