@@ -21,8 +21,12 @@ if(NOT TARGET hector_runtime)
   endif()
   set(HECTOR_BUILD_COMPILER OFF CACHE BOOL "" FORCE)
   set(HECTOR_BUILD_TESTS OFF CACHE BOOL "" FORCE)
+  # Only the runtime: the bundled models' libraries are not this one.
+  set(HECTOR_BUILD_GENERATED OFF CACHE BOOL "" FORCE)
   add_subdirectory(${{HECTOR_SOURCE_DIR}} hector EXCLUDE_FROM_ALL)
 endif()
+# Torch's imported targets are visible only below where it is found.
+find_package(Torch REQUIRED)
 
 add_library(hector_{0} SHARED binding.cpp kernels_cpu.cpp)
 target_include_directories(hector_{0} PRIVATE ${{CMAKE_CURRENT_SOURCE_DIR}})

@@ -48,9 +48,9 @@ std::string unaryExpr(OpKind op, const std::string &x,
   case OpKind::Neg:
     return "-" + x;
   case OpKind::Exp:
-    return "expf(" + x + ")";
+    return "hector::trav::exp(" + x + ")";
   case OpKind::Log:
-    return "logf(" + x + ")";
+    return "hector::trav::log(" + x + ")";
   case OpKind::Relu:
     return "hector::trav::relu(" + x + ")";
   case OpKind::Gelu:
@@ -58,9 +58,9 @@ std::string unaryExpr(OpKind op, const std::string &x,
   case OpKind::Sigmoid:
     return "hector::trav::sigmoid(" + x + ")";
   case OpKind::Tanh:
-    return "tanhf(" + x + ")";
+    return "hector::trav::tanh(" + x + ")";
   case OpKind::Sqrt:
-    return "sqrtf(" + x + ")";
+    return "hector::trav::sqrt(" + x + ")";
   case OpKind::ReluGrad:
     return "hector::trav::reluGrad(" + x + ")";
   case OpKind::GeluGrad:
@@ -90,7 +90,7 @@ void printLinear(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
   const std::string wIndex =
       transposed ? fmt::format("({} * {} + col) * {} + kk", head, N, K)
                  : fmt::format("({} * {} + kk) * {} + col", head, K, N);
-  w.line("float v = 0.f;");
+  w.line("scalar_t v = 0;");
   w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
   w.line("v += {} * {};", at(ops[0], "lead * " + K + " + kk"),
          at(ops[1], wIndex));
@@ -118,7 +118,7 @@ void printTranspose(CodeWriter &w, const ir::Stmt &stmt,
     if (j > 0)
       w.line("rest /= {};", dimExpr(result[j]));
   }
-  w.line("const float v = {};", at(a, "src"));
+  w.line("const scalar_t v = {};", at(a, "src"));
 }
 
 } // namespace
@@ -134,17 +134,17 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
                       : stmt.op == OpKind::Sub ? "-"
                       : stmt.op == OpKind::Mul ? "*"
                                                : "/";
-    w.line("const float v = {} {} {};", broadcastPrefix(ops.at(0), result),
+    w.line("const scalar_t v = {} {} {};", broadcastPrefix(ops.at(0), result),
            sym, broadcastPrefix(ops.at(1), result));
     return;
   }
   case OpKind::Eq:
-    w.line("const float v = hector::trav::eq({}, {});",
+    w.line("const scalar_t v = hector::trav::eq({}, {});",
            broadcastPrefix(ops.at(0), result),
            broadcastPrefix(ops.at(1), result));
     return;
   case OpKind::Reshape:
-    w.line("const float v = {};", at(ops.at(0), "i"));
+    w.line("const scalar_t v = {};", at(ops.at(0), "i"));
     return;
   case OpKind::Dot: {
     // dot(a:[..,K], b:[..,K]) -> [..]: element i contracts K elements.
@@ -154,7 +154,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     const ir::Dim k = longer.back();
     const ir::Dim full = shapeSize(result) * k;
     const std::string K = dimExpr(k);
-    w.line("float v = 0.f;");
+    w.line("scalar_t v = 0;");
     w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
     w.line("v += {} * {};",
            broadcastSuffix(ops[0], full, "i * " + K + " + kk"),
@@ -170,7 +170,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     w.line("const int64_t lead = i / ({} * {});", K, N);
     w.line("const int64_t row = (i / {}) % {};", N, K);
     w.line("const int64_t col = i % {};", N);
-    w.line("const float v = {} * {};",
+    w.line("const scalar_t v = {} * {};",
            broadcastSuffix(ops.at(0), lead * k, "lead * " + K + " + row"),
            broadcastSuffix(ops.at(1), lead * n, "lead * " + N + " + col"));
     return;
@@ -179,7 +179,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     // Sums the trailing axes of a's row down to the prefix `result`.
     const ir::Dim whole = shapeSize(ops.at(0).shape);
     const std::string group = ratioExpr(whole, shapeSize(result));
-    w.line("float v = 0.f;");
+    w.line("scalar_t v = 0;");
     w.open(fmt::format("for (int64_t t = 0; t < {}; ++t)", group));
     w.line("v += {};", at(ops[0], "i * " + group + " + t"));
     w.close();
@@ -188,7 +188,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
   case OpKind::Slice: {
     const std::string z = dimExpr(stmt.sliceSize);
     const std::string k = dimExpr(ops.at(0).shape.back());
-    w.line("const float v = {};",
+    w.line("const scalar_t v = {};",
            at(ops[0], fmt::format("(i / {}) * {} + {} + i % {}", z, k,
                                   dimExpr(stmt.sliceStart), z)));
     return;
@@ -199,7 +199,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     const std::string k = dimExpr(ops.at(0).shape.back());
     const std::string s = dimExpr(stmt.sliceStart);
     w.line("const int64_t col = i % {} - {};", z, s);
-    w.line("const float v = (col >= 0 && col < {}) ? {} : 0.f;", k,
+    w.line("const scalar_t v = (col >= 0 && col < {}) ? {} : scalar_t(0);", k,
            at(ops[0], fmt::format("(i / {}) * {} + col", z, k)));
     return;
   }
@@ -208,7 +208,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     const std::string width = dimExpr(result.back());
     w.line("const int64_t lead = i / {};", width);
     w.line("const int64_t col = i % {};", width);
-    w.line("float v = 0.f;");
+    w.line("scalar_t v = 0;");
     ir::Dim offset = ir::Dim::constant(0);
     for (const OperandRef &op : ops) {
       const ir::Dim part = op.shape.back();
@@ -231,7 +231,7 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     if (e.empty())
       throw EmitError{std::string("no element form for op ") +
                       ir::opName(stmt.op)};
-    w.line("const float v = {};", e);
+    w.line("const scalar_t v = {};", e);
     return;
   }
   }

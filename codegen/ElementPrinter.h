@@ -3,7 +3,8 @@
 //
 // A statement computes one row of its target. The emitted code runs inside
 // HECTOR_FOR_ELEMENTS(i, size): for the flat element index `i` of the
-// target row it declares `const float v` (the element's value), reading
+// target row it declares `scalar_t v` (the kernels are templates over the
+// scalar type, float or double), reading
 // operand k's row through the pointer named in OperandRef::ptr. Operand
 // indexing follows docs/ir.md: prefix broadcasting for the elementwise
 // binary ops (an operand of size s in a result of size S is read at
@@ -21,15 +22,15 @@ namespace hector::codegen {
 
 /// How the element code reads one operand.
 struct OperandRef {
-  /// A row operand: the C++ name of a `const float *` to its row.
+  /// A row operand: the C++ name of a `const scalar_t *` to its row.
   std::string ptr;
   ir::Shape shape; ///< the operand's per-row shape
-  /// A scalar operand (ir::ScalarExpr): its C++ float expression.
+  /// A scalar operand (ir::ScalarExpr): its C++ scalar_t expression.
   std::string scalar;
   bool isScalar() const { return ptr.empty(); }
 };
 
-/// Prints the lines that declare `const float v` for element `i` of
+/// Prints the lines that declare `v` (a scalar_t) for element `i` of
 /// `stmt`'s result, whose row shape is `result`. Throws EmitError for an
 /// op it has no element form for.
 void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,

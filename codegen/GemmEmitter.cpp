@@ -46,7 +46,7 @@ std::string dataPtr(const ProgramLayout &layout, const GemmInstance &g,
   const std::string root = layout.root(a.value);
   switch (layout.home(a.value)) {
   case Home::GraphArray:
-    return "g." + root;
+    return "gv." + root;
   case Home::Buffer:
     return "b." + root;
   case Home::Register:
@@ -127,7 +127,7 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
   w.line("// @{}: {} GEMM, rows {}", g.name, outer ? "outer" : "linear",
          intra::rowDomainName(g.rows));
   w.open("");
-  w.line("hector::templates::SegmentGemmArgs a;");
+  w.line("hector::templates::SegmentGemmArgsT<scalar_t> a;");
   const ir::Dim fold = foldedRows(layout, g);
   if (outer)
     w.line("a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;");

@@ -149,13 +149,13 @@ void printDeviceHelpers(CodeWriter &w, const std::string &model) {
 /// Allocates every stored value the program writes and points `b` at it.
 void printAllocations(CodeWriter &w, const ProgramLayout &p) {
   w.line("const at::TensorOptions options = "
-         "at::TensorOptions().dtype(at::kFloat).device(device);");
+         "at::TensorOptions().dtype(dtype).device(device);");
   for (const intra::ValueLayout *l : p.buffers()) {
     if (isArgument(l->decl))
       continue;
     w.line("at::Tensor {} = at::empty(std::vector<int64_t>{}, options);",
            tensorLocal(l->decl.name), shapeList(*l));
-    w.line("b.{} = {}.data_ptr<float>();", l->decl.name,
+    w.line("b.{} = {}.data_ptr<scalar_t>();", l->decl.name,
            tensorLocal(l->decl.name));
   }
 }
@@ -171,10 +171,10 @@ std::string resultTensor(const ProgramLayout &p, const std::string &value) {
 
 void printLaunch(CodeWriter &w, const ProgramLayout &p) {
   w.line("runOn(");
-  w.line("    device, [&] {{ {}_cpu(g, b, hp); }},", p.entry());
+  w.line("    device, [&] {{ {}_cpu<scalar_t>(g, gv, b, hp); }},", p.entry());
   w.raw("    [&](void *stream) {");
   w.raw("#if defined(HECTOR_GEN_WITH_CUDA)");
-  w.line("      {}_cuda(g, b, hp, stream);", p.entry());
+  w.line("      {}_cuda<scalar_t>(g, gv, b, hp, stream);", p.entry());
   w.raw("#else");
   w.raw("      (void)stream;");
   w.raw("#endif");
@@ -184,23 +184,31 @@ void printLaunch(CodeWriter &w, const ProgramLayout &p) {
 void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
                      const std::vector<std::string> &saved) {
   const intra::Program &p = fwd.program();
-  std::string params;
-  for (const ir::ValueDecl *d : tensorArgs(p))
+  const std::vector<const ir::ValueDecl *> args = tensorArgs(p);
+  std::string params, callArgs;
+  for (const ir::ValueDecl *d : args) {
     params += ", const at::Tensor &" + argName(d->name);
-  w.raw("/// The forward kernels: checks the arguments, allocates, runs; "
-        "returns the outputs, then the saved values.");
-  w.open("std::vector<at::Tensor> runForward(const std::vector<at::Tensor> "
-         "&graph_arrays" +
+    callArgs += ", " + argName(d->name);
+  }
+  w.raw("/// The forward kernels in scalar_t: checks the arguments, "
+        "allocates, runs; returns the outputs, then the saved values.");
+  w.raw("template <typename scalar_t>");
+  w.open("std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> "
+         "&graph_arrays, const hector::rt::GraphArrays &g" +
          params + ", const Hypers &hp)");
-  w.line("const hector::rt::GraphArrays g = "
-         "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
   w.line("const at::Device device = graph_arrays.front().device();");
+  w.line("const at::ScalarType dtype = "
+         "c10::CppTypeToScalarType<scalar_t>::value;");
   printPrologue(w, fwd);
-  w.line("ForwardBuffers b;");
-  for (const ir::ValueDecl *d : tensorArgs(p)) {
-    w.line("hector::rt::checkFloatArgument({}, \"{}\", {}, device);",
-           argName(d->name), d->name, shapeList(fwd.layout(d->name)));
-    w.line("b.{} = {}.data_ptr<float>();", d->name, argName(d->name));
+  w.line("std::vector<at::Tensor> keep;");
+  w.line("const hector::rt::GraphValues<scalar_t> gv = "
+         "hector::rt::graphValues<scalar_t>(graph_arrays, keep);");
+  w.line("ForwardBuffers<scalar_t> b;");
+  for (const ir::ValueDecl *d : args) {
+    w.line("hector::rt::checkArgument({}, \"{}\", {}, device, dtype, \"{}\");",
+           argName(d->name), d->name, shapeList(fwd.layout(d->name)),
+           args.front()->name);
+    w.line("b.{} = {}.data_ptr<scalar_t>();", d->name, argName(d->name));
   }
   printAllocations(w, fwd);
   printLaunch(w, fwd);
@@ -216,6 +224,19 @@ void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
     list += (i ? ", " : "") + results[i];
   w.line("return {{{}}};", list);
   w.close();
+  w.blank();
+  w.raw("/// The forward kernels in the dtype of the first argument (float32 "
+        "or float64).");
+  w.open("std::vector<at::Tensor> runForward(const std::vector<at::Tensor> "
+         "&graph_arrays" +
+         params + ", const Hypers &hp)");
+  w.line("const hector::rt::GraphArrays g = "
+         "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
+  w.line("if (hector::rt::floatScalarType({}, \"{}\") == at::kDouble)",
+         argName(args.front()->name), args.front()->name);
+  w.line("  return runForwardT<double>(graph_arrays, g{}, hp);", callArgs);
+  w.line("return runForwardT<float>(graph_arrays, g{}, hp);", callArgs);
+  w.close();
 }
 
 /// The backward program's inputs and params: the `values` argument.
@@ -225,25 +246,27 @@ std::vector<const ir::ValueDecl *> backwardValues(const ProgramLayout &bwd) {
 
 void printRunBackward(CodeWriter &w, const ProgramLayout &bwd) {
   const std::vector<const ir::ValueDecl *> values = backwardValues(bwd);
-  w.raw("/// The backward kernels: `values` are the backward program's inputs "
-        "and params in declaration order; returns its outputs.");
-  w.open("std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> "
-         "&graph_arrays, const std::vector<at::Tensor> &values, const Hypers "
-         "&hp)");
-  w.line("const hector::rt::GraphArrays g = "
-         "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
+  w.raw("/// The backward kernels in scalar_t: `values` are the backward "
+        "program's inputs and params in declaration order; returns its "
+        "outputs.");
+  w.raw("template <typename scalar_t>");
+  w.open("std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> "
+         "&graph_arrays, const hector::rt::GraphArrays &g, const "
+         "std::vector<at::Tensor> &values, const Hypers &hp)");
   w.line("const at::Device device = graph_arrays.front().device();");
+  w.line("const at::ScalarType dtype = "
+         "c10::CppTypeToScalarType<scalar_t>::value;");
   printPrologue(w, bwd);
-  w.line("TORCH_CHECK_VALUE(values.size() == {0}, \"values: expected {0} "
-         "tensors (the inputs and params of @{1}), got \", values.size());",
-         values.size(), bwd.program().name);
-  w.line("BackwardBuffers b;");
+  w.line("std::vector<at::Tensor> keep;");
+  w.line("const hector::rt::GraphValues<scalar_t> gv = "
+         "hector::rt::graphValues<scalar_t>(graph_arrays, keep);");
+  w.line("BackwardBuffers<scalar_t> b;");
   for (size_t i = 0; i < values.size(); ++i) {
     const std::string &n = values[i]->name;
-    w.line("hector::rt::checkFloatArgument(values[{0}], \"values[{0}] ({1})\", "
-           "{2}, device);",
+    w.line("hector::rt::checkArgument(values[{0}], \"values[{0}] ({1})\", "
+           "{2}, device, dtype, \"values[0]\");",
            i, n, shapeList(bwd.layout(n)));
-    w.line("b.{} = values[{}].data_ptr<float>();", n, i);
+    w.line("b.{} = values[{}].data_ptr<scalar_t>();", n, i);
   }
   printAllocations(w, bwd);
   printLaunch(w, bwd);
@@ -251,6 +274,21 @@ void printRunBackward(CodeWriter &w, const ProgramLayout &bwd) {
   for (const ir::ValueDecl *d : outputsOf(bwd.program()))
     list += (list.empty() ? "" : ", ") + resultTensor(bwd, d->name);
   w.line("return {{{}}};", list);
+  w.close();
+  w.blank();
+  w.raw("/// The backward kernels in the dtype of values[0].");
+  w.open("std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> "
+         "&graph_arrays, const std::vector<at::Tensor> &values, const Hypers "
+         "&hp)");
+  w.line("const hector::rt::GraphArrays g = "
+         "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
+  w.line("TORCH_CHECK_VALUE(values.size() == {0}, \"values: expected {0} "
+         "tensors (the inputs and params of @{1}), got \", values.size());",
+         values.size(), bwd.program().name);
+  w.line("if (hector::rt::floatScalarType(values[0], \"values[0]\") == "
+         "at::kDouble)");
+  w.line("  return runBackwardT<double>(graph_arrays, g, values, hp);");
+  w.line("return runBackwardT<float>(graph_arrays, g, values, hp);");
   w.close();
 }
 
@@ -330,8 +368,8 @@ void printAutogradFunction(CodeWriter &w, const ProgramLayout &fwd,
          "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
   printPrologue(w, bwd);
   w.line("const at::TensorOptions options = "
-         "at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front()."
-         "device());");
+         "at::TensorOptions().dtype(kept.front().scalar_type()).device("
+         "graph_arrays.front().device());");
   w.line("std::vector<at::Tensor> values;");
   for (const ir::ValueDecl *d : backwardValues(bwd)) {
     const std::string &n = d->name;

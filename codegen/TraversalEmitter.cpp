@@ -33,7 +33,7 @@ struct Binding {
   std::optional<ir::Attr> parentEnd;
 };
 
-/// A per-thread-group scratch slot of `size` floats.
+/// A per-thread-group scratch slot of `size` scalars.
 struct Slot {
   std::string name;
   ir::Dim size;
@@ -162,7 +162,7 @@ std::string NestPrinter::operandPtr(const ir::Access &a) const {
   const std::string root = layout_.root(a.value);
   switch (layout_.home(a.value)) {
   case Home::GraphArray:
-    return "(g." + root + " + " + rowExpr(a.index) + ")";
+    return "(gv." + root + " + " + rowExpr(a.index) + ")";
   case Home::Register:
     return registerLocal(root);
   case Home::Buffer:
@@ -186,8 +186,8 @@ void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {
           ? "b." + root
           : fmt::format("b.{} + cur_s{} * {}", root, p.id, sizeOf(root));
   w.open(fmt::format("if (cur_s{} >= 0)", p.id));
-  w.line("float *t = {};", base);
-  w.line("HECTOR_FOR_ELEMENTS(i, {}) hector::trav::atomicAddFloat(t + i, "
+  w.line("scalar_t *t = {};", base);
+  w.line("HECTOR_FOR_ELEMENTS(i, {}) hector::trav::atomicAdd(t + i, "
          "{}[i]);",
          sizeOf(p.target), p.slot);
   w.close();
@@ -210,9 +210,9 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     if (const auto *a = std::get_if<ir::Access>(&op)) {
       ref.ptr = fmt::format("o{}", k);
       ref.shape = layout_.layout(a->value).decl.shape;
-      w.line("const float *o{} = {};", k, operandPtr(*a));
+      w.line("const scalar_t *o{} = {};", k, operandPtr(*a));
     } else {
-      ref.scalar = "static_cast<float>(" +
+      ref.scalar = "static_cast<scalar_t>(" +
                    scalarExpr(std::get<ir::ScalarExpr>(op)) + ")";
     }
     ops.push_back(std::move(ref));
@@ -223,16 +223,16 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   switch (s.reduction) {
   case ReductionScheme::None:
     if (s.hoisted && s.storeInInnerLoop) {
-      w.line("float *t = {};", registerLocal(target));
+      w.line("scalar_t *t = {};", registerLocal(target));
       pendingStores_.push_back(&s);
     } else {
-      w.line("float *t = {};", targetRowPtr(stmt.target));
+      w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
     }
     store = "t[i] = v;";
     break;
   case ReductionScheme::Segmented:
-    w.line("float *t = {};", targetRowPtr(stmt.target));
-    store = stmt.reduce == ir::Reduce::Max ? "t[i] = fmaxf(t[i], v);"
+    w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
+    store = stmt.reduce == ir::Reduce::Max ? "t[i] = hector::trav::max(t[i], v);"
                                            : "t[i] += v;";
     break;
   case ReductionScheme::Atomic:
@@ -240,8 +240,8 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
       throw EmitError{fmt::format(
           "@{}: s{}: an atomic {} reduction is not supported by the emitters",
           inst_.name, s.id, ir::reduceToken(stmt.reduce))};
-    w.line("float *t = {};", targetRowPtr(stmt.target));
-    store = "hector::trav::atomicAddFloat(t + i, v);";
+    w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
+    store = "hector::trav::atomicAdd(t + i, v);";
     break;
   case ReductionScheme::PartialAtomic: {
     if (stmt.reduce != ir::Reduce::Sum)
@@ -259,10 +259,10 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
            global ? std::string("0") : rowExpr(stmt.target.index));
     w.open(fmt::format("if (row != cur_s{})", s.id));
     printFlush(w, *p);
-    w.line("HECTOR_FOR_ELEMENTS(i, {}) {}[i] = 0.f;", size, p->slot);
+    w.line("HECTOR_FOR_ELEMENTS(i, {}) {}[i] = scalar_t(0);", size, p->slot);
     w.line("cur_s{} = row;", s.id);
     w.close();
-    w.line("float *t = {};", p->slot);
+    w.line("scalar_t *t = {};", p->slot);
     store = "t[i] += v;";
     break;
   }
@@ -280,9 +280,11 @@ void NestPrinter::printSegmentedInit(CodeWriter &w, const TravLoop &sub) {
     const auto *s = std::get_if<TravStmt>(&item);
     if (!s || s->reduction != ReductionScheme::Segmented)
       continue;
-    const char *init = s->stmt.reduce == ir::Reduce::Max ? "-INFINITY" : "0.f";
+    const char *init = s->stmt.reduce == ir::Reduce::Max
+                           ? "-hector::trav::infinity<scalar_t>()"
+                           : "scalar_t(0)";
     w.open("");
-    w.line("float *t = {};", targetRowPtr(s->stmt.target));
+    w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
     w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = {};",
            sizeOf(s->stmt.target.value), init);
     w.close();
@@ -299,13 +301,13 @@ void NestPrinter::printSegmentedFinish(CodeWriter &w, const TravLoop &sub,
     if (s->stmt.reduce == ir::Reduce::Max) {
       // The max of no contributions is 0 (docs/ir.md).
       w.open(fmt::format("if ({} == 0)", degree));
-      w.line("float *t = {};", targetRowPtr(s->stmt.target));
-      w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = 0.f;", size);
+      w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
+      w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = scalar_t(0);", size);
       w.close();
     } else if (s->stmt.reduce == ir::Reduce::Mean) {
       w.open(fmt::format("if ({} > 0)", degree));
-      w.line("float *t = {};", targetRowPtr(s->stmt.target));
-      w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] /= static_cast<float>({});",
+      w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
+      w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] /= static_cast<scalar_t>({});",
              size, degree);
       w.close();
     }
@@ -413,7 +415,7 @@ void NestPrinter::print(CodeWriter &w) {
   scope_.erase(root.var);
 }
 
-/// `float *r_x = scratch + 0;`, ... and the total.
+/// `scalar_t *r_x = scratch + 0;`, ... and the total.
 std::string scratchTotal(const std::vector<Slot> &slots) {
   ir::Dim total = ir::Dim::constant(0);
   for (const Slot &s : slots)
@@ -424,7 +426,7 @@ std::string scratchTotal(const std::vector<Slot> &slots) {
 void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
   ir::Dim offset = ir::Dim::constant(0);
   for (const Slot &s : slots) {
-    w.line("float *{} = scratch + {};", s.name, dimExpr(offset));
+    w.line("scalar_t *{} = scratch + {};", s.name, dimExpr(offset));
     offset = offset + s.size;
   }
 }
@@ -483,11 +485,16 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   w.line("// {}", scheduleComment(t));
   if (target == Target::Cuda) {
     const std::string body = rowBody(nest, 2);
+    w.line("template <typename scalar_t>");
     w.line("__global__ void __launch_bounds__(256)");
-    w.open(fmt::format("{}(const hector::rt::GraphArrays g, const {} b, const "
-                       "Hypers hp, const int64_t scratch_floats)",
+    w.open(fmt::format("{}([[maybe_unused]] const hector::rt::GraphArrays g, "
+                       "[[maybe_unused]] const "
+                       "hector::rt::GraphValues<scalar_t> gv, const "
+                       "{}<scalar_t> b, const Hypers hp, const int64_t "
+                       "scratch_size)",
                        name, buffers));
-    w.line("extern __shared__ float hector_smem[];");
+    w.line("extern __shared__ __align__(16) unsigned char hector_smem_bytes[];");
+    w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
     printPrologue(w, layout);
     w.line("const int hector_lane = static_cast<int>(threadIdx.x % 32);");
     w.line("const int64_t warps_per_block = blockDim.x / 32;");
@@ -495,24 +502,27 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
            "warps_per_block + threadIdx.x / 32;");
     w.line("const int64_t groups = static_cast<int64_t>(gridDim.x) * "
            "warps_per_block;");
-    w.line("[[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * "
-           "scratch_floats;");
+    w.line("[[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * "
+           "scratch_size;");
     printSlotPointers(w, nest.slots());
     printGroupBody(w, nest, body);
     w.close();
     return w.str();
   }
   const std::string body = rowBody(nest, 3);
-  w.open(fmt::format("static void {}(const hector::rt::GraphArrays &g, const "
-                     "{} &b, const Hypers &hp)",
+  w.line("template <typename scalar_t>");
+  w.open(fmt::format("void {}([[maybe_unused]] const hector::rt::GraphArrays "
+                     "&g, [[maybe_unused]] const "
+                     "hector::rt::GraphValues<scalar_t> &gv, const "
+                     "{}<scalar_t> &b, const Hypers &hp)",
                      name, buffers));
   printPrologue(w, layout);
-  w.line("const int64_t scratch_floats = {};", scratchTotal(nest.slots()));
+  w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.line("#pragma omp parallel");
   w.open("");
-  w.line("std::vector<float> scratch_storage(static_cast<size_t>("
-         "scratch_floats) + 1);");
-  w.line("[[maybe_unused]] float *scratch = scratch_storage.data();");
+  w.line("std::vector<scalar_t> scratch_storage(static_cast<size_t>("
+         "scratch_size) + 1);");
+  w.line("[[maybe_unused]] scalar_t *scratch = scratch_storage.data();");
   w.line("const int64_t group = hector::trav::cpuThreadNum();");
   w.line("const int64_t groups = hector::trav::cpuNumThreads();");
   printSlotPointers(w, nest.slots());
@@ -528,7 +538,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   const std::string name = traversalKernelName(layout, t);
   CodeWriter w;
   if (target == Target::Cpu) {
-    w.line("{}(g, b, hp); // {}", name, scheduleComment(t));
+    w.line("{}<scalar_t>(g, gv, b, hp); // {}", name, scheduleComment(t));
     return w.str();
   }
   NestPrinter nest(layout, t);
@@ -537,13 +547,15 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.line("// {}", scheduleComment(t));
   w.open("");
   w.line("const int64_t rows = {};", nest.rowCount());
-  w.line("const int64_t scratch_floats = {};", scratchTotal(nest.slots()));
+  w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   w.line("const hector::trav::LaunchShape shape = hector::trav::launchShape("
-         "reinterpret_cast<const void *>(&{}), rows, scratch_floats);",
+         "reinterpret_cast<const void *>(&{}<scalar_t>), rows, scratch_size, "
+         "sizeof(scalar_t));",
          name);
-  w.line("{}<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
-         "shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);",
+  w.line("{}<scalar_t><<<static_cast<unsigned>(shape.blocks), "
+         "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, "
+         "scratch_size);",
          name);
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();

@@ -144,4 +144,13 @@ constexpr const char *graphArrayName(GraphArray a) {
   return "?";
 }
 
+/// The graph values of the IR (in_degree, out_degree, rel_in_degree) in
+/// the scalar type of a generated kernel: the float32 arrays of
+/// GraphArrays for float kernels, float64 copies for double kernels.
+template <typename T> struct GraphValues {
+  const T *in_degree = nullptr;     ///< [N]
+  const T *out_degree = nullptr;    ///< [N]
+  const T *rel_in_degree = nullptr; ///< [E]
+};
+
 } // namespace hector::rt

@@ -23,12 +23,23 @@ GraphArrays graphArgument(const std::vector<at::Tensor> &arrays,
   return {}; // not reached
 }
 
-void checkFloatArgument(const at::Tensor &t, const char *name,
-                        std::initializer_list<int64_t> shape,
-                        const at::Device &device) {
+at::ScalarType floatScalarType(const at::Tensor &t, const char *name) {
   TORCH_CHECK_TYPE(t.defined(), name, ": expected a tensor, got None");
-  TORCH_CHECK_TYPE(t.scalar_type() == at::kFloat, name,
-                   ": expected a float32 tensor, got ", t.scalar_type());
+  TORCH_CHECK_TYPE(t.scalar_type() == at::kFloat ||
+                       t.scalar_type() == at::kDouble,
+                   name, ": expected a float32 or float64 tensor, got ",
+                   t.scalar_type());
+  return t.scalar_type();
+}
+
+void checkArgument(const at::Tensor &t, const char *name,
+                   std::initializer_list<int64_t> shape,
+                   const at::Device &device, at::ScalarType dtype,
+                   const char *dtypeFrom) {
+  TORCH_CHECK_TYPE(t.defined(), name, ": expected a tensor, got None");
+  TORCH_CHECK_TYPE(t.scalar_type() == dtype, name, ": expected a ", dtype,
+                   " tensor (the dtype of ", dtypeFrom, "), got ",
+                   t.scalar_type());
   TORCH_CHECK_VALUE(t.device() == device, name, ": expected a tensor on ",
                     device, " (the graph's device), got one on ", t.device());
   TORCH_CHECK_VALUE(t.sizes() == at::IntArrayRef(shape), name,

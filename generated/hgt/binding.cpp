@@ -51,10 +51,11 @@ namespace hector_gen::hgt {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_K, const at::Tensor &arg_Q, const at::Tensor &arg_V, const at::Tensor &arg_W_att, const at::Tensor &arg_W_msg, const at::Tensor &arg_mu, const at::Tensor &arg_A, const at::Tensor &arg_skip, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_K, const at::Tensor &arg_Q, const at::Tensor &arg_V, const at::Tensor &arg_W_att, const at::Tensor &arg_W_msg, const at::Tensor &arg_mu, const at::Tensor &arg_A, const at::Tensor &arg_skip, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -90,63 +91,65 @@ namespace hector_gen::hgt {
     [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
     [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_K, "K", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.K = arg_K.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_Q, "Q", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.Q = arg_Q.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_V, "V", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.V = arg_V.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W_att, "W_att", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.W_att = arg_W_att.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W_msg, "W_msg", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.W_msg = arg_W_msg.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_mu, "mu", {g.num_etypes, hp_heads}, device);
-    b.mu = arg_mu.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_A, "A", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.A = arg_A.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_skip, "skip", {g.num_ntypes}, device);
-    b.skip = arg_skip.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_K, "K", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "x");
+    b.K = arg_K.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_Q, "Q", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "x");
+    b.Q = arg_Q.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_V, "V", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "x");
+    b.V = arg_V.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W_att, "W_att", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "x");
+    b.W_att = arg_W_att.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W_msg, "W_msg", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "x");
+    b.W_msg = arg_W_msg.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_mu, "mu", {g.num_etypes, hp_heads}, device, dtype, "x");
+    b.mu = arg_mu.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_A, "A", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "x");
+    b.A = arg_A.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_skip, "skip", {g.num_ntypes}, device, dtype, "x");
+    b.skip = arg_skip.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_k_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_in_dim}, options);
-    b.k_0 = t_k_0.data_ptr<float>();
+    b.k_0 = t_k_0.data_ptr<scalar_t>();
     at::Tensor t_q_0 = at::empty(std::vector<int64_t>{g.num_edges, hp_in_dim}, options);
-    b.q_0 = t_q_0.data_ptr<float>();
+    b.q_0 = t_q_0.data_ptr<scalar_t>();
     at::Tensor t_m_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_in_dim}, options);
-    b.m_0 = t_m_0.data_ptr<float>();
+    b.m_0 = t_m_0.data_ptr<scalar_t>();
     at::Tensor t_att_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.att_0 = t_att_0.data_ptr<float>();
+    b.att_0 = t_att_0.data_ptr<scalar_t>();
     at::Tensor t_att_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_1 = t_att_1.data_ptr<float>();
+    b.att_1 = t_att_1.data_ptr<scalar_t>();
     at::Tensor t_att_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_score = t_att_score.data_ptr<float>();
+    b.att_score = t_att_score.data_ptr<scalar_t>();
     at::Tensor t_att_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_exp = t_att_exp.data_ptr<float>();
+    b.att_exp = t_att_exp.data_ptr<scalar_t>();
     at::Tensor t_att_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.att_sum = t_att_sum.data_ptr<float>();
+    b.att_sum = t_att_sum.data_ptr<scalar_t>();
     at::Tensor t_att = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att = t_att.data_ptr<float>();
+    b.att = t_att.data_ptr<scalar_t>();
     at::Tensor t_msg = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.msg = t_msg.data_ptr<float>();
+    b.msg = t_msg.data_ptr<scalar_t>();
     at::Tensor t_t_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.t_0 = t_t_0.data_ptr<float>();
+    b.t_0 = t_t_0.data_ptr<scalar_t>();
     at::Tensor t_gate = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.gate = t_gate.data_ptr<float>();
+    b.gate = t_gate.data_ptr<scalar_t>();
     at::Tensor t_h_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_0 = t_h_0.data_ptr<float>();
+    b.h_0 = t_h_0.data_ptr<scalar_t>();
     at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.h_2 = t_h_2.data_ptr<float>();
+    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h_3 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_3 = t_h_3.data_ptr<float>();
+    b.h_3 = t_h_3.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -154,10 +157,19 @@ namespace hector_gen::hgt {
     return {t_h, t_k_0.view(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}), t_q_0.view(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}), t_m_0.view(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}), t_att_0, t_att_1, t_att_exp, t_att_sum, t_att, t_msg, t_t_0.view(std::vector<int64_t>{g.num_nodes, hp_in_dim}), t_gate, t_h_0, t_h_2};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_K, const at::Tensor &arg_Q, const at::Tensor &arg_V, const at::Tensor &arg_W_att, const at::Tensor &arg_W_msg, const at::Tensor &arg_mu, const at::Tensor &arg_A, const at::Tensor &arg_skip, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_K, arg_Q, arg_V, arg_W_att, arg_W_msg, arg_mu, arg_A, arg_skip, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_K, arg_Q, arg_V, arg_W_att, arg_W_msg, arg_mu, arg_A, arg_skip, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -227,109 +239,119 @@ namespace hector_gen::hgt {
     [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    TORCH_CHECK_VALUE(values.size() == 22, "values: expected 22 tensors (the inputs and params of @hgt_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_in_dim}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (K)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.K = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (Q)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.Q = values[3].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[4], "values[4] (V)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.V = values[4].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[5], "values[5] (W_att)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.W_att = values[5].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[6], "values[6] (W_msg)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.W_msg = values[6].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[7], "values[7] (mu)", {g.num_etypes, hp_heads}, device);
-    b.mu = values[7].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[8], "values[8] (A)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.A = values[8].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[9], "values[9] (k)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.k = values[9].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[10], "values[10] (q)", {g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.q = values[10].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[11], "values[11] (m)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.m = values[11].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[12], "values[12] (att_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.att_0 = values[12].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[13], "values[13] (att_1)", {g.num_edges, hp_heads}, device);
-    b.att_1 = values[13].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[14], "values[14] (att_exp)", {g.num_edges, hp_heads}, device);
-    b.att_exp = values[14].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[15], "values[15] (att_sum)", {g.num_nodes, hp_heads}, device);
-    b.att_sum = values[15].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[16], "values[16] (att)", {g.num_edges, hp_heads}, device);
-    b.att = values[16].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[17], "values[17] (msg)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.msg = values[17].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[18], "values[18] (t)", {g.num_nodes, hp_in_dim}, device);
-    b.t = values[18].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[19], "values[19] (gate)", {g.num_nodes}, device);
-    b.gate = values[19].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[20], "values[20] (h_0)", {g.num_nodes, hp_in_dim}, device);
-    b.h_0 = values[20].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[21], "values[21] (h_2)", {g.num_nodes}, device);
-    b.h_2 = values[21].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (K)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "values[0]");
+    b.K = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (Q)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "values[0]");
+    b.Q = values[3].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[4], "values[4] (V)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "values[0]");
+    b.V = values[4].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[5], "values[5] (W_att)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.W_att = values[5].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[6], "values[6] (W_msg)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.W_msg = values[6].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[7], "values[7] (mu)", {g.num_etypes, hp_heads}, device, dtype, "values[0]");
+    b.mu = values[7].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[8], "values[8] (A)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "values[0]");
+    b.A = values[8].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[9], "values[9] (k)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.k = values[9].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[10], "values[10] (q)", {g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.q = values[10].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[11], "values[11] (m)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.m = values[11].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[12], "values[12] (att_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.att_0 = values[12].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[13], "values[13] (att_1)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.att_1 = values[13].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[14], "values[14] (att_exp)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.att_exp = values[14].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[15], "values[15] (att_sum)", {g.num_nodes, hp_heads}, device, dtype, "values[0]");
+    b.att_sum = values[15].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[16], "values[16] (att)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.att = values[16].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[17], "values[17] (msg)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.msg = values[17].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[18], "values[18] (t)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.t = values[18].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[19], "values[19] (gate)", {g.num_nodes}, device, dtype, "values[0]");
+    b.gate = values[19].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[20], "values[20] (h_0)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.h_0 = values[20].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[21], "values[21] (h_2)", {g.num_nodes}, device, dtype, "values[0]");
+    b.h_2 = values[21].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_h_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_h_0 = t_grad_h_0.data_ptr<float>();
+    b.grad_h_0 = t_grad_h_0.data_ptr<scalar_t>();
     at::Tensor t_grad_t = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_t = t_grad_t.data_ptr<float>();
+    b.grad_t = t_grad_t.data_ptr<scalar_t>();
     at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg = t_grad_msg.data_ptr<float>();
+    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad1_att_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_att_exp = t_grad1_att_exp.data_ptr<float>();
+    b.grad1_att_exp = t_grad1_att_exp.data_ptr<scalar_t>();
     at::Tensor t_d_5 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.d_5 = t_d_5.data_ptr<float>();
+    b.d_5 = t_d_5.data_ptr<scalar_t>();
     at::Tensor t_grad_m = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_m = t_grad_m.data_ptr<float>();
+    b.grad_m = t_grad_m.data_ptr<scalar_t>();
     at::Tensor t_grad_att_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_att_shifted = t_grad_att_shifted.data_ptr<float>();
+    b.grad_att_shifted = t_grad_att_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_att_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_att_0 = t_grad_att_0.data_ptr<float>();
+    b.grad_att_0 = t_grad_att_0.data_ptr<scalar_t>();
     at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_q = t_grad_q.data_ptr<float>();
+    b.grad_q = t_grad_q.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_k = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_k = t_grad_k.data_ptr<float>();
+    b.grad_k = t_grad_k.data_ptr<scalar_t>();
     at::Tensor t_grad3_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad3_x = t_grad3_x.data_ptr<float>();
+    b.grad3_x = t_grad3_x.data_ptr<scalar_t>();
     at::Tensor t_grad4_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad4_x = t_grad4_x.data_ptr<float>();
+    b.grad4_x = t_grad4_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_K = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
-    b.grad_K = t_grad_K.data_ptr<float>();
+    b.grad_K = t_grad_K.data_ptr<scalar_t>();
     at::Tensor t_grad_Q = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
-    b.grad_Q = t_grad_Q.data_ptr<float>();
+    b.grad_Q = t_grad_Q.data_ptr<scalar_t>();
     at::Tensor t_grad_V = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
-    b.grad_V = t_grad_V.data_ptr<float>();
+    b.grad_V = t_grad_V.data_ptr<scalar_t>();
     at::Tensor t_grad_W_att = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, options);
-    b.grad_W_att = t_grad_W_att.data_ptr<float>();
+    b.grad_W_att = t_grad_W_att.data_ptr<scalar_t>();
     at::Tensor t_grad_W_msg = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, options);
-    b.grad_W_msg = t_grad_W_msg.data_ptr<float>();
+    b.grad_W_msg = t_grad_W_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_mu = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads}, options);
-    b.grad_mu = t_grad_mu.data_ptr<float>();
+    b.grad_mu = t_grad_mu.data_ptr<scalar_t>();
     at::Tensor t_grad_A = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
-    b.grad_A = t_grad_A.data_ptr<float>();
+    b.grad_A = t_grad_A.data_ptr<scalar_t>();
     at::Tensor t_grad_skip = at::empty(std::vector<int64_t>{g.num_ntypes}, options);
-    b.grad_skip = t_grad_skip.data_ptr<float>();
+    b.grad_skip = t_grad_skip.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_K, t_grad_Q, t_grad_V, t_grad_W_att, t_grad_W_msg, t_grad_mu, t_grad_A, t_grad_skip};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 22, "values: expected 22 tensors (the inputs and params of @hgt_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -422,7 +444,7 @@ namespace hector_gen::hgt {
       [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
       [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options)); // grad_h
       values.push_back(kept[0]); // x

@@ -15,93 +15,100 @@ namespace hector_gen::hgt {
     int64_t heads = 1;
   };
 
-  /// One pointer per buffer of the forward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct ForwardBuffers {
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *K = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *Q = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *V = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *W_att = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *W_msg = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *mu = nullptr; // param etype_rows[heads]
-    const float *A = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *skip = nullptr; // param ntype_rows[]
-    float *k_0 = nullptr; // temp pair_rows[in_dim]
-    float *q_0 = nullptr; // temp edge_rows[in_dim]
-    float *m_0 = nullptr; // temp pair_rows[in_dim]
-    float *att_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *att_1 = nullptr; // temp edge_rows[heads]
-    float *att_score = nullptr; // temp edge_rows[heads]
-    float *att_exp = nullptr; // temp edge_rows[heads]
-    float *att_sum = nullptr; // temp node_rows[heads]
-    float *att = nullptr; // temp edge_rows[heads]
-    float *msg = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *t_0 = nullptr; // temp node_rows[heads, in_dim/heads]
-    float *gate = nullptr; // temp node_rows[]
-    float *h_0 = nullptr; // temp node_rows[in_dim]
-    float *h_2 = nullptr; // temp node_rows[]
-    float *h_3 = nullptr; // temp node_rows[in_dim]
-    float *h = nullptr; // output node_rows[in_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *K = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *Q = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *V = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *W_att = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *W_msg = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *mu = nullptr; // param etype_rows[heads]
+    const T *A = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *skip = nullptr; // param ntype_rows[]
+    T *k_0 = nullptr; // temp pair_rows[in_dim]
+    T *q_0 = nullptr; // temp edge_rows[in_dim]
+    T *m_0 = nullptr; // temp pair_rows[in_dim]
+    T *att_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *att_1 = nullptr; // temp edge_rows[heads]
+    T *att_score = nullptr; // temp edge_rows[heads]
+    T *att_exp = nullptr; // temp edge_rows[heads]
+    T *att_sum = nullptr; // temp node_rows[heads]
+    T *att = nullptr; // temp edge_rows[heads]
+    T *msg = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *t_0 = nullptr; // temp node_rows[heads, in_dim/heads]
+    T *gate = nullptr; // temp node_rows[]
+    T *h_0 = nullptr; // temp node_rows[in_dim]
+    T *h_2 = nullptr; // temp node_rows[]
+    T *h_3 = nullptr; // temp node_rows[in_dim]
+    T *h = nullptr; // output node_rows[in_dim]
   };
 
-  /// One pointer per buffer of the backward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the backward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct BackwardBuffers {
-    const float *grad_h = nullptr; // input node_rows[in_dim]
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *K = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *Q = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *V = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *W_att = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *W_msg = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *mu = nullptr; // param etype_rows[heads]
-    const float *A = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *k = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *q = nullptr; // input edge_rows[heads, in_dim/heads]
-    const float *m = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *att_0 = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *att_1 = nullptr; // input edge_rows[heads]
-    const float *att_exp = nullptr; // input edge_rows[heads]
-    const float *att_sum = nullptr; // input node_rows[heads]
-    const float *att = nullptr; // input edge_rows[heads]
-    const float *msg = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *t = nullptr; // input node_rows[in_dim]
-    const float *gate = nullptr; // input node_rows[]
-    const float *h_0 = nullptr; // input node_rows[in_dim]
-    const float *h_2 = nullptr; // input node_rows[]
-    float *grad1_x = nullptr; // temp node_rows[in_dim]
-    float *grad_h_0 = nullptr; // temp node_rows[in_dim]
-    float *grad_t = nullptr; // temp node_rows[in_dim]
-    float *grad_msg = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad1_att_exp = nullptr; // temp edge_rows[heads]
-    float *d_5 = nullptr; // temp edge_rows[heads]
-    float *grad_m = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad_att_shifted = nullptr; // temp edge_rows[heads]
-    float *grad_att_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad_q = nullptr; // temp edge_rows[heads, in_dim/heads]
-    float *grad2_x = nullptr; // temp node_rows[in_dim]
-    float *grad_k = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad3_x = nullptr; // temp node_rows[in_dim]
-    float *grad4_x = nullptr; // temp node_rows[in_dim]
-    float *grad_x = nullptr; // output node_rows[in_dim]
-    float *grad_K = nullptr; // output ntype_rows[in_dim, in_dim]
-    float *grad_Q = nullptr; // output ntype_rows[in_dim, in_dim]
-    float *grad_V = nullptr; // output ntype_rows[in_dim, in_dim]
-    float *grad_W_att = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
-    float *grad_W_msg = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
-    float *grad_mu = nullptr; // output etype_rows[heads]
-    float *grad_A = nullptr; // output ntype_rows[in_dim, in_dim]
-    float *grad_skip = nullptr; // output ntype_rows[]
+    const T *grad_h = nullptr; // input node_rows[in_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *K = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *Q = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *V = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *W_att = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *W_msg = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *mu = nullptr; // param etype_rows[heads]
+    const T *A = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *k = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *q = nullptr; // input edge_rows[heads, in_dim/heads]
+    const T *m = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *att_0 = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *att_1 = nullptr; // input edge_rows[heads]
+    const T *att_exp = nullptr; // input edge_rows[heads]
+    const T *att_sum = nullptr; // input node_rows[heads]
+    const T *att = nullptr; // input edge_rows[heads]
+    const T *msg = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *t = nullptr; // input node_rows[in_dim]
+    const T *gate = nullptr; // input node_rows[]
+    const T *h_0 = nullptr; // input node_rows[in_dim]
+    const T *h_2 = nullptr; // input node_rows[]
+    T *grad1_x = nullptr; // temp node_rows[in_dim]
+    T *grad_h_0 = nullptr; // temp node_rows[in_dim]
+    T *grad_t = nullptr; // temp node_rows[in_dim]
+    T *grad_msg = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad1_att_exp = nullptr; // temp edge_rows[heads]
+    T *d_5 = nullptr; // temp edge_rows[heads]
+    T *grad_m = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad_att_shifted = nullptr; // temp edge_rows[heads]
+    T *grad_att_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad_q = nullptr; // temp edge_rows[heads, in_dim/heads]
+    T *grad2_x = nullptr; // temp node_rows[in_dim]
+    T *grad_k = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad3_x = nullptr; // temp node_rows[in_dim]
+    T *grad4_x = nullptr; // temp node_rows[in_dim]
+    T *grad_x = nullptr; // output node_rows[in_dim]
+    T *grad_K = nullptr; // output ntype_rows[in_dim, in_dim]
+    T *grad_Q = nullptr; // output ntype_rows[in_dim, in_dim]
+    T *grad_V = nullptr; // output ntype_rows[in_dim, in_dim]
+    T *grad_W_att = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
+    T *grad_W_msg = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
+    T *grad_mu = nullptr; // output etype_rows[heads]
+    T *grad_A = nullptr; // output ntype_rows[in_dim, in_dim]
+    T *grad_skip = nullptr; // output ntype_rows[]
   };
 
+  // Defined for scalar_t = float and double.
   /// Runs the forward program on host pointers (OpenMP).
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp);
   /// Runs the backward program on host pointers (OpenMP).
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp);
   #if defined(HECTOR_GEN_WITH_CUDA)
   /// Runs the forward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   /// Runs the backward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   #endif
 
 } // namespace hector_gen::hgt

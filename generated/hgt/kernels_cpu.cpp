@@ -13,7 +13,8 @@ namespace hector_gen::hgt {
   namespace {
 
 // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -49,33 +50,33 @@ static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffer
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int64_t scratch_floats = (INT64_C(3) * hp_heads);
+  const int64_t scratch_size = (INT64_C(3) * hp_heads);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_att_2 = scratch + INT64_C(0);
-    float *r_att_max = scratch + hp_heads;
-    float *r_att_shifted = scratch + (INT64_C(2) * hp_heads);
+    scalar_t *r_att_2 = scratch + INT64_C(0);
+    scalar_t *r_att_max = scratch + hp_heads;
+    scalar_t *r_att_shifted = scratch + (INT64_C(2) * hp_heads);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       {
-        float *t = r_att_max;
-        HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -INFINITY;
+        scalar_t *t = r_att_max;
+        HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s8: att_1[e] = dot(att_0[e.pair], q[e])
         {
-          const float *o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
-          const float *o1 = (b.q_0 + (v_e) * sz_q_0);
-          float *t = (b.att_1 + (v_e) * sz_att_1);
+          const scalar_t *o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
+          const scalar_t *o1 = (b.q_0 + (v_e) * sz_q_0);
+          scalar_t *t = (b.att_1 + (v_e) * sz_att_1);
           HECTOR_FOR_ELEMENTS(i, sz_att_1) {
-            float v = 0.f;
+            scalar_t v = 0;
             for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
               v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
             }
@@ -85,75 +86,75 @@ static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffer
         HECTOR_GROUP_SYNC();
         // s9: att_2[e] = mul(att_1[e], mu[e.etype])
         {
-          const float *o0 = (b.att_1 + (v_e) * sz_att_1);
-          const float *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-          float *t = r_att_2;
+          const scalar_t *o0 = (b.att_1 + (v_e) * sz_att_1);
+          const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+          scalar_t *t = r_att_2;
           HECTOR_FOR_ELEMENTS(i, sz_att_2) {
-            const float v = o0[i] * o1[i];
+            const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
         {
-          const float *o0 = r_att_2;
-          float *t = (b.att_score + (v_e) * sz_att_score);
+          const scalar_t *o0 = r_att_2;
+          scalar_t *t = (b.att_score + (v_e) * sz_att_score);
           HECTOR_FOR_ELEMENTS(i, sz_att_score) {
-            const float v = o0[i] / static_cast<float>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s11: att_max[n] max= detach(att_score[e]) {segmented}
         {
-          const float *o0 = (b.att_score + (v_e) * sz_att_score);
-          float *t = r_att_max;
+          const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
+          scalar_t *t = r_att_max;
           HECTOR_FOR_ELEMENTS(i, sz_att_max) {
-            const float v = o0[i];
-            t[i] = fmaxf(t[i], v);
+            const scalar_t v = o0[i];
+            t[i] = hector::trav::max(t[i], v);
           }
         }
         HECTOR_GROUP_SYNC();
       }
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-        float *t = r_att_max;
-        HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = 0.f;
+        scalar_t *t = r_att_max;
+        HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       {
-        float *t = (b.att_sum + (v_n) * sz_att_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_att_sum) t[i] = 0.f;
+        scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_att_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
         {
-          const float *o0 = (b.att_score + (v_e) * sz_att_score);
-          const float *o1 = r_att_max;
-          float *t = r_att_shifted;
+          const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
+          const scalar_t *o1 = r_att_max;
+          scalar_t *t = r_att_shifted;
           HECTOR_FOR_ELEMENTS(i, sz_att_shifted) {
-            const float v = o0[i] - o1[i];
+            const scalar_t v = o0[i] - o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s13: att_exp[e] = exp(att_shifted[e])
         {
-          const float *o0 = r_att_shifted;
-          float *t = (b.att_exp + (v_e) * sz_att_exp);
+          const scalar_t *o0 = r_att_shifted;
+          scalar_t *t = (b.att_exp + (v_e) * sz_att_exp);
           HECTOR_FOR_ELEMENTS(i, sz_att_exp) {
-            const float v = expf(o0[i]);
+            const scalar_t v = hector::trav::exp(o0[i]);
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s14: att_sum[n] += copy(att_exp[e]) {segmented}
         {
-          const float *o0 = (b.att_exp + (v_e) * sz_att_exp);
-          float *t = (b.att_sum + (v_n) * sz_att_sum);
+          const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
+          scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
           HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
-            const float v = o0[i];
+            const scalar_t v = o0[i];
             t[i] += v;
           }
         }
@@ -161,30 +162,30 @@ static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffer
       }
       HECTOR_GROUP_SYNC();
       {
-        float *t = (b.t_0 + (v_n) * sz_t_0);
-        HECTOR_FOR_ELEMENTS(i, sz_t_0) t[i] = 0.f;
+        scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
+        HECTOR_FOR_ELEMENTS(i, sz_t_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s15: att[e] = div(att_exp[e], att_sum[e.dst])
         {
-          const float *o0 = (b.att_exp + (v_e) * sz_att_exp);
-          const float *o1 = (b.att_sum + (v_n) * sz_att_sum);
-          float *t = (b.att + (v_e) * sz_att);
+          const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.att + (v_e) * sz_att);
           HECTOR_FOR_ELEMENTS(i, sz_att) {
-            const float v = o0[i] / o1[i];
+            const scalar_t v = o0[i] / o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
         {
-          const float *o0 = (b.att + (v_e) * sz_att);
-          const float *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
-          float *t = (b.t_0 + (v_n) * sz_t_0);
+          const scalar_t *o0 = (b.att + (v_e) * sz_att);
+          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
           HECTOR_FOR_ELEMENTS(i, sz_t_0) {
-            const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+            const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
             t[i] += v;
           }
         }
@@ -193,31 +194,31 @@ static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffer
       HECTOR_GROUP_SYNC();
       // s18: gate[n] = sigmoid(skip[n.ntype])
       {
-        const float *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-        float *t = (b.gate + (v_n) * sz_gate);
+        const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+        scalar_t *t = (b.gate + (v_n) * sz_gate);
         HECTOR_FOR_ELEMENTS(i, sz_gate) {
-          const float v = hector::trav::sigmoid(o0[i]);
+          const scalar_t v = hector::trav::sigmoid(o0[i]);
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s21: h_2[n] = sub(1, gate[n])
       {
-        const float *o1 = (b.gate + (v_n) * sz_gate);
-        float *t = (b.h_2 + (v_n) * sz_h_2);
+        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+        scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
         HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-          const float v = static_cast<float>(1) - o1[i];
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s22: h_3[n] = mul(h_2[n], x[n])
       {
-        const float *o0 = (b.h_2 + (v_n) * sz_h_2);
-        const float *o1 = (b.x + (v_n) * sz_x);
-        float *t = (b.h_3 + (v_n) * sz_h_3);
+        const scalar_t *o0 = (b.h_2 + (v_n) * sz_h_2);
+        const scalar_t *o1 = (b.x + (v_n) * sz_x);
+        scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
         HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-          const float v = o0[i / hp_in_dim] * o1[i];
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
           t[i] = v;
         }
       }
@@ -227,7 +228,8 @@ static void forward_trav_5(const hector::rt::GraphArrays &g, const ForwardBuffer
 }
 
 // @trav_7: access none, schedule warp_per_vertex feature_tile 32
-static void forward_trav_7(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -263,35 +265,35 @@ static void forward_trav_7(const hector::rt::GraphArrays &g, const ForwardBuffer
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int64_t scratch_floats = hp_in_dim;
+  const int64_t scratch_size = hp_in_dim;
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_h_1 = scratch + INT64_C(0);
+    scalar_t *r_h_1 = scratch + INT64_C(0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s20: h_1[n] = mul(gate[n], h_0[n])
       {
-        const float *o0 = (b.gate + (v_n) * sz_gate);
-        const float *o1 = (b.h_0 + (v_n) * sz_h_0);
-        float *t = r_h_1;
+        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
+        scalar_t *t = r_h_1;
         HECTOR_FOR_ELEMENTS(i, sz_h_1) {
-          const float v = o0[i / hp_in_dim] * o1[i];
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s23: h[n] = add(h_1[n], h_3[n])
       {
-        const float *o0 = r_h_1;
-        const float *o1 = (b.h_3 + (v_n) * sz_h_3);
-        float *t = (b.h + (v_n) * sz_h);
+        const scalar_t *o0 = r_h_1;
+        const scalar_t *o1 = (b.h_3 + (v_n) * sz_h_3);
+        scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -301,7 +303,8 @@ static void forward_trav_7(const hector::rt::GraphArrays &g, const ForwardBuffer
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -371,43 +374,43 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t scratch_floats = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+  const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d = scratch + INT64_C(0);
-    float *r_grad_h_2 = scratch + hp_in_dim;
-    float *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
-    float *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
-    float *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
-    float *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
-    float *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
-    float *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
-    float *acc_s12 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
+    scalar_t *r_d = scratch + INT64_C(0);
+    scalar_t *r_grad_h_2 = scratch + hp_in_dim;
+    scalar_t *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
+    scalar_t *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
+    scalar_t *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
+    scalar_t *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
+    scalar_t *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
+    scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
+    scalar_t *acc_s12 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
     int64_t cur_s12 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = g.ntype_sorted_nodes[k];
       // s0: d[n] = mul(grad_h[n], x[n])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.x + (v_n) * sz_x);
-        float *t = r_d;
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.x + (v_n) * sz_x);
+        scalar_t *t = r_d;
         HECTOR_FOR_ELEMENTS(i, sz_d) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s1: grad_h_2[n] = sum_to(d[n]) shape []
       {
-        const float *o0 = r_d;
-        float *t = r_grad_h_2;
+        const scalar_t *o0 = r_d;
+        scalar_t *t = r_grad_h_2;
         HECTOR_FOR_ELEMENTS(i, sz_grad_h_2) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t t = 0; t < hp_in_dim; ++t) {
             v += o0[i * hp_in_dim + t];
           }
@@ -417,42 +420,42 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
       // s2: grad1_x[n] = mul(grad_h[n], h_2[n])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.h_2 + (v_n) * sz_h_2);
-        float *t = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
+        scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
         HECTOR_FOR_ELEMENTS(i, sz_grad1_x) {
-          const float v = o0[i] * o1[i / hp_in_dim];
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s3: grad1_gate[n] = neg(grad_h_2[n])
       {
-        const float *o0 = r_grad_h_2;
-        float *t = r_grad1_gate;
+        const scalar_t *o0 = r_grad_h_2;
+        scalar_t *t = r_grad1_gate;
         HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
-          const float v = -o0[i];
+          const scalar_t v = -o0[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s4: d_1[n] = mul(grad_h[n], h_0[n])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.h_0 + (v_n) * sz_h_0);
-        float *t = r_d_1;
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
+        scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s5: grad2_gate[n] = sum_to(d_1[n]) shape []
       {
-        const float *o0 = r_d_1;
-        float *t = r_grad2_gate;
+        const scalar_t *o0 = r_d_1;
+        scalar_t *t = r_grad2_gate;
         HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t t = 0; t < hp_in_dim; ++t) {
             v += o0[i * hp_in_dim + t];
           }
@@ -462,63 +465,63 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
       // s6: grad_h_0[n] = mul(grad_h[n], gate[n])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.gate + (v_n) * sz_gate);
-        float *t = (b.grad_h_0 + (v_n) * sz_grad_h_0);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+        scalar_t *t = (b.grad_h_0 + (v_n) * sz_grad_h_0);
         HECTOR_FOR_ELEMENTS(i, sz_grad_h_0) {
-          const float v = o0[i] * o1[i / hp_in_dim];
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s9: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
       {
-        const float *o0 = r_grad1_gate;
-        const float *o1 = r_grad2_gate;
-        float *t = r_grad_gate;
+        const scalar_t *o0 = r_grad1_gate;
+        const scalar_t *o1 = r_grad2_gate;
+        scalar_t *t = r_grad_gate;
         HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s10: d_2[n] = sub(1, gate[n])
       {
-        const float *o1 = (b.gate + (v_n) * sz_gate);
-        float *t = r_d_2;
+        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+        scalar_t *t = r_d_2;
         HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-          const float v = static_cast<float>(1) - o1[i];
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s11: d_3[n] = mul(gate[n], d_2[n])
       {
-        const float *o0 = (b.gate + (v_n) * sz_gate);
-        const float *o1 = r_d_2;
-        float *t = r_d_3;
+        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *o1 = r_d_2;
+        scalar_t *t = r_d_3;
         HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s12: grad_skip[n.ntype] += mul(grad_gate[n], d_3[n]) {partial_atomic}
       {
-        const float *o0 = r_grad_gate;
-        const float *o1 = r_d_3;
+        const scalar_t *o0 = r_grad_gate;
+        const scalar_t *o1 = r_d_3;
         const int64_t row = g.ntype[v_n];
         if (row != cur_s12) {
           if (cur_s12 >= 0) {
-            float *t = b.grad_skip + cur_s12 * sz_grad_skip;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAddFloat(t + i, acc_s12[i]);
+            scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s12[i] = 0.f;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s12[i] = scalar_t(0);
           cur_s12 = row;
         }
-        float *t = acc_s12;
+        scalar_t *t = acc_s12;
         HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] += v;
         }
       }
@@ -528,11 +531,11 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
         const int64_t v_e = g.dst_eid[k_e];
         // s18: d_5[e] = div(att[e], att_sum[e.dst])
         {
-          const float *o0 = (b.att + (v_e) * sz_att);
-          const float *o1 = (b.att_sum + (v_n) * sz_att_sum);
-          float *t = (b.d_5 + (v_e) * sz_d_5);
+          const scalar_t *o0 = (b.att + (v_e) * sz_att);
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
           HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-            const float v = o0[i] / o1[i];
+            const scalar_t v = o0[i] / o1[i];
             t[i] = v;
           }
         }
@@ -541,14 +544,15 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
     }
     if (cur_s12 >= 0) {
-      float *t = b.grad_skip + cur_s12 * sz_grad_skip;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAddFloat(t + i, acc_s12[i]);
+      scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
     }
   }
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -618,46 +622,46 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t scratch_floats = ((INT64_C(5) * hp_heads) + hp_in_dim);
+  const int64_t scratch_size = ((INT64_C(5) * hp_heads) + hp_in_dim);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d_4 = scratch + INT64_C(0);
-    float *r_grad_att = scratch + hp_in_dim;
-    float *r_d_6 = scratch + (hp_heads + hp_in_dim);
-    float *r_grad_att_sum = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
-    float *r_grad2_att_exp = scratch + ((INT64_C(3) * hp_heads) + hp_in_dim);
-    float *r_grad_att_exp = scratch + ((INT64_C(4) * hp_heads) + hp_in_dim);
+    scalar_t *r_d_4 = scratch + INT64_C(0);
+    scalar_t *r_grad_att = scratch + hp_in_dim;
+    scalar_t *r_d_6 = scratch + (hp_heads + hp_in_dim);
+    scalar_t *r_grad_att_sum = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
+    scalar_t *r_grad2_att_exp = scratch + ((INT64_C(3) * hp_heads) + hp_in_dim);
+    scalar_t *r_grad_att_exp = scratch + ((INT64_C(4) * hp_heads) + hp_in_dim);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       {
-        float *t = r_grad_att_sum;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = 0.f;
+        scalar_t *t = r_grad_att_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
         {
-          const float *o0 = (b.grad_t + (v_n) * sz_grad_t);
-          const float *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
-          float *t = r_d_4;
+          const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
+          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          scalar_t *t = r_d_4;
           HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-            const float v = o0[i] * o1[i];
+            const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s15: grad_att[e] = sum_to(d_4[e]) shape [heads]
         {
-          const float *o0 = r_d_4;
-          float *t = r_grad_att;
+          const scalar_t *o0 = r_d_4;
+          scalar_t *t = r_grad_att;
           HECTOR_FOR_ELEMENTS(i, sz_grad_att) {
-            float v = 0.f;
+            scalar_t v = 0;
             for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
               v += o0[i * (hp_in_dim / hp_heads) + t];
             }
@@ -667,43 +671,43 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
         HECTOR_GROUP_SYNC();
         // s16: grad_msg[e.pair] += mul(grad_t_0[n], att[e]) {atomic}
         {
-          const float *o0 = (b.grad_t + (v_n) * sz_grad_t);
-          const float *o1 = (b.att + (v_e) * sz_att);
-          float *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
+          const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
+          const scalar_t *o1 = (b.att + (v_e) * sz_att);
+          scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
           HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-            const float v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
-            hector::trav::atomicAddFloat(t + i, v);
+            const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+            hector::trav::atomicAdd(t + i, v);
           }
         }
         HECTOR_GROUP_SYNC();
         // s17: grad1_att_exp[e] = div(grad_att[e], att_sum[e.dst])
         {
-          const float *o0 = r_grad_att;
-          const float *o1 = (b.att_sum + (v_n) * sz_att_sum);
-          float *t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+          const scalar_t *o0 = r_grad_att;
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
           HECTOR_FOR_ELEMENTS(i, sz_grad1_att_exp) {
-            const float v = o0[i] / o1[i];
+            const scalar_t v = o0[i] / o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s19: d_6[e] = mul(grad_att[e], d_5[e])
         {
-          const float *o0 = r_grad_att;
-          const float *o1 = (b.d_5 + (v_e) * sz_d_5);
-          float *t = r_d_6;
+          const scalar_t *o0 = r_grad_att;
+          const scalar_t *o1 = (b.d_5 + (v_e) * sz_d_5);
+          scalar_t *t = r_d_6;
           HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-            const float v = o0[i] * o1[i];
+            const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s20: grad_att_sum[n] += neg(d_6[e]) {segmented}
         {
-          const float *o0 = r_d_6;
-          float *t = r_grad_att_sum;
+          const scalar_t *o0 = r_d_6;
+          scalar_t *t = r_grad_att_sum;
           HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
-            const float v = -o0[i];
+            const scalar_t v = -o0[i];
             t[i] += v;
           }
         }
@@ -712,10 +716,10 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
       // s21: grad2_att_exp[e] = copy(grad_att_sum[n])
       {
-        const float *o0 = r_grad_att_sum;
-        float *t = r_grad2_att_exp;
+        const scalar_t *o0 = r_grad_att_sum;
+        scalar_t *t = r_grad2_att_exp;
         HECTOR_FOR_ELEMENTS(i, sz_grad2_att_exp) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] = v;
         }
       }
@@ -725,22 +729,22 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
         const int64_t v_e = g.dst_eid[k_e];
         // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
         {
-          const float *o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-          const float *o1 = r_grad2_att_exp;
-          float *t = r_grad_att_exp;
+          const scalar_t *o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+          const scalar_t *o1 = r_grad2_att_exp;
+          scalar_t *t = r_grad_att_exp;
           HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
-            const float v = o0[i] + o1[i];
+            const scalar_t v = o0[i] + o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
         {
-          const float *o0 = r_grad_att_exp;
-          const float *o1 = (b.att_exp + (v_e) * sz_att_exp);
-          float *t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
+          const scalar_t *o0 = r_grad_att_exp;
+          const scalar_t *o1 = (b.att_exp + (v_e) * sz_att_exp);
+          scalar_t *t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
           HECTOR_FOR_ELEMENTS(i, sz_grad_att_shifted) {
-            const float v = o0[i] * o1[i];
+            const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
@@ -752,7 +756,8 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
 }
 
 // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-static void backward_trav_6(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -822,93 +827,94 @@ static void backward_trav_6(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t scratch_floats = (INT64_C(3) * hp_heads);
+  const int64_t scratch_size = (INT64_C(3) * hp_heads);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_grad_att_2 = scratch + INT64_C(0);
-    float *r_grad_att_1 = scratch + hp_heads;
-    float *acc_s28 = scratch + (INT64_C(2) * hp_heads);
+    scalar_t *r_grad_att_2 = scratch + INT64_C(0);
+    scalar_t *r_grad_att_1 = scratch + hp_heads;
+    scalar_t *acc_s28 = scratch + (INT64_C(2) * hp_heads);
     int64_t cur_s28 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = g.etype_sorted_eid[k];
       // s26: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
       {
-        const float *o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-        float *t = r_grad_att_2;
+        const scalar_t *o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
+        scalar_t *t = r_grad_att_2;
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_2) {
-          const float v = o0[i] / static_cast<float>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s27: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
       {
-        const float *o0 = r_grad_att_2;
-        const float *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-        float *t = r_grad_att_1;
+        const scalar_t *o0 = r_grad_att_2;
+        const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+        scalar_t *t = r_grad_att_1;
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_1) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s28: grad_mu[e.etype] += mul(grad_att_2[e], att_1[e]) {partial_atomic}
       {
-        const float *o0 = r_grad_att_2;
-        const float *o1 = (b.att_1 + (v_e) * sz_att_1);
+        const scalar_t *o0 = r_grad_att_2;
+        const scalar_t *o1 = (b.att_1 + (v_e) * sz_att_1);
         const int64_t row = g.etype[v_e];
         if (row != cur_s28) {
           if (cur_s28 >= 0) {
-            float *t = b.grad_mu + cur_s28 * sz_grad_mu;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAddFloat(t + i, acc_s28[i]);
+            scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = 0.f;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = scalar_t(0);
           cur_s28 = row;
         }
-        float *t = acc_s28;
+        scalar_t *t = acc_s28;
         HECTOR_FOR_ELEMENTS(i, sz_grad_mu) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] += v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s29: grad_att_0[e.pair] += mul(grad_att_1[e], q[e]) {atomic}
       {
-        const float *o0 = r_grad_att_1;
-        const float *o1 = (b.q + (v_e) * sz_q);
-        float *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
+        const scalar_t *o0 = r_grad_att_1;
+        const scalar_t *o1 = (b.q + (v_e) * sz_q);
+        scalar_t *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_0) {
-          const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
       // s30: grad_q[e] = mul(grad_att_1[e], att_0[e.pair])
       {
-        const float *o0 = r_grad_att_1;
-        const float *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
-        float *t = (b.grad_q + (v_e) * sz_grad_q);
+        const scalar_t *o0 = r_grad_att_1;
+        const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
+        scalar_t *t = (b.grad_q + (v_e) * sz_grad_q);
         HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-          const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
     }
     if (cur_s28 >= 0) {
-      float *t = b.grad_mu + cur_s28 * sz_grad_mu;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAddFloat(t + i, acc_s28[i]);
+      scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
     }
   }
 }
 
 // @trav_15: access none, schedule warp_per_vertex feature_tile 32
-static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -978,47 +984,47 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t scratch_floats = (INT64_C(2) * hp_in_dim);
+  const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d_7 = scratch + INT64_C(0);
-    float *r_d_8 = scratch + hp_in_dim;
+    scalar_t *r_d_7 = scratch + INT64_C(0);
+    scalar_t *r_d_8 = scratch + hp_in_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s42: d_7[n] = add(grad1_x[n], grad2_x[n])
       {
-        const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        float *t = r_d_7;
+        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        scalar_t *t = r_d_7;
         HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s43: d_8[n] = add(d_7[n], grad3_x[n])
       {
-        const float *o0 = r_d_7;
-        const float *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-        float *t = r_d_8;
+        const scalar_t *o0 = r_d_7;
+        const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+        scalar_t *t = r_d_8;
         HECTOR_FOR_ELEMENTS(i, sz_d_8) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s44: grad_x[n] = add(d_8[n], grad4_x[n])
       {
-        const float *o0 = r_d_8;
-        const float *o1 = (b.grad4_x + (v_n) * sz_grad4_x);
-        float *t = (b.grad_x + (v_n) * sz_grad_x);
+        const scalar_t *o0 = r_d_8;
+        const scalar_t *o1 = (b.grad4_x + (v_n) * sz_grad4_x);
+        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -1029,7 +1035,8 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
 
   } // namespace
 
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1067,7 +1074,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   // @gemm_0: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1084,7 +1091,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_1: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1101,7 +1108,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_2: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1118,7 +1125,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_3: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1135,7 +1142,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_4: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1150,10 +1157,10 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  forward_trav_5(g, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   // @gemm_6: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1169,10 +1176,11 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  forward_trav_7(g, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
+  forward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
   }
 
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1242,23 +1250,23 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), 0.f);
-    std::fill(b.grad3_x, b.grad3_x + static_cast<size_t>(g.num_nodes * sz_grad3_x), 0.f);
-    std::fill(b.grad4_x, b.grad4_x + static_cast<size_t>(g.num_nodes * sz_grad4_x), 0.f);
-    std::fill(b.grad_A, b.grad_A + static_cast<size_t>(g.num_ntypes * sz_grad_A), 0.f);
-    std::fill(b.grad_K, b.grad_K + static_cast<size_t>(g.num_ntypes * sz_grad_K), 0.f);
-    std::fill(b.grad_Q, b.grad_Q + static_cast<size_t>(g.num_ntypes * sz_grad_Q), 0.f);
-    std::fill(b.grad_V, b.grad_V + static_cast<size_t>(g.num_ntypes * sz_grad_V), 0.f);
-    std::fill(b.grad_W_att, b.grad_W_att + static_cast<size_t>(g.num_etypes * sz_grad_W_att), 0.f);
-    std::fill(b.grad_W_msg, b.grad_W_msg + static_cast<size_t>(g.num_etypes * sz_grad_W_msg), 0.f);
-    std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), 0.f);
-    std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), 0.f);
-    std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), 0.f);
-    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), 0.f);
-  backward_trav_0(g, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    std::fill(b.grad3_x, b.grad3_x + static_cast<size_t>(g.num_nodes * sz_grad3_x), scalar_t(0));
+    std::fill(b.grad4_x, b.grad4_x + static_cast<size_t>(g.num_nodes * sz_grad4_x), scalar_t(0));
+    std::fill(b.grad_A, b.grad_A + static_cast<size_t>(g.num_ntypes * sz_grad_A), scalar_t(0));
+    std::fill(b.grad_K, b.grad_K + static_cast<size_t>(g.num_ntypes * sz_grad_K), scalar_t(0));
+    std::fill(b.grad_Q, b.grad_Q + static_cast<size_t>(g.num_ntypes * sz_grad_Q), scalar_t(0));
+    std::fill(b.grad_V, b.grad_V + static_cast<size_t>(g.num_ntypes * sz_grad_V), scalar_t(0));
+    std::fill(b.grad_W_att, b.grad_W_att + static_cast<size_t>(g.num_etypes * sz_grad_W_att), scalar_t(0));
+    std::fill(b.grad_W_msg, b.grad_W_msg + static_cast<size_t>(g.num_etypes * sz_grad_W_msg), scalar_t(0));
+    std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), scalar_t(0));
+    std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
+    std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
+    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
+  backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   // @gemm_1: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1276,7 +1284,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_2: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
@@ -1295,10 +1303,10 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_3(g, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   // @gemm_4: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1315,7 +1323,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_5: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
@@ -1333,10 +1341,10 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_6(g, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
+  backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
   // @gemm_7: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1355,7 +1363,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_8: outer GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_edges;
     a.K = hp_in_dim;
@@ -1375,7 +1383,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_9: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1392,7 +1400,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_10: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
@@ -1412,7 +1420,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_11: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1431,7 +1439,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_12: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -1451,7 +1459,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_13: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1470,7 +1478,7 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_14: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -1488,7 +1496,13 @@ static void backward_trav_15(const hector::rt::GraphArrays &g, const BackwardBuf
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_15(g, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+  backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp);
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp);
 
 } // namespace hector_gen::hgt

@@ -52,10 +52,11 @@ namespace hector_gen::hgt_pyg {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_kqv_weight, const at::Tensor &arg_kqv_bias, const at::Tensor &arg_k_rel, const at::Tensor &arg_v_rel, const at::Tensor &arg_p_rel, const at::Tensor &arg_out_lin_weight, const at::Tensor &arg_out_lin_bias, const at::Tensor &arg_skip, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_kqv_weight, const at::Tensor &arg_kqv_bias, const at::Tensor &arg_k_rel, const at::Tensor &arg_v_rel, const at::Tensor &arg_p_rel, const at::Tensor &arg_out_lin_weight, const at::Tensor &arg_out_lin_bias, const at::Tensor &arg_skip, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -96,69 +97,71 @@ namespace hector_gen::hgt_pyg {
     [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
     [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_kqv_weight, "kqv_weight", {g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, device);
-    b.kqv_weight = arg_kqv_weight.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_kqv_bias, "kqv_bias", {g.num_ntypes, (INT64_C(3) * hp_in_dim)}, device);
-    b.kqv_bias = arg_kqv_bias.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_k_rel, "k_rel", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.k_rel = arg_k_rel.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_v_rel, "v_rel", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.v_rel = arg_v_rel.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_p_rel, "p_rel", {g.num_etypes, hp_heads}, device);
-    b.p_rel = arg_p_rel.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_out_lin_weight, "out_lin_weight", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.out_lin_weight = arg_out_lin_weight.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_out_lin_bias, "out_lin_bias", {g.num_ntypes, hp_in_dim}, device);
-    b.out_lin_bias = arg_out_lin_bias.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_skip, "skip", {g.num_ntypes}, device);
-    b.skip = arg_skip.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_kqv_weight, "kqv_weight", {g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, device, dtype, "x");
+    b.kqv_weight = arg_kqv_weight.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_kqv_bias, "kqv_bias", {g.num_ntypes, (INT64_C(3) * hp_in_dim)}, device, dtype, "x");
+    b.kqv_bias = arg_kqv_bias.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_k_rel, "k_rel", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "x");
+    b.k_rel = arg_k_rel.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_v_rel, "v_rel", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "x");
+    b.v_rel = arg_v_rel.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_p_rel, "p_rel", {g.num_etypes, hp_heads}, device, dtype, "x");
+    b.p_rel = arg_p_rel.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_out_lin_weight, "out_lin_weight", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "x");
+    b.out_lin_weight = arg_out_lin_weight.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_out_lin_bias, "out_lin_bias", {g.num_ntypes, hp_in_dim}, device, dtype, "x");
+    b.out_lin_bias = arg_out_lin_bias.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_skip, "skip", {g.num_ntypes}, device, dtype, "x");
+    b.skip = arg_skip.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_kqv_0 = at::empty(std::vector<int64_t>{g.num_nodes, (INT64_C(3) * hp_in_dim)}, options);
-    b.kqv_0 = t_kqv_0.data_ptr<float>();
+    b.kqv_0 = t_kqv_0.data_ptr<scalar_t>();
     at::Tensor t_k_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.k_0 = t_k_0.data_ptr<float>();
+    b.k_0 = t_k_0.data_ptr<scalar_t>();
     at::Tensor t_q_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.q_0 = t_q_0.data_ptr<float>();
+    b.q_0 = t_q_0.data_ptr<scalar_t>();
     at::Tensor t_v_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.v_0 = t_v_0.data_ptr<float>();
+    b.v_0 = t_v_0.data_ptr<scalar_t>();
     at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<float>();
+    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<float>();
+    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
     at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<float>();
+    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
     at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<float>();
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<float>();
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<float>();
+    b.alpha = t_alpha.data_ptr<scalar_t>();
     at::Tensor t_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.msg_0 = t_msg_0.data_ptr<float>();
+    b.msg_0 = t_msg_0.data_ptr<scalar_t>();
     at::Tensor t_agg_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.agg_0 = t_agg_0.data_ptr<float>();
+    b.agg_0 = t_agg_0.data_ptr<scalar_t>();
     at::Tensor t_a_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a_0 = t_a_0.data_ptr<float>();
+    b.a_0 = t_a_0.data_ptr<scalar_t>();
     at::Tensor t_a_1 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a_1 = t_a_1.data_ptr<float>();
+    b.a_1 = t_a_1.data_ptr<scalar_t>();
     at::Tensor t_a = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a = t_a.data_ptr<float>();
+    b.a = t_a.data_ptr<scalar_t>();
     at::Tensor t_gate = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.gate = t_gate.data_ptr<float>();
+    b.gate = t_gate.data_ptr<scalar_t>();
     at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.h_1 = t_h_1.data_ptr<float>();
+    b.h_1 = t_h_1.data_ptr<scalar_t>();
     at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_2 = t_h_2.data_ptr<float>();
+    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -166,10 +169,19 @@ namespace hector_gen::hgt_pyg {
     return {t_h, t_k_0.view(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}), t_q_0.view(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}), t_v_0.view(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}), t_alpha_0, t_alpha_1, t_alpha_exp, t_alpha_sum, t_alpha, t_msg_0, t_agg_0.view(std::vector<int64_t>{g.num_nodes, hp_in_dim}), t_a_0, t_a, t_gate, t_h_1};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_kqv_weight, const at::Tensor &arg_kqv_bias, const at::Tensor &arg_k_rel, const at::Tensor &arg_v_rel, const at::Tensor &arg_p_rel, const at::Tensor &arg_out_lin_weight, const at::Tensor &arg_out_lin_bias, const at::Tensor &arg_skip, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_kqv_weight, arg_kqv_bias, arg_k_rel, arg_v_rel, arg_p_rel, arg_out_lin_weight, arg_out_lin_bias, arg_skip, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_kqv_weight, arg_kqv_bias, arg_k_rel, arg_v_rel, arg_p_rel, arg_out_lin_weight, arg_out_lin_bias, arg_skip, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -242,109 +254,119 @@ namespace hector_gen::hgt_pyg {
     [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    TORCH_CHECK_VALUE(values.size() == 21, "values: expected 21 tensors (the inputs and params of @hgt_pyg_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_in_dim}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (kqv_weight)", {g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, device);
-    b.kqv_weight = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (k_rel)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.k_rel = values[3].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[4], "values[4] (v_rel)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device);
-    b.v_rel = values[4].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[5], "values[5] (p_rel)", {g.num_etypes, hp_heads}, device);
-    b.p_rel = values[5].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[6], "values[6] (out_lin_weight)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device);
-    b.out_lin_weight = values[6].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[7], "values[7] (k)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.k = values[7].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[8], "values[8] (q)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.q = values[8].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[9], "values[9] (v)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.v = values[9].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[10], "values[10] (alpha_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.alpha_0 = values[10].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[11], "values[11] (alpha_1)", {g.num_edges, hp_heads}, device);
-    b.alpha_1 = values[11].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[12], "values[12] (alpha_exp)", {g.num_edges, hp_heads}, device);
-    b.alpha_exp = values[12].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[13], "values[13] (alpha_sum)", {g.num_nodes, hp_heads}, device);
-    b.alpha_sum = values[13].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[14], "values[14] (alpha)", {g.num_edges, hp_heads}, device);
-    b.alpha = values[14].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[15], "values[15] (msg_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device);
-    b.msg_0 = values[15].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[16], "values[16] (agg)", {g.num_nodes, hp_in_dim}, device);
-    b.agg = values[16].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[17], "values[17] (a_0)", {g.num_nodes, hp_in_dim}, device);
-    b.a_0 = values[17].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[18], "values[18] (a)", {g.num_nodes, hp_in_dim}, device);
-    b.a = values[18].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[19], "values[19] (gate)", {g.num_nodes}, device);
-    b.gate = values[19].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[20], "values[20] (h_1)", {g.num_nodes}, device);
-    b.h_1 = values[20].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (kqv_weight)", {g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, device, dtype, "values[0]");
+    b.kqv_weight = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (k_rel)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.k_rel = values[3].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[4], "values[4] (v_rel)", {g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.v_rel = values[4].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[5], "values[5] (p_rel)", {g.num_etypes, hp_heads}, device, dtype, "values[0]");
+    b.p_rel = values[5].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[6], "values[6] (out_lin_weight)", {g.num_ntypes, hp_in_dim, hp_in_dim}, device, dtype, "values[0]");
+    b.out_lin_weight = values[6].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[7], "values[7] (k)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.k = values[7].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[8], "values[8] (q)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.q = values[8].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[9], "values[9] (v)", {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.v = values[9].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[10], "values[10] (alpha_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.alpha_0 = values[10].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[11], "values[11] (alpha_1)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_1 = values[11].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[12], "values[12] (alpha_exp)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_exp = values[12].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[13], "values[13] (alpha_sum)", {g.num_nodes, hp_heads}, device, dtype, "values[0]");
+    b.alpha_sum = values[13].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[14], "values[14] (alpha)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha = values[14].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[15], "values[15] (msg_0)", {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, device, dtype, "values[0]");
+    b.msg_0 = values[15].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[16], "values[16] (agg)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.agg = values[16].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[17], "values[17] (a_0)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.a_0 = values[17].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[18], "values[18] (a)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.a = values[18].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[19], "values[19] (gate)", {g.num_nodes}, device, dtype, "values[0]");
+    b.gate = values[19].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[20], "values[20] (h_1)", {g.num_nodes}, device, dtype, "values[0]");
+    b.h_1 = values[20].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_a = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_a = t_grad_a.data_ptr<float>();
+    b.grad_a = t_grad_a.data_ptr<scalar_t>();
     at::Tensor t_grad_a_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_a_0 = t_grad_a_0.data_ptr<float>();
+    b.grad_a_0 = t_grad_a_0.data_ptr<scalar_t>();
     at::Tensor t_d_4 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.d_4 = t_d_4.data_ptr<float>();
+    b.d_4 = t_d_4.data_ptr<scalar_t>();
     at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg = t_grad_msg.data_ptr<float>();
+    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<float>();
+    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<float>();
+    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<float>();
+    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_grad_v = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_v = t_grad_v.data_ptr<float>();
+    b.grad_v = t_grad_v.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<float>();
+    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<float>();
+    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_q = t_grad_q.data_ptr<float>();
+    b.grad_q = t_grad_q.data_ptr<scalar_t>();
     at::Tensor t_grad_k = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_k = t_grad_k.data_ptr<float>();
+    b.grad_k = t_grad_k.data_ptr<scalar_t>();
     at::Tensor t_grad_kqv = at::empty(std::vector<int64_t>{g.num_nodes, (INT64_C(3) * hp_in_dim)}, options);
-    b.grad_kqv = t_grad_kqv.data_ptr<float>();
+    b.grad_kqv = t_grad_kqv.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_kqv_weight = at::empty(std::vector<int64_t>{g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, options);
-    b.grad_kqv_weight = t_grad_kqv_weight.data_ptr<float>();
+    b.grad_kqv_weight = t_grad_kqv_weight.data_ptr<scalar_t>();
     at::Tensor t_grad_kqv_bias = at::empty(std::vector<int64_t>{g.num_ntypes, (INT64_C(3) * hp_in_dim)}, options);
-    b.grad_kqv_bias = t_grad_kqv_bias.data_ptr<float>();
+    b.grad_kqv_bias = t_grad_kqv_bias.data_ptr<scalar_t>();
     at::Tensor t_grad_k_rel = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, options);
-    b.grad_k_rel = t_grad_k_rel.data_ptr<float>();
+    b.grad_k_rel = t_grad_k_rel.data_ptr<scalar_t>();
     at::Tensor t_grad_v_rel = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_in_dim / hp_heads), (hp_in_dim / hp_heads)}, options);
-    b.grad_v_rel = t_grad_v_rel.data_ptr<float>();
+    b.grad_v_rel = t_grad_v_rel.data_ptr<scalar_t>();
     at::Tensor t_grad_p_rel = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads}, options);
-    b.grad_p_rel = t_grad_p_rel.data_ptr<float>();
+    b.grad_p_rel = t_grad_p_rel.data_ptr<scalar_t>();
     at::Tensor t_grad_out_lin_weight = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
-    b.grad_out_lin_weight = t_grad_out_lin_weight.data_ptr<float>();
+    b.grad_out_lin_weight = t_grad_out_lin_weight.data_ptr<scalar_t>();
     at::Tensor t_grad_out_lin_bias = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim}, options);
-    b.grad_out_lin_bias = t_grad_out_lin_bias.data_ptr<float>();
+    b.grad_out_lin_bias = t_grad_out_lin_bias.data_ptr<scalar_t>();
     at::Tensor t_grad_skip = at::empty(std::vector<int64_t>{g.num_ntypes}, options);
-    b.grad_skip = t_grad_skip.data_ptr<float>();
+    b.grad_skip = t_grad_skip.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_kqv_weight, t_grad_kqv_bias, t_grad_k_rel, t_grad_v_rel, t_grad_p_rel, t_grad_out_lin_weight, t_grad_out_lin_bias, t_grad_skip};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 21, "values: expected 21 tensors (the inputs and params of @hgt_pyg_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -440,7 +462,7 @@ namespace hector_gen::hgt_pyg {
       [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
       [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
       [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options)); // grad_h
       values.push_back(kept[0]); // x

@@ -15,9 +15,11 @@ namespace hector_gen::hgt_pyg {
   namespace {
 
 // @trav_1: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_1(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -62,48 +64,48 @@ forward_trav_1(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_kqv = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_kqv = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s1: kqv[n] = add(kqv_0[n], kqv_bias[n.ntype])
     {
-      const float *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
-      const float *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
-      float *t = r_kqv;
+      const scalar_t *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
+      const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
+      scalar_t *t = r_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_kqv) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s2: k_0[n] = slice(kqv[n]) start 0 size in_dim
     {
-      const float *o0 = r_kqv;
-      float *t = (b.k_0 + (v_n) * sz_k_0);
+      const scalar_t *o0 = r_kqv;
+      scalar_t *t = (b.k_0 + (v_n) * sz_k_0);
       HECTOR_FOR_ELEMENTS(i, sz_k_0) {
-        const float v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
+        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s4: q_0[n] = slice(kqv[n]) start in_dim size in_dim
     {
-      const float *o0 = r_kqv;
-      float *t = (b.q_0 + (v_n) * sz_q_0);
+      const scalar_t *o0 = r_kqv;
+      scalar_t *t = (b.q_0 + (v_n) * sz_q_0);
       HECTOR_FOR_ELEMENTS(i, sz_q_0) {
-        const float v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
+        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
     {
-      const float *o0 = r_kqv;
-      float *t = (b.v_0 + (v_n) * sz_v_0);
+      const scalar_t *o0 = r_kqv;
+      scalar_t *t = (b.v_0 + (v_n) * sz_v_0);
       HECTOR_FOR_ELEMENTS(i, sz_v_0) {
-        const float v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
+        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
         t[i] = v;
       }
     }
@@ -112,9 +114,11 @@ forward_trav_1(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -159,28 +163,28 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_alpha_2 = scratch + INT64_C(0);
-  float *r_alpha_max = scratch + hp_heads;
-  float *r_alpha_shifted = scratch + (INT64_C(2) * hp_heads);
-  float *r_msg = scratch + (INT64_C(3) * hp_heads);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_alpha_2 = scratch + INT64_C(0);
+  scalar_t *r_alpha_max = scratch + hp_heads;
+  scalar_t *r_alpha_shifted = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *r_msg = scratch + (INT64_C(3) * hp_heads);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -INFINITY;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s10: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
       {
-        const float *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-        const float *o1 = (b.q_0 + (v_n) * sz_q_0);
-        float *t = (b.alpha_1 + (v_e) * sz_alpha_1);
+        const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+        const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
+        scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
             v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
           }
@@ -190,75 +194,75 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
       HECTOR_GROUP_SYNC();
       // s11: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
       {
-        const float *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
-        const float *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-        float *t = r_alpha_2;
+        const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
+        const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+        scalar_t *t = r_alpha_2;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s12: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
       {
-        const float *o0 = r_alpha_2;
-        float *t = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o0 = r_alpha_2;
+        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-          const float v = o0[i] / static_cast<float>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s13: alpha_max[n] max= detach(alpha_score[e]) {segmented}
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        float *t = r_alpha_max;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          const float v = o0[i];
-          t[i] = fmaxf(t[i], v);
+          const scalar_t v = o0[i];
+          t[i] = hector::trav::max(t[i], v);
         }
       }
       HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = 0.f;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = 0.f;
+      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s14: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const float *o1 = r_alpha_max;
-        float *t = r_alpha_shifted;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o1 = r_alpha_max;
+        scalar_t *t = r_alpha_shifted;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const float v = o0[i] - o1[i];
+          const scalar_t v = o0[i] - o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s15: alpha_exp[e] = exp(alpha_shifted[e])
       {
-        const float *o0 = r_alpha_shifted;
-        float *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o0 = r_alpha_shifted;
+        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const float v = expf(o0[i]);
+          const scalar_t v = hector::trav::exp(o0[i]);
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s16: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -266,40 +270,40 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = (b.agg_0 + (v_n) * sz_agg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = 0.f;
+      scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
+      HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s17: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        float *t = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
         HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s18: msg[e] = mul(alpha[e], msg_0[e.pair])
       {
-        const float *o0 = (b.alpha + (v_e) * sz_alpha);
-        const float *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-        float *t = r_msg;
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+        scalar_t *t = r_msg;
         HECTOR_FOR_ELEMENTS(i, sz_msg) {
-          const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s19: agg_0[n] += copy(msg[e]) {segmented}
       {
-        const float *o0 = r_msg;
-        float *t = (b.agg_0 + (v_n) * sz_agg_0);
+        const scalar_t *o0 = r_msg;
+        scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
         HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -308,41 +312,41 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     HECTOR_GROUP_SYNC();
     // s21: a_0[n] = gelu(agg[n])
     {
-      const float *o0 = (b.agg_0 + (v_n) * sz_agg_0);
-      float *t = (b.a_0 + (v_n) * sz_a_0);
+      const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
+      scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
       HECTOR_FOR_ELEMENTS(i, sz_a_0) {
-        const float v = hector::trav::gelu(o0[i]);
+        const scalar_t v = hector::trav::gelu(o0[i]);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s24: gate[n] = sigmoid(skip[n.ntype])
     {
-      const float *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-      float *t = (b.gate + (v_n) * sz_gate);
+      const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+      scalar_t *t = (b.gate + (v_n) * sz_gate);
       HECTOR_FOR_ELEMENTS(i, sz_gate) {
-        const float v = hector::trav::sigmoid(o0[i]);
+        const scalar_t v = hector::trav::sigmoid(o0[i]);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s26: h_1[n] = sub(1, gate[n])
     {
-      const float *o1 = (b.gate + (v_n) * sz_gate);
-      float *t = (b.h_1 + (v_n) * sz_h_1);
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
       HECTOR_FOR_ELEMENTS(i, sz_h_1) {
-        const float v = static_cast<float>(1) - o1[i];
+        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s27: h_2[n] = mul(h_1[n], x[n])
     {
-      const float *o0 = (b.h_1 + (v_n) * sz_h_1);
-      const float *o1 = (b.x + (v_n) * sz_x);
-      float *t = (b.h_2 + (v_n) * sz_h_2);
+      const scalar_t *o0 = (b.h_1 + (v_n) * sz_h_1);
+      const scalar_t *o1 = (b.x + (v_n) * sz_x);
+      scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
       HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-        const float v = o0[i / hp_in_dim] * o1[i];
+        const scalar_t v = o0[i / hp_in_dim] * o1[i];
         t[i] = v;
       }
     }
@@ -351,9 +355,11 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -398,40 +404,40 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_h_0 = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_h_0 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s23: a[n] = add(a_1[n], out_lin_bias[n.ntype])
     {
-      const float *o0 = (b.a_1 + (v_n) * sz_a_1);
-      const float *o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
-      float *t = (b.a + (v_n) * sz_a);
+      const scalar_t *o0 = (b.a_1 + (v_n) * sz_a_1);
+      const scalar_t *o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
+      scalar_t *t = (b.a + (v_n) * sz_a);
       HECTOR_FOR_ELEMENTS(i, sz_a) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s25: h_0[n] = mul(gate[n], a[n])
     {
-      const float *o0 = (b.gate + (v_n) * sz_gate);
-      const float *o1 = (b.a + (v_n) * sz_a);
-      float *t = r_h_0;
+      const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
+      const scalar_t *o1 = (b.a + (v_n) * sz_a);
+      scalar_t *t = r_h_0;
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-        const float v = o0[i / hp_in_dim] * o1[i];
+        const scalar_t v = o0[i / hp_in_dim] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s28: h[n] = add(h_0[n], h_2[n])
     {
-      const float *o0 = r_h_0;
-      const float *o1 = (b.h_2 + (v_n) * sz_h_2);
-      float *t = (b.h + (v_n) * sz_h);
+      const scalar_t *o0 = r_h_0;
+      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
+      scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -440,9 +446,11 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -519,17 +527,17 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d = scratch + INT64_C(0);
-  float *r_grad_h_1 = scratch + hp_in_dim;
-  float *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
-  float *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
-  float *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
-  float *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
-  float *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
-  float *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
-  float *acc_s10 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
-  float *acc_s11 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d = scratch + INT64_C(0);
+  scalar_t *r_grad_h_1 = scratch + hp_in_dim;
+  scalar_t *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
+  scalar_t *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
+  scalar_t *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
+  scalar_t *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
+  scalar_t *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
+  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
+  scalar_t *acc_s10 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
+  scalar_t *acc_s11 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(7));
   int64_t cur_s10 = -1;
   int64_t cur_s11 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -537,21 +545,21 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     const int64_t v_n = g.ntype_sorted_nodes[k];
     // s0: d[n] = mul(grad_h[n], x[n])
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const float *o1 = (b.x + (v_n) * sz_x);
-      float *t = r_d;
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.x + (v_n) * sz_x);
+      scalar_t *t = r_d;
       HECTOR_FOR_ELEMENTS(i, sz_d) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s1: grad_h_1[n] = sum_to(d[n]) shape []
     {
-      const float *o0 = r_d;
-      float *t = r_grad_h_1;
+      const scalar_t *o0 = r_d;
+      scalar_t *t = r_grad_h_1;
       HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t t = 0; t < hp_in_dim; ++t) {
           v += o0[i * hp_in_dim + t];
         }
@@ -561,42 +569,42 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
     // s2: grad1_x[n] = mul(grad_h[n], h_1[n])
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const float *o1 = (b.h_1 + (v_n) * sz_h_1);
-      float *t = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.h_1 + (v_n) * sz_h_1);
+      scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
       HECTOR_FOR_ELEMENTS(i, sz_grad1_x) {
-        const float v = o0[i] * o1[i / hp_in_dim];
+        const scalar_t v = o0[i] * o1[i / hp_in_dim];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s3: grad1_gate[n] = neg(grad_h_1[n])
     {
-      const float *o0 = r_grad_h_1;
-      float *t = r_grad1_gate;
+      const scalar_t *o0 = r_grad_h_1;
+      scalar_t *t = r_grad1_gate;
       HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
-        const float v = -o0[i];
+        const scalar_t v = -o0[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s4: d_1[n] = mul(grad_h[n], a[n])
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const float *o1 = (b.a + (v_n) * sz_a);
-      float *t = r_d_1;
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.a + (v_n) * sz_a);
+      scalar_t *t = r_d_1;
       HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s5: grad2_gate[n] = sum_to(d_1[n]) shape []
     {
-      const float *o0 = r_d_1;
-      float *t = r_grad2_gate;
+      const scalar_t *o0 = r_d_1;
+      scalar_t *t = r_grad2_gate;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t t = 0; t < hp_in_dim; ++t) {
           v += o0[i * hp_in_dim + t];
         }
@@ -606,111 +614,113 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
     // s6: grad_a[n] = mul(grad_h[n], gate[n])
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const float *o1 = (b.gate + (v_n) * sz_gate);
-      float *t = (b.grad_a + (v_n) * sz_grad_a);
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = (b.grad_a + (v_n) * sz_grad_a);
       HECTOR_FOR_ELEMENTS(i, sz_grad_a) {
-        const float v = o0[i] * o1[i / hp_in_dim];
+        const scalar_t v = o0[i] * o1[i / hp_in_dim];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s7: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
     {
-      const float *o0 = r_grad1_gate;
-      const float *o1 = r_grad2_gate;
-      float *t = r_grad_gate;
+      const scalar_t *o0 = r_grad1_gate;
+      const scalar_t *o1 = r_grad2_gate;
+      scalar_t *t = r_grad_gate;
       HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s8: d_2[n] = sub(1, gate[n])
     {
-      const float *o1 = (b.gate + (v_n) * sz_gate);
-      float *t = r_d_2;
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = r_d_2;
       HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-        const float v = static_cast<float>(1) - o1[i];
+        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s9: d_3[n] = mul(gate[n], d_2[n])
     {
-      const float *o0 = (b.gate + (v_n) * sz_gate);
-      const float *o1 = r_d_2;
-      float *t = r_d_3;
+      const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
+      const scalar_t *o1 = r_d_2;
+      scalar_t *t = r_d_3;
       HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s10: grad_skip[n.ntype] += mul(grad_gate[n], d_3[n]) {partial_atomic}
     {
-      const float *o0 = r_grad_gate;
-      const float *o1 = r_d_3;
+      const scalar_t *o0 = r_grad_gate;
+      const scalar_t *o1 = r_d_3;
       const int64_t row = g.ntype[v_n];
       if (row != cur_s10) {
         if (cur_s10 >= 0) {
-          float *t = b.grad_skip + cur_s10 * sz_grad_skip;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAddFloat(t + i, acc_s10[i]);
+          scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = scalar_t(0);
         cur_s10 = row;
       }
-      float *t = acc_s10;
+      scalar_t *t = acc_s10;
       HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s11: grad_out_lin_bias[n.ntype] += copy(grad_a[n]) {partial_atomic}
     {
-      const float *o0 = (b.grad_a + (v_n) * sz_grad_a);
+      const scalar_t *o0 = (b.grad_a + (v_n) * sz_grad_a);
       const int64_t row = g.ntype[v_n];
       if (row != cur_s11) {
         if (cur_s11 >= 0) {
-          float *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAddFloat(t + i, acc_s11[i]);
+          scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = scalar_t(0);
         cur_s11 = row;
       }
-      float *t = acc_s11;
+      scalar_t *t = acc_s11;
       HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s14: d_4[n] = gelu_grad(agg[n])
     {
-      const float *o0 = (b.agg + (v_n) * sz_agg);
-      float *t = (b.d_4 + (v_n) * sz_d_4);
+      const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
+      scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
       HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        const float v = hector::trav::geluGrad(o0[i]);
+        const scalar_t v = hector::trav::geluGrad(o0[i]);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
   }
   if (cur_s10 >= 0) {
-    float *t = b.grad_skip + cur_s10 * sz_grad_skip;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAddFloat(t + i, acc_s10[i]);
+    scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
   }
   if (cur_s11 >= 0) {
-    float *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAddFloat(t + i, acc_s11[i]);
+    scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
   }
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -787,29 +797,29 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad_agg = scratch + INT64_C(0);
-  float *r_grad_msg = scratch + hp_in_dim;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad_agg = scratch + INT64_C(0);
+  scalar_t *r_grad_msg = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
-      const float *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
-      const float *o1 = (b.d_4 + (v_n) * sz_d_4);
-      float *t = r_grad_agg;
+      const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
+      const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
+      scalar_t *t = r_grad_agg;
       HECTOR_FOR_ELEMENTS(i, sz_grad_agg) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s17: grad_msg[e] = copy(grad_agg_0[n])
     {
-      const float *o0 = r_grad_agg;
-      float *t = r_grad_msg;
+      const scalar_t *o0 = r_grad_agg;
+      scalar_t *t = r_grad_msg;
       HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] = v;
       }
     }
@@ -824,9 +834,11 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_4: access coo, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_4(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -903,31 +915,31 @@ backward_trav_4(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_5 = scratch + INT64_C(0);
-  float *r_grad_alpha = scratch + hp_in_dim;
-  float *r_d_6 = scratch + (hp_heads + hp_in_dim);
-  float *r_d_7 = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_5 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha = scratch + hp_in_dim;
+  scalar_t *r_d_6 = scratch + (hp_heads + hp_in_dim);
+  scalar_t *r_d_7 = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s18: d_5[e] = mul(grad_msg[e], msg_0[e.pair])
     {
-      const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const float *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-      float *t = r_d_5;
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+      scalar_t *t = r_d_5;
       HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s19: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
     {
-      const float *o0 = r_d_5;
-      float *t = r_grad_alpha;
+      const scalar_t *o0 = r_d_5;
+      scalar_t *t = r_grad_alpha;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
           v += o0[i * (hp_in_dim / hp_heads) + t];
         }
@@ -937,55 +949,55 @@ backward_trav_4(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
     // s20: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
     {
-      const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const float *o1 = (b.alpha + (v_e) * sz_alpha);
-      float *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+      scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-        const float v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
     // s21: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
     {
-      const float *o0 = r_grad_alpha;
-      const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      float *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
       HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-        const float v = o0[i] / o1[i];
+        const scalar_t v = o0[i] / o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s22: d_6[e] = div(alpha[e], alpha_sum[e.dst])
     {
-      const float *o0 = (b.alpha + (v_e) * sz_alpha);
-      const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      float *t = r_d_6;
+      const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = r_d_6;
       HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-        const float v = o0[i] / o1[i];
+        const scalar_t v = o0[i] / o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s23: d_7[e] = mul(grad_alpha[e], d_6[e])
     {
-      const float *o0 = r_grad_alpha;
-      const float *o1 = r_d_6;
-      float *t = r_d_7;
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = r_d_6;
+      scalar_t *t = r_d_7;
       HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s24: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
     {
-      const float *o0 = r_d_7;
-      float *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+      const scalar_t *o0 = r_d_7;
+      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-        const float v = -o0[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = -o0[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -993,9 +1005,11 @@ backward_trav_4(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_7(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1072,18 +1086,18 @@ backward_trav_7(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad2_alpha_exp = scratch + INT64_C(0);
-  float *r_grad_alpha_exp = scratch + hp_heads;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_exp = scratch + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
-      const float *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      float *t = r_grad2_alpha_exp;
+      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
+      scalar_t *t = r_grad2_alpha_exp;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] = v;
       }
     }
@@ -1093,22 +1107,22 @@ backward_trav_7(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
       const int64_t v_e = g.dst_eid[k_e];
       // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
       {
-        const float *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const float *o1 = r_grad2_alpha_exp;
-        float *t = r_grad_alpha_exp;
+        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o1 = r_grad2_alpha_exp;
+        scalar_t *t = r_grad_alpha_exp;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
       {
-        const float *o0 = r_grad_alpha_exp;
-        const float *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        const scalar_t *o0 = r_grad_alpha_exp;
+        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
@@ -1119,9 +1133,11 @@ backward_trav_7(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_8(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1198,88 +1214,90 @@ backward_trav_8(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad_alpha_2 = scratch + INT64_C(0);
-  float *r_grad_alpha_1 = scratch + hp_heads;
-  float *acc_s32 = scratch + (INT64_C(2) * hp_heads);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad_alpha_2 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_1 = scratch + hp_heads;
+  scalar_t *acc_s32 = scratch + (INT64_C(2) * hp_heads);
   int64_t cur_s32 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = g.etype_sorted_eid[k];
     // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
     {
-      const float *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      float *t = r_grad_alpha_2;
+      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      scalar_t *t = r_grad_alpha_2;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        const float v = o0[i] / static_cast<float>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+        const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
     {
-      const float *o0 = r_grad_alpha_2;
-      const float *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-      float *t = r_grad_alpha_1;
+      const scalar_t *o0 = r_grad_alpha_2;
+      const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+      scalar_t *t = r_grad_alpha_1;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s32: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
     {
-      const float *o0 = r_grad_alpha_2;
-      const float *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+      const scalar_t *o0 = r_grad_alpha_2;
+      const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
       const int64_t row = g.etype[v_e];
       if (row != cur_s32) {
         if (cur_s32 >= 0) {
-          float *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAddFloat(t + i, acc_s32[i]);
+          scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
         cur_s32 = row;
       }
-      float *t = acc_s32;
+      scalar_t *t = acc_s32;
       HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s33: grad_alpha_0[e.pair] += mul(grad_alpha_1[e], q[e.dst]) {atomic}
     {
-      const float *o0 = r_grad_alpha_1;
-      const float *o1 = (b.q + (g.dst[v_e]) * sz_q);
-      float *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
+      const scalar_t *o0 = r_grad_alpha_1;
+      const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
+      scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
-        const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
     // s34: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e.pair]) {atomic}
     {
-      const float *o0 = r_grad_alpha_1;
-      const float *o1 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-      float *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
+      const scalar_t *o0 = r_grad_alpha_1;
+      const scalar_t *o1 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+      scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
       HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-        const float v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
   }
   if (cur_s32 >= 0) {
-    float *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAddFloat(t + i, acc_s32[i]);
+    scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
   }
 }
 
 // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1356,101 +1374,103 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad1_kqv = scratch + INT64_C(0);
-  float *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
-  float *r_grad3_kqv = scratch + (INT64_C(6) * hp_in_dim);
-  float *r_d_8 = scratch + (INT64_C(9) * hp_in_dim);
-  float *acc_s45 = scratch + (INT64_C(12) * hp_in_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad1_kqv = scratch + INT64_C(0);
+  scalar_t *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
+  scalar_t *r_grad3_kqv = scratch + (INT64_C(6) * hp_in_dim);
+  scalar_t *r_d_8 = scratch + (INT64_C(9) * hp_in_dim);
+  scalar_t *acc_s45 = scratch + (INT64_C(12) * hp_in_dim);
   int64_t cur_s45 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = g.ntype_sorted_nodes[k];
     // s38: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
     {
-      const float *o0 = (b.grad_v + (v_n) * sz_grad_v);
-      float *t = r_grad1_kqv;
+      const scalar_t *o0 = (b.grad_v + (v_n) * sz_grad_v);
+      scalar_t *t = r_grad1_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
-        const float v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : 0.f;
+        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s40: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
     {
-      const float *o0 = (b.grad_q + (v_n) * sz_grad_q);
-      float *t = r_grad2_kqv;
+      const scalar_t *o0 = (b.grad_q + (v_n) * sz_grad_q);
+      scalar_t *t = r_grad2_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
-        const float v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : 0.f;
+        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s42: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
     {
-      const float *o0 = (b.grad_k + (v_n) * sz_grad_k);
-      float *t = r_grad3_kqv;
+      const scalar_t *o0 = (b.grad_k + (v_n) * sz_grad_k);
+      scalar_t *t = r_grad3_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad3_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
-        const float v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : 0.f;
+        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s43: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
     {
-      const float *o0 = r_grad1_kqv;
-      const float *o1 = r_grad2_kqv;
-      float *t = r_d_8;
+      const scalar_t *o0 = r_grad1_kqv;
+      const scalar_t *o1 = r_grad2_kqv;
+      scalar_t *t = r_d_8;
       HECTOR_FOR_ELEMENTS(i, sz_d_8) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s44: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
     {
-      const float *o0 = r_d_8;
-      const float *o1 = r_grad3_kqv;
-      float *t = (b.grad_kqv + (v_n) * sz_grad_kqv);
+      const scalar_t *o0 = r_d_8;
+      const scalar_t *o1 = r_grad3_kqv;
+      scalar_t *t = (b.grad_kqv + (v_n) * sz_grad_kqv);
       HECTOR_FOR_ELEMENTS(i, sz_grad_kqv) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s45: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
     {
-      const float *o0 = (b.grad_kqv + (v_n) * sz_grad_kqv);
+      const scalar_t *o0 = (b.grad_kqv + (v_n) * sz_grad_kqv);
       const int64_t row = g.ntype[v_n];
       if (row != cur_s45) {
         if (cur_s45 >= 0) {
-          float *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAddFloat(t + i, acc_s45[i]);
+          scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = scalar_t(0);
         cur_s45 = row;
       }
-      float *t = acc_s45;
+      scalar_t *t = acc_s45;
       HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
   }
   if (cur_s45 >= 0) {
-    float *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAddFloat(t + i, acc_s45[i]);
+    scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
   }
 }
 
 // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1527,17 +1547,17 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s48: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
-      const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      float *t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -1547,7 +1567,8 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
 
   } // namespace
 
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1591,7 +1612,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   // @gemm_0: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = (INT64_C(3) * hp_in_dim);
@@ -1610,16 +1631,16 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_1: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(3) * hp_in_dim);
+    const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1), rows, scratch_floats);
-      forward_trav_1<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_1");
     }
   }
   // @gemm_2: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1636,7 +1657,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_3: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1654,16 +1675,16 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = ((INT64_C(3) * hp_heads) + hp_in_dim);
+    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4), rows, scratch_floats);
-      forward_trav_4<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_4");
     }
   }
   // @gemm_5: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1682,16 +1703,17 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_6: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = hp_in_dim;
+    const int64_t scratch_size = hp_in_dim;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6), rows, scratch_floats);
-      forward_trav_6<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_6");
     }
   }
   }
 
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1765,33 +1787,33 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad_k), stream), "zero-fill grad_k");
-    hector::trav::check(cudaMemsetAsync(b.grad_k_rel, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_k_rel), stream), "zero-fill grad_k_rel");
-    hector::trav::check(cudaMemsetAsync(b.grad_kqv_bias, 0, sizeof(float) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), stream), "zero-fill grad_kqv_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_kqv_weight, 0, sizeof(float) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), stream), "zero-fill grad_kqv_weight");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_bias, 0, sizeof(float) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), stream), "zero-fill grad_out_lin_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_weight, 0, sizeof(float) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), stream), "zero-fill grad_out_lin_weight");
-    hector::trav::check(cudaMemsetAsync(b.grad_p_rel, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_p_rel), stream), "zero-fill grad_p_rel");
-    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad_q), stream), "zero-fill grad_q");
-    hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(float) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
-    hector::trav::check(cudaMemsetAsync(b.grad_v, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad_v), stream), "zero-fill grad_v");
-    hector::trav::check(cudaMemsetAsync(b.grad_v_rel, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_v_rel), stream), "zero-fill grad_v_rel");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
+    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_k), stream), "zero-fill grad_k");
+    hector::trav::check(cudaMemsetAsync(b.grad_k_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_k_rel), stream), "zero-fill grad_k_rel");
+    hector::trav::check(cudaMemsetAsync(b.grad_kqv_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), stream), "zero-fill grad_kqv_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_kqv_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), stream), "zero-fill grad_kqv_weight");
+    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), stream), "zero-fill grad_out_lin_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), stream), "zero-fill grad_out_lin_weight");
+    hector::trav::check(cudaMemsetAsync(b.grad_p_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_p_rel), stream), "zero-fill grad_p_rel");
+    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_q), stream), "zero-fill grad_q");
+    hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
+    hector::trav::check(cudaMemsetAsync(b.grad_v, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_v), stream), "zero-fill grad_v");
+    hector::trav::check(cudaMemsetAsync(b.grad_v_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_v_rel), stream), "zero-fill grad_v_rel");
   // @trav_0: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
+    const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0), rows, scratch_floats);
-      backward_trav_0<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_0");
     }
   }
   // @gemm_1: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_in_dim;
@@ -1809,7 +1831,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_2: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
@@ -1831,26 +1853,26 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_in_dim);
+    const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3), rows, scratch_floats);
-      backward_trav_3<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_3");
     }
   }
   // @trav_4: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_floats = ((INT64_C(3) * hp_heads) + hp_in_dim);
+    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4), rows, scratch_floats);
-      backward_trav_4<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_4");
     }
   }
   // @gemm_5: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1869,7 +1891,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_6: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
@@ -1890,26 +1912,26 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_heads);
+    const int64_t scratch_size = (INT64_C(2) * hp_heads);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7), rows, scratch_floats);
-      backward_trav_7<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_7");
     }
   }
   // @trav_8: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_floats = (INT64_C(3) * hp_heads);
+    const int64_t scratch_size = (INT64_C(3) * hp_heads);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8), rows, scratch_floats);
-      backward_trav_8<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_8");
     }
   }
   // @gemm_9: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
     a.N = (hp_in_dim / hp_heads);
@@ -1928,7 +1950,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_10: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_in_dim / hp_heads);
@@ -1949,16 +1971,16 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_11: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(15) * hp_in_dim);
+    const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11), rows, scratch_floats);
-      backward_trav_11<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_11");
     }
   }
   // @gemm_12: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = (INT64_C(3) * hp_in_dim);
     a.N = hp_in_dim;
@@ -1976,7 +1998,7 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_13: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = (INT64_C(3) * hp_in_dim);
@@ -1998,13 +2020,19 @@ backward_trav_14(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_14: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14), rows, scratch_floats);
-      backward_trav_14<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_14");
     }
   }
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::hgt_pyg

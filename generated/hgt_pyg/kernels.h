@@ -15,96 +15,103 @@ namespace hector_gen::hgt_pyg {
     int64_t heads = 1;
   };
 
-  /// One pointer per buffer of the forward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct ForwardBuffers {
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *kqv_weight = nullptr; // param ntype_rows[3*in_dim, in_dim]
-    const float *kqv_bias = nullptr; // param ntype_rows[3*in_dim]
-    const float *k_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *v_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *p_rel = nullptr; // param etype_rows[heads]
-    const float *out_lin_weight = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *out_lin_bias = nullptr; // param ntype_rows[in_dim]
-    const float *skip = nullptr; // param ntype_rows[]
-    float *kqv_0 = nullptr; // temp node_rows[3*in_dim]
-    float *k_0 = nullptr; // temp node_rows[in_dim]
-    float *q_0 = nullptr; // temp node_rows[in_dim]
-    float *v_0 = nullptr; // temp node_rows[in_dim]
-    float *alpha_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *alpha_1 = nullptr; // temp edge_rows[heads]
-    float *alpha_score = nullptr; // temp edge_rows[heads]
-    float *alpha_exp = nullptr; // temp edge_rows[heads]
-    float *alpha_sum = nullptr; // temp node_rows[heads]
-    float *alpha = nullptr; // temp edge_rows[heads]
-    float *msg_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *agg_0 = nullptr; // temp node_rows[heads, in_dim/heads]
-    float *a_0 = nullptr; // temp node_rows[in_dim]
-    float *a_1 = nullptr; // temp node_rows[in_dim]
-    float *a = nullptr; // temp node_rows[in_dim]
-    float *gate = nullptr; // temp node_rows[]
-    float *h_1 = nullptr; // temp node_rows[]
-    float *h_2 = nullptr; // temp node_rows[in_dim]
-    float *h = nullptr; // output node_rows[in_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *kqv_weight = nullptr; // param ntype_rows[3*in_dim, in_dim]
+    const T *kqv_bias = nullptr; // param ntype_rows[3*in_dim]
+    const T *k_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *v_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *p_rel = nullptr; // param etype_rows[heads]
+    const T *out_lin_weight = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *out_lin_bias = nullptr; // param ntype_rows[in_dim]
+    const T *skip = nullptr; // param ntype_rows[]
+    T *kqv_0 = nullptr; // temp node_rows[3*in_dim]
+    T *k_0 = nullptr; // temp node_rows[in_dim]
+    T *q_0 = nullptr; // temp node_rows[in_dim]
+    T *v_0 = nullptr; // temp node_rows[in_dim]
+    T *alpha_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *alpha_1 = nullptr; // temp edge_rows[heads]
+    T *alpha_score = nullptr; // temp edge_rows[heads]
+    T *alpha_exp = nullptr; // temp edge_rows[heads]
+    T *alpha_sum = nullptr; // temp node_rows[heads]
+    T *alpha = nullptr; // temp edge_rows[heads]
+    T *msg_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *agg_0 = nullptr; // temp node_rows[heads, in_dim/heads]
+    T *a_0 = nullptr; // temp node_rows[in_dim]
+    T *a_1 = nullptr; // temp node_rows[in_dim]
+    T *a = nullptr; // temp node_rows[in_dim]
+    T *gate = nullptr; // temp node_rows[]
+    T *h_1 = nullptr; // temp node_rows[]
+    T *h_2 = nullptr; // temp node_rows[in_dim]
+    T *h = nullptr; // output node_rows[in_dim]
   };
 
-  /// One pointer per buffer of the backward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the backward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct BackwardBuffers {
-    const float *grad_h = nullptr; // input node_rows[in_dim]
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *kqv_weight = nullptr; // param ntype_rows[3*in_dim, in_dim]
-    const float *k_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *v_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
-    const float *p_rel = nullptr; // param etype_rows[heads]
-    const float *out_lin_weight = nullptr; // param ntype_rows[in_dim, in_dim]
-    const float *k = nullptr; // input node_rows[heads, in_dim/heads]
-    const float *q = nullptr; // input node_rows[heads, in_dim/heads]
-    const float *v = nullptr; // input node_rows[heads, in_dim/heads]
-    const float *alpha_0 = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *alpha_1 = nullptr; // input edge_rows[heads]
-    const float *alpha_exp = nullptr; // input edge_rows[heads]
-    const float *alpha_sum = nullptr; // input node_rows[heads]
-    const float *alpha = nullptr; // input edge_rows[heads]
-    const float *msg_0 = nullptr; // input pair_rows[heads, in_dim/heads]
-    const float *agg = nullptr; // input node_rows[in_dim]
-    const float *a_0 = nullptr; // input node_rows[in_dim]
-    const float *a = nullptr; // input node_rows[in_dim]
-    const float *gate = nullptr; // input node_rows[]
-    const float *h_1 = nullptr; // input node_rows[]
-    float *grad1_x = nullptr; // temp node_rows[in_dim]
-    float *grad_a = nullptr; // temp node_rows[in_dim]
-    float *grad_a_0 = nullptr; // temp node_rows[in_dim]
-    float *d_4 = nullptr; // temp node_rows[in_dim]
-    float *grad_msg = nullptr; // temp edge_rows[heads, in_dim/heads]
-    float *grad_msg_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_sum = nullptr; // temp node_rows[heads]
-    float *grad_v = nullptr; // temp node_rows[heads, in_dim/heads]
-    float *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
-    float *grad_q = nullptr; // temp node_rows[heads, in_dim/heads]
-    float *grad_k = nullptr; // temp node_rows[heads, in_dim/heads]
-    float *grad_kqv = nullptr; // temp node_rows[3*in_dim]
-    float *grad2_x = nullptr; // temp node_rows[in_dim]
-    float *grad_x = nullptr; // output node_rows[in_dim]
-    float *grad_kqv_weight = nullptr; // output ntype_rows[3*in_dim, in_dim]
-    float *grad_kqv_bias = nullptr; // output ntype_rows[3*in_dim]
-    float *grad_k_rel = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
-    float *grad_v_rel = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
-    float *grad_p_rel = nullptr; // output etype_rows[heads]
-    float *grad_out_lin_weight = nullptr; // output ntype_rows[in_dim, in_dim]
-    float *grad_out_lin_bias = nullptr; // output ntype_rows[in_dim]
-    float *grad_skip = nullptr; // output ntype_rows[]
+    const T *grad_h = nullptr; // input node_rows[in_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *kqv_weight = nullptr; // param ntype_rows[3*in_dim, in_dim]
+    const T *k_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *v_rel = nullptr; // param etype_rows[heads, in_dim/heads, in_dim/heads]
+    const T *p_rel = nullptr; // param etype_rows[heads]
+    const T *out_lin_weight = nullptr; // param ntype_rows[in_dim, in_dim]
+    const T *k = nullptr; // input node_rows[heads, in_dim/heads]
+    const T *q = nullptr; // input node_rows[heads, in_dim/heads]
+    const T *v = nullptr; // input node_rows[heads, in_dim/heads]
+    const T *alpha_0 = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *alpha_1 = nullptr; // input edge_rows[heads]
+    const T *alpha_exp = nullptr; // input edge_rows[heads]
+    const T *alpha_sum = nullptr; // input node_rows[heads]
+    const T *alpha = nullptr; // input edge_rows[heads]
+    const T *msg_0 = nullptr; // input pair_rows[heads, in_dim/heads]
+    const T *agg = nullptr; // input node_rows[in_dim]
+    const T *a_0 = nullptr; // input node_rows[in_dim]
+    const T *a = nullptr; // input node_rows[in_dim]
+    const T *gate = nullptr; // input node_rows[]
+    const T *h_1 = nullptr; // input node_rows[]
+    T *grad1_x = nullptr; // temp node_rows[in_dim]
+    T *grad_a = nullptr; // temp node_rows[in_dim]
+    T *grad_a_0 = nullptr; // temp node_rows[in_dim]
+    T *d_4 = nullptr; // temp node_rows[in_dim]
+    T *grad_msg = nullptr; // temp edge_rows[heads, in_dim/heads]
+    T *grad_msg_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_sum = nullptr; // temp node_rows[heads]
+    T *grad_v = nullptr; // temp node_rows[heads, in_dim/heads]
+    T *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *grad_q = nullptr; // temp node_rows[heads, in_dim/heads]
+    T *grad_k = nullptr; // temp node_rows[heads, in_dim/heads]
+    T *grad_kqv = nullptr; // temp node_rows[3*in_dim]
+    T *grad2_x = nullptr; // temp node_rows[in_dim]
+    T *grad_x = nullptr; // output node_rows[in_dim]
+    T *grad_kqv_weight = nullptr; // output ntype_rows[3*in_dim, in_dim]
+    T *grad_kqv_bias = nullptr; // output ntype_rows[3*in_dim]
+    T *grad_k_rel = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
+    T *grad_v_rel = nullptr; // output etype_rows[heads, in_dim/heads, in_dim/heads]
+    T *grad_p_rel = nullptr; // output etype_rows[heads]
+    T *grad_out_lin_weight = nullptr; // output ntype_rows[in_dim, in_dim]
+    T *grad_out_lin_bias = nullptr; // output ntype_rows[in_dim]
+    T *grad_skip = nullptr; // output ntype_rows[]
   };
 
+  // Defined for scalar_t = float and double.
   /// Runs the forward program on host pointers (OpenMP).
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp);
   /// Runs the backward program on host pointers (OpenMP).
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp);
   #if defined(HECTOR_GEN_WITH_CUDA)
   /// Runs the forward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   /// Runs the backward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   #endif
 
 } // namespace hector_gen::hgt_pyg

@@ -56,10 +56,11 @@ namespace hector_gen::rgat {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_a_src, const at::Tensor &arg_a_dst, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_a_src, const at::Tensor &arg_a_dst, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -89,49 +90,51 @@ namespace hector_gen::rgat {
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W, "W", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.W = arg_W.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_a_src, "a_src", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device);
-    b.a_src = arg_a_src.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_a_dst, "a_dst", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device);
-    b.a_dst = arg_a_dst.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W_self, "W_self", {hp_in_dim, hp_out_dim}, device);
-    b.W_self = arg_W_self.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_bias, "bias", {hp_out_dim}, device);
-    b.bias = arg_bias.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W, "W", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.W = arg_W.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_a_src, "a_src", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device, dtype, "x");
+    b.a_src = arg_a_src.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_a_dst, "a_dst", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device, dtype, "x");
+    b.a_dst = arg_a_dst.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W_self, "W_self", {hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.W_self = arg_W_self.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
+    b.bias = arg_bias.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_alpha_1_wt = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim, (hp_out_dim / hp_heads)}, options);
-    b.alpha_1_wt = t_alpha_1_wt.data_ptr<float>();
+    b.alpha_1_wt = t_alpha_1_wt.data_ptr<scalar_t>();
     at::Tensor t_alpha_1_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim}, options);
-    b.alpha_1_w = t_alpha_1_w.data_ptr<float>();
+    b.alpha_1_w = t_alpha_1_w.data_ptr<scalar_t>();
     at::Tensor t_z_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.z_0 = t_z_0.data_ptr<float>();
+    b.z_0 = t_z_0.data_ptr<scalar_t>();
     at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<float>();
+    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<float>();
+    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
     at::Tensor t_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_2 = t_alpha_2.data_ptr<float>();
+    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
     at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<float>();
+    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
     at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<float>();
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<float>();
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<float>();
+    b.alpha = t_alpha.data_ptr<scalar_t>();
     at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_2 = t_h_2.data_ptr<float>();
+    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -139,10 +142,19 @@ namespace hector_gen::rgat {
     return {t_h, t_alpha_1_wt, t_alpha_1_w, t_z_0.view(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}), t_alpha_2, t_alpha_exp, t_alpha_sum, t_alpha};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_a_src, const at::Tensor &arg_a_dst, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_W, arg_a_src, arg_a_dst, arg_W_self, arg_bias, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_W, arg_a_src, arg_a_dst, arg_W_self, arg_bias, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -192,79 +204,89 @@ namespace hector_gen::rgat {
     [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    TORCH_CHECK_VALUE(values.size() == 13, "values: expected 13 tensors (the inputs and params of @rgat_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (W)", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.W = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (a_src)", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device);
-    b.a_src = values[3].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[4], "values[4] (a_dst)", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device);
-    b.a_dst = values[4].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[5], "values[5] (W_self)", {hp_in_dim, hp_out_dim}, device);
-    b.W_self = values[5].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[6], "values[6] (alpha_1_wt)", {g.num_etypes, hp_heads, hp_in_dim, (hp_out_dim / hp_heads)}, device);
-    b.alpha_1_wt = values[6].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[7], "values[7] (alpha_1_w)", {g.num_etypes, hp_heads, hp_in_dim}, device);
-    b.alpha_1_w = values[7].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[8], "values[8] (z)", {g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, device);
-    b.z = values[8].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[9], "values[9] (alpha_2)", {g.num_edges, hp_heads}, device);
-    b.alpha_2 = values[9].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[10], "values[10] (alpha_exp)", {g.num_edges, hp_heads}, device);
-    b.alpha_exp = values[10].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[11], "values[11] (alpha_sum)", {g.num_nodes, hp_heads}, device);
-    b.alpha_sum = values[11].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[12], "values[12] (alpha)", {g.num_edges, hp_heads}, device);
-    b.alpha = values[12].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (W)", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.W = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (a_src)", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device, dtype, "values[0]");
+    b.a_src = values[3].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[4], "values[4] (a_dst)", {g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, device, dtype, "values[0]");
+    b.a_dst = values[4].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[5], "values[5] (W_self)", {hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.W_self = values[5].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[6], "values[6] (alpha_1_wt)", {g.num_etypes, hp_heads, hp_in_dim, (hp_out_dim / hp_heads)}, device, dtype, "values[0]");
+    b.alpha_1_wt = values[6].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[7], "values[7] (alpha_1_w)", {g.num_etypes, hp_heads, hp_in_dim}, device, dtype, "values[0]");
+    b.alpha_1_w = values[7].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[8], "values[8] (z)", {g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, device, dtype, "values[0]");
+    b.z = values[8].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[9], "values[9] (alpha_2)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_2 = values[9].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[10], "values[10] (alpha_exp)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_exp = values[10].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[11], "values[11] (alpha_sum)", {g.num_nodes, hp_heads}, device, dtype, "values[0]");
+    b.alpha_sum = values[11].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[12], "values[12] (alpha)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha = values[12].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad1_z = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad1_z = t_grad1_z.data_ptr<float>();
+    b.grad1_z = t_grad1_z.data_ptr<scalar_t>();
     at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<float>();
+    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<float>();
+    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<float>();
+    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<float>();
+    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_1_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim}, options);
-    b.grad_alpha_1_w = t_grad_alpha_1_w.data_ptr<float>();
+    b.grad_alpha_1_w = t_grad_alpha_1_w.data_ptr<scalar_t>();
     at::Tensor t_grad_z = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad_z = t_grad_z.data_ptr<float>();
+    b.grad_z = t_grad_z.data_ptr<scalar_t>();
     at::Tensor t_grad3_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad3_x = t_grad3_x.data_ptr<float>();
+    b.grad3_x = t_grad3_x.data_ptr<scalar_t>();
     at::Tensor t_grad1_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
-    b.grad1_W = t_grad1_W.data_ptr<float>();
+    b.grad1_W = t_grad1_W.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
-    b.grad_W = t_grad_W.data_ptr<float>();
+    b.grad_W = t_grad_W.data_ptr<scalar_t>();
     at::Tensor t_grad_a_src = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad_a_src = t_grad_a_src.data_ptr<float>();
+    b.grad_a_src = t_grad_a_src.data_ptr<scalar_t>();
     at::Tensor t_grad_a_dst = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad_a_dst = t_grad_a_dst.data_ptr<float>();
+    b.grad_a_dst = t_grad_a_dst.data_ptr<scalar_t>();
     at::Tensor t_grad_W_self = at::empty(std::vector<int64_t>{hp_in_dim, hp_out_dim}, options);
-    b.grad_W_self = t_grad_W_self.data_ptr<float>();
+    b.grad_W_self = t_grad_W_self.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
-    b.grad_bias = t_grad_bias.data_ptr<float>();
+    b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_W, t_grad_a_src, t_grad_a_dst, t_grad_W_self, t_grad_bias};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 13, "values: expected 13 tensors (the inputs and params of @rgat_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -339,7 +361,7 @@ namespace hector_gen::rgat {
       [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
       [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options)); // grad_h
       values.push_back(kept[0]); // x

@@ -15,9 +15,11 @@ namespace hector_gen::rgat {
   namespace {
 
 // @trav_0: access none, schedule block_per_type feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_0(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -51,14 +53,14 @@ forward_trav_0(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
     // s1: alpha_1_wt[r] = transpose(alpha_1_wr[r]) perm [1, 0, 2]
     {
-      const float *o0 = (b.W + (v_r) * sz_W);
-      float *t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
+      const scalar_t *o0 = (b.W + (v_r) * sz_W);
+      scalar_t *t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
       HECTOR_FOR_ELEMENTS(i, sz_alpha_1_wt) {
         int64_t rest = i;
         int64_t src = 0;
@@ -67,7 +69,7 @@ forward_trav_0(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
         src += (rest % hp_in_dim) * hp_out_dim;
         rest /= hp_in_dim;
         src += (rest % hp_heads) * (hp_out_dim / hp_heads);
-        const float v = o0[src];
+        const scalar_t v = o0[src];
         t[i] = v;
       }
     }
@@ -76,9 +78,11 @@ forward_trav_0(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_3(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -112,17 +116,17 @@ forward_trav_3(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
     // s5: alpha_0[p] = dot(z[p], a_src[p.etype])
     {
-      const float *o0 = (b.z_0 + (v_p) * sz_z_0);
-      const float *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
-      float *t = (b.alpha_0 + (v_p) * sz_alpha_0);
+      const scalar_t *o0 = (b.z_0 + (v_p) * sz_z_0);
+      const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
+      scalar_t *t = (b.alpha_0 + (v_p) * sz_alpha_0);
       HECTOR_FOR_ELEMENTS(i, sz_alpha_0) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
           v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
         }
@@ -134,9 +138,11 @@ forward_trav_3(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -170,92 +176,92 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_alpha_max = scratch + INT64_C(0);
-  float *r_alpha_shifted = scratch + hp_heads;
-  float *r_h_0 = scratch + (INT64_C(2) * hp_heads);
-  float *r_h_3 = scratch + ((INT64_C(2) * hp_heads) + hp_out_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_alpha_max = scratch + INT64_C(0);
+  scalar_t *r_alpha_shifted = scratch + hp_heads;
+  scalar_t *r_h_0 = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *r_h_3 = scratch + ((INT64_C(2) * hp_heads) + hp_out_dim);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -INFINITY;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
       {
-        const float *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-        const float *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
-        float *t = (b.alpha_2 + (v_e) * sz_alpha_2);
+        const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+        const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+        scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
       {
-        const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        float *t = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-          const float v = hector::trav::leakyRelu(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+          const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        float *t = r_alpha_max;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          const float v = o0[i];
-          t[i] = fmaxf(t[i], v);
+          const scalar_t v = o0[i];
+          t[i] = hector::trav::max(t[i], v);
         }
       }
       HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = 0.f;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = 0.f;
+      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const float *o1 = r_alpha_max;
-        float *t = r_alpha_shifted;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o1 = r_alpha_max;
+        scalar_t *t = r_alpha_shifted;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const float v = o0[i] - o1[i];
+          const scalar_t v = o0[i] - o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s11: alpha_exp[e] = exp(alpha_shifted[e])
       {
-        const float *o0 = r_alpha_shifted;
-        float *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o0 = r_alpha_shifted;
+        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const float v = expf(o0[i]);
+          const scalar_t v = hector::trav::exp(o0[i]);
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -263,30 +269,30 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = 0.f;
+      scalar_t *t = r_h_0;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        float *t = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
         HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
       {
-        const float *o0 = (b.alpha + (v_e) * sz_alpha);
-        const float *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
-        float *t = r_h_0;
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
+        scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          const float v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
           t[i] += v;
         }
       }
@@ -295,22 +301,22 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     HECTOR_GROUP_SYNC();
     // s17: h_3[n] = add(h_1[n], h_2[n])
     {
-      const float *o0 = r_h_0;
-      const float *o1 = (b.h_2 + (v_n) * sz_h_2);
-      float *t = r_h_3;
+      const scalar_t *o0 = r_h_0;
+      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
+      scalar_t *t = r_h_3;
       HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s18: h[n] = add(h_3[n], bias)
     {
-      const float *o0 = r_h_3;
-      const float *o1 = b.bias;
-      float *t = (b.h + (v_n) * sz_h);
+      const scalar_t *o0 = r_h_3;
+      const scalar_t *o1 = b.bias;
+      scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -319,9 +325,11 @@ forward_trav_6(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -375,62 +383,62 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *acc_s0 = scratch + INT64_C(0);
-  float *r_d_2 = scratch + hp_out_dim;
-  float *r_grad_alpha = scratch + (INT64_C(2) * hp_out_dim);
-  float *r_d_3 = scratch + (hp_heads + (INT64_C(2) * hp_out_dim));
-  float *r_d_4 = scratch + ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
-  float *r_grad_alpha_sum = scratch + ((INT64_C(3) * hp_heads) + (INT64_C(2) * hp_out_dim));
-  float *r_grad2_alpha_exp = scratch + ((INT64_C(4) * hp_heads) + (INT64_C(2) * hp_out_dim));
-  float *r_grad_alpha_exp = scratch + ((INT64_C(5) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *acc_s0 = scratch + INT64_C(0);
+  scalar_t *r_d_2 = scratch + hp_out_dim;
+  scalar_t *r_grad_alpha = scratch + (INT64_C(2) * hp_out_dim);
+  scalar_t *r_d_3 = scratch + (hp_heads + (INT64_C(2) * hp_out_dim));
+  scalar_t *r_d_4 = scratch + ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  scalar_t *r_grad_alpha_sum = scratch + ((INT64_C(3) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  scalar_t *r_grad2_alpha_exp = scratch + ((INT64_C(4) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  scalar_t *r_grad_alpha_exp = scratch + ((INT64_C(5) * hp_heads) + (INT64_C(2) * hp_out_dim));
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const int64_t row = 0;
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
-          float *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+          scalar_t *t = b.grad_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
       }
-      float *t = acc_s0;
+      scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = r_grad_alpha_sum;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = 0.f;
+      scalar_t *t = r_grad_alpha_sum;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
-        float *t = r_d_2;
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
+        scalar_t *t = r_d_2;
         HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s5: grad_alpha[e] = sum_to(d_2[e]) shape [heads]
       {
-        const float *o0 = r_d_2;
-        float *t = r_grad_alpha;
+        const scalar_t *o0 = r_d_2;
+        scalar_t *t = r_grad_alpha;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t t = 0; t < (hp_out_dim / hp_heads); ++t) {
             v += o0[i * (hp_out_dim / hp_heads) + t];
           }
@@ -440,54 +448,54 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
       HECTOR_GROUP_SYNC();
       // s6: grad1_z[e.pair] += mul(grad_h_0[n], alpha[e]) {atomic}
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (b.alpha + (v_e) * sz_alpha);
-        float *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+        scalar_t *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
         HECTOR_FOR_ELEMENTS(i, sz_grad1_z) {
-          const float v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
       // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
       {
-        const float *o0 = r_grad_alpha;
-        const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        float *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
         HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s8: d_3[e] = div(alpha[e], alpha_sum[e.dst])
       {
-        const float *o0 = (b.alpha + (v_e) * sz_alpha);
-        const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        float *t = r_d_3;
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = r_d_3;
         HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s9: d_4[e] = mul(grad_alpha[e], d_3[e])
       {
-        const float *o0 = r_grad_alpha;
-        const float *o1 = r_d_3;
-        float *t = r_d_4;
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = r_d_3;
+        scalar_t *t = r_d_4;
         HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s10: grad_alpha_sum[n] += neg(d_4[e]) {segmented}
       {
-        const float *o0 = r_d_4;
-        float *t = r_grad_alpha_sum;
+        const scalar_t *o0 = r_d_4;
+        scalar_t *t = r_grad_alpha_sum;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-          const float v = -o0[i];
+          const scalar_t v = -o0[i];
           t[i] += v;
         }
       }
@@ -496,10 +504,10 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
     // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
-      const float *o0 = r_grad_alpha_sum;
-      float *t = r_grad2_alpha_exp;
+      const scalar_t *o0 = r_grad_alpha_sum;
+      scalar_t *t = r_grad2_alpha_exp;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] = v;
       }
     }
@@ -509,22 +517,22 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
       const int64_t v_e = g.dst_eid[k_e];
       // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
       {
-        const float *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const float *o1 = r_grad2_alpha_exp;
-        float *t = r_grad_alpha_exp;
+        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o1 = r_grad2_alpha_exp;
+        scalar_t *t = r_grad_alpha_exp;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
       {
-        const float *o0 = r_grad_alpha_exp;
-        const float *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        const scalar_t *o0 = r_grad_alpha_exp;
+        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
@@ -533,15 +541,17 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
-    float *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+    scalar_t *t = b.grad_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
   }
 }
 
 // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -595,39 +605,39 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_5 = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_5 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s14: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
     {
-      const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      float *t = r_d_5;
+      const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      scalar_t *t = r_d_5;
       HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-        const float v = hector::trav::leakyReluGrad(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+        const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
     {
-      const float *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      const float *o1 = r_d_5;
-      float *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      const scalar_t *o1 = r_d_5;
+      scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s16: grad_alpha_0[e.pair] += copy(grad_alpha_2[e]) {atomic}
     {
-      const float *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      float *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
+      const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
-        const float v = o0[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -635,9 +645,11 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_6(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -691,66 +703,68 @@ backward_trav_6(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad2_z = scratch + INT64_C(0);
-  float *acc_s20 = scratch + hp_out_dim;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad2_z = scratch + INT64_C(0);
+  scalar_t *acc_s20 = scratch + hp_out_dim;
   int64_t cur_s20 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
     // s19: grad2_z[p] = mul(grad_alpha_0[p], a_src[p.etype])
     {
-      const float *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
-      const float *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
-      float *t = r_grad2_z;
+      const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
+      const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
+      scalar_t *t = r_grad2_z;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_z) {
-        const float v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+        const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s20: grad_a_src[p.etype] += mul(grad_alpha_0[p], z[p]) {partial_atomic}
     {
-      const float *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
-      const float *o1 = (b.z + (v_p) * sz_z);
+      const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
+      const scalar_t *o1 = (b.z + (v_p) * sz_z);
       const int64_t row = g.pair_etype[v_p];
       if (row != cur_s20) {
         if (cur_s20 >= 0) {
-          float *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAddFloat(t + i, acc_s20[i]);
+          scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = scalar_t(0);
         cur_s20 = row;
       }
-      float *t = acc_s20;
+      scalar_t *t = acc_s20;
       HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) {
-        const float v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+        const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s21: grad_z[p] = add(grad1_z[p], grad2_z[p])
     {
-      const float *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
-      const float *o1 = r_grad2_z;
-      float *t = (b.grad_z + (v_p) * sz_grad_z);
+      const scalar_t *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
+      const scalar_t *o1 = r_grad2_z;
+      scalar_t *t = (b.grad_z + (v_p) * sz_grad_z);
       HECTOR_FOR_ELEMENTS(i, sz_grad_z) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
   }
   if (cur_s20 >= 0) {
-    float *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAddFloat(t + i, acc_s20[i]);
+    scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
   }
 }
 
 // @trav_10: access none, schedule block_per_type feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_10(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -804,30 +818,30 @@ backward_trav_10(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad_alpha_1_wt = scratch + INT64_C(0);
-  float *r_grad_alpha_1_wr = scratch + (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad_alpha_1_wt = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_1_wr = scratch + (hp_in_dim * hp_out_dim);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
     // s26: grad_alpha_1_wt[r] = outer(grad_alpha_1_w[r], a_dst[r])
     {
-      const float *o0 = (b.grad_alpha_1_w + (v_r) * sz_grad_alpha_1_w);
-      const float *o1 = (b.a_dst + (v_r) * sz_a_dst);
-      float *t = r_grad_alpha_1_wt;
+      const scalar_t *o0 = (b.grad_alpha_1_w + (v_r) * sz_grad_alpha_1_w);
+      const scalar_t *o1 = (b.a_dst + (v_r) * sz_a_dst);
+      scalar_t *t = r_grad_alpha_1_wt;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1_wt) {
         const int64_t lead = i / (hp_in_dim * (hp_out_dim / hp_heads));
         const int64_t row = (i / (hp_out_dim / hp_heads)) % hp_in_dim;
         const int64_t col = i % (hp_out_dim / hp_heads);
-        const float v = o0[lead * hp_in_dim + row] * o1[lead * (hp_out_dim / hp_heads) + col];
+        const scalar_t v = o0[lead * hp_in_dim + row] * o1[lead * (hp_out_dim / hp_heads) + col];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s27: grad_alpha_1_wr[r] = transpose(grad_alpha_1_wt[r]) perm [1, 0, 2]
     {
-      const float *o0 = r_grad_alpha_1_wt;
-      float *t = r_grad_alpha_1_wr;
+      const scalar_t *o0 = r_grad_alpha_1_wt;
+      scalar_t *t = r_grad_alpha_1_wr;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1_wr) {
         int64_t rest = i;
         int64_t src = 0;
@@ -836,18 +850,18 @@ backward_trav_10(const hector::rt::GraphArrays g, const BackwardBuffers b, const
         src += (rest % hp_heads) * ((hp_in_dim * hp_out_dim) / hp_heads);
         rest /= hp_heads;
         src += (rest % hp_in_dim) * (hp_out_dim / hp_heads);
-        const float v = o0[src];
+        const scalar_t v = o0[src];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s29: grad_W[r] = add(grad1_W[r], grad2_W[r])
     {
-      const float *o0 = (b.grad1_W + (v_r) * sz_grad1_W);
-      const float *o1 = r_grad_alpha_1_wr;
-      float *t = (b.grad_W + (v_r) * sz_grad_W);
+      const scalar_t *o0 = (b.grad1_W + (v_r) * sz_grad1_W);
+      const scalar_t *o1 = r_grad_alpha_1_wr;
+      scalar_t *t = (b.grad_W + (v_r) * sz_grad_W);
       HECTOR_FOR_ELEMENTS(i, sz_grad_W) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -856,9 +870,11 @@ backward_trav_10(const hector::rt::GraphArrays g, const BackwardBuffers b, const
 }
 
 // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -912,29 +928,29 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_6 = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_6 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s30: d_6[n] = add(grad1_x[n], grad2_x[n])
     {
-      const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      float *t = r_d_6;
+      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      scalar_t *t = r_d_6;
       HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s31: grad_x[n] = add(d_6[n], grad3_x[n])
     {
-      const float *o0 = r_d_6;
-      const float *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-      float *t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *o0 = r_d_6;
+      const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -944,7 +960,8 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
 
   } // namespace
 
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -978,16 +995,16 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_0: access none, schedule block_per_type feature_tile 32
   {
     const int64_t rows = g.num_etypes;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_0), rows, scratch_floats);
-      forward_trav_0<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_0");
     }
   }
   // @gemm_1: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes;
     a.K = (hp_out_dim / hp_heads);
     a.N = hp_in_dim;
@@ -1004,7 +1021,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_2: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -1022,16 +1039,16 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_pairs;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3), rows, scratch_floats);
-      forward_trav_3<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_3");
     }
   }
   // @gemm_4: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_in_dim;
     a.N = hp_heads;
@@ -1049,7 +1066,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_5: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -1065,16 +1082,17 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
+    const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6), rows, scratch_floats);
-      forward_trav_6<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_6");
     }
   }
   }
 
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -1125,18 +1143,18 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    hector::trav::check(cudaMemsetAsync(b.grad1_W, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad1_W), stream), "zero-fill grad1_W");
-    hector::trav::check(cudaMemsetAsync(b.grad1_z, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad1_z), stream), "zero-fill grad1_z");
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    hector::trav::check(cudaMemsetAsync(b.grad_a_src, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_a_src), stream), "zero-fill grad_a_src");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1_w, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_1_w), stream), "zero-fill grad_alpha_1_w");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad1_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_W), stream), "zero-fill grad1_W");
+    hector::trav::check(cudaMemsetAsync(b.grad1_z, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad1_z), stream), "zero-fill grad1_z");
+    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
+    hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
+    hector::trav::check(cudaMemsetAsync(b.grad_a_src, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_a_src), stream), "zero-fill grad_a_src");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_1_w), stream), "zero-fill grad_alpha_1_w");
+    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
   // @gemm_0: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -1151,7 +1169,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_1: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
@@ -1170,26 +1188,26 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = ((INT64_C(6) * hp_heads) + (INT64_C(2) * hp_out_dim));
+    const int64_t scratch_size = ((INT64_C(6) * hp_heads) + (INT64_C(2) * hp_out_dim));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2), rows, scratch_floats);
-      backward_trav_2<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_2");
     }
   }
   // @trav_3: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_floats = hp_heads;
+    const int64_t scratch_size = hp_heads;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3), rows, scratch_floats);
-      backward_trav_3<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_3");
     }
   }
   // @gemm_4: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_heads;
     a.N = hp_in_dim;
@@ -1209,7 +1227,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_5: outer GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_edges;
     a.K = hp_heads;
@@ -1231,16 +1249,16 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_pairs;
-    const int64_t scratch_floats = (INT64_C(2) * hp_out_dim);
+    const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6), rows, scratch_floats);
-      backward_trav_6<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_6");
     }
   }
   // @gemm_7: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -1259,7 +1277,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_8: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -1279,7 +1297,7 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_9: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes;
     a.K = hp_in_dim;
     a.N = (hp_out_dim / hp_heads);
@@ -1297,23 +1315,29 @@ backward_trav_11(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_10: access none, schedule block_per_type feature_tile 32
   {
     const int64_t rows = g.num_etypes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_in_dim * hp_out_dim);
+    const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10), rows, scratch_floats);
-      backward_trav_10<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_10");
     }
   }
   // @trav_11: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = hp_in_dim;
+    const int64_t scratch_size = hp_in_dim;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11), rows, scratch_floats);
-      backward_trav_11<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_11");
     }
   }
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::rgat

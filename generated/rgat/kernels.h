@@ -17,71 +17,78 @@ namespace hector_gen::rgat {
     double slope = 0.20000000000000001;
   };
 
-  /// One pointer per buffer of the forward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct ForwardBuffers {
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *W = nullptr; // param etype_rows[in_dim, out_dim]
-    const float *a_src = nullptr; // param etype_rows[heads, out_dim/heads]
-    const float *a_dst = nullptr; // param etype_rows[heads, out_dim/heads]
-    const float *W_self = nullptr; // param global[in_dim, out_dim]
-    const float *bias = nullptr; // param global[out_dim]
-    float *alpha_1_wt = nullptr; // temp etype_rows[heads, in_dim, out_dim/heads]
-    float *alpha_1_w = nullptr; // temp etype_rows[heads, in_dim]
-    float *z_0 = nullptr; // temp pair_rows[out_dim]
-    float *alpha_0 = nullptr; // temp pair_rows[heads]
-    float *alpha_1 = nullptr; // temp edge_rows[heads]
-    float *alpha_2 = nullptr; // temp edge_rows[heads]
-    float *alpha_score = nullptr; // temp edge_rows[heads]
-    float *alpha_exp = nullptr; // temp edge_rows[heads]
-    float *alpha_sum = nullptr; // temp node_rows[heads]
-    float *alpha = nullptr; // temp edge_rows[heads]
-    float *h_2 = nullptr; // temp node_rows[out_dim]
-    float *h = nullptr; // output node_rows[out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *W = nullptr; // param etype_rows[in_dim, out_dim]
+    const T *a_src = nullptr; // param etype_rows[heads, out_dim/heads]
+    const T *a_dst = nullptr; // param etype_rows[heads, out_dim/heads]
+    const T *W_self = nullptr; // param global[in_dim, out_dim]
+    const T *bias = nullptr; // param global[out_dim]
+    T *alpha_1_wt = nullptr; // temp etype_rows[heads, in_dim, out_dim/heads]
+    T *alpha_1_w = nullptr; // temp etype_rows[heads, in_dim]
+    T *z_0 = nullptr; // temp pair_rows[out_dim]
+    T *alpha_0 = nullptr; // temp pair_rows[heads]
+    T *alpha_1 = nullptr; // temp edge_rows[heads]
+    T *alpha_2 = nullptr; // temp edge_rows[heads]
+    T *alpha_score = nullptr; // temp edge_rows[heads]
+    T *alpha_exp = nullptr; // temp edge_rows[heads]
+    T *alpha_sum = nullptr; // temp node_rows[heads]
+    T *alpha = nullptr; // temp edge_rows[heads]
+    T *h_2 = nullptr; // temp node_rows[out_dim]
+    T *h = nullptr; // output node_rows[out_dim]
   };
 
-  /// One pointer per buffer of the backward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the backward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct BackwardBuffers {
-    const float *grad_h = nullptr; // input node_rows[out_dim]
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *W = nullptr; // param etype_rows[in_dim, out_dim]
-    const float *a_src = nullptr; // param etype_rows[heads, out_dim/heads]
-    const float *a_dst = nullptr; // param etype_rows[heads, out_dim/heads]
-    const float *W_self = nullptr; // param global[in_dim, out_dim]
-    const float *alpha_1_wt = nullptr; // input etype_rows[heads, in_dim, out_dim/heads]
-    const float *alpha_1_w = nullptr; // input etype_rows[heads, in_dim]
-    const float *z = nullptr; // input pair_rows[heads, out_dim/heads]
-    const float *alpha_2 = nullptr; // input edge_rows[heads]
-    const float *alpha_exp = nullptr; // input edge_rows[heads]
-    const float *alpha_sum = nullptr; // input node_rows[heads]
-    const float *alpha = nullptr; // input edge_rows[heads]
-    float *grad1_x = nullptr; // temp node_rows[in_dim]
-    float *grad1_z = nullptr; // temp pair_rows[heads, out_dim/heads]
-    float *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_2 = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_0 = nullptr; // temp pair_rows[heads]
-    float *grad2_x = nullptr; // temp node_rows[in_dim]
-    float *grad_alpha_1_w = nullptr; // temp etype_rows[heads, in_dim]
-    float *grad_z = nullptr; // temp pair_rows[heads, out_dim/heads]
-    float *grad3_x = nullptr; // temp node_rows[in_dim]
-    float *grad1_W = nullptr; // temp etype_rows[in_dim, out_dim]
-    float *grad_x = nullptr; // output node_rows[in_dim]
-    float *grad_W = nullptr; // output etype_rows[in_dim, out_dim]
-    float *grad_a_src = nullptr; // output etype_rows[heads, out_dim/heads]
-    float *grad_a_dst = nullptr; // output etype_rows[heads, out_dim/heads]
-    float *grad_W_self = nullptr; // output global[in_dim, out_dim]
-    float *grad_bias = nullptr; // output global[out_dim]
+    const T *grad_h = nullptr; // input node_rows[out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *W = nullptr; // param etype_rows[in_dim, out_dim]
+    const T *a_src = nullptr; // param etype_rows[heads, out_dim/heads]
+    const T *a_dst = nullptr; // param etype_rows[heads, out_dim/heads]
+    const T *W_self = nullptr; // param global[in_dim, out_dim]
+    const T *alpha_1_wt = nullptr; // input etype_rows[heads, in_dim, out_dim/heads]
+    const T *alpha_1_w = nullptr; // input etype_rows[heads, in_dim]
+    const T *z = nullptr; // input pair_rows[heads, out_dim/heads]
+    const T *alpha_2 = nullptr; // input edge_rows[heads]
+    const T *alpha_exp = nullptr; // input edge_rows[heads]
+    const T *alpha_sum = nullptr; // input node_rows[heads]
+    const T *alpha = nullptr; // input edge_rows[heads]
+    T *grad1_x = nullptr; // temp node_rows[in_dim]
+    T *grad1_z = nullptr; // temp pair_rows[heads, out_dim/heads]
+    T *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_2 = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_0 = nullptr; // temp pair_rows[heads]
+    T *grad2_x = nullptr; // temp node_rows[in_dim]
+    T *grad_alpha_1_w = nullptr; // temp etype_rows[heads, in_dim]
+    T *grad_z = nullptr; // temp pair_rows[heads, out_dim/heads]
+    T *grad3_x = nullptr; // temp node_rows[in_dim]
+    T *grad1_W = nullptr; // temp etype_rows[in_dim, out_dim]
+    T *grad_x = nullptr; // output node_rows[in_dim]
+    T *grad_W = nullptr; // output etype_rows[in_dim, out_dim]
+    T *grad_a_src = nullptr; // output etype_rows[heads, out_dim/heads]
+    T *grad_a_dst = nullptr; // output etype_rows[heads, out_dim/heads]
+    T *grad_W_self = nullptr; // output global[in_dim, out_dim]
+    T *grad_bias = nullptr; // output global[out_dim]
   };
 
+  // Defined for scalar_t = float and double.
   /// Runs the forward program on host pointers (OpenMP).
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp);
   /// Runs the backward program on host pointers (OpenMP).
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp);
   #if defined(HECTOR_GEN_WITH_CUDA)
   /// Runs the forward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   /// Runs the backward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   #endif
 
 } // namespace hector_gen::rgat

@@ -55,10 +55,11 @@ namespace hector_gen::rgat_pyg {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_q, const at::Tensor &arg_k, const at::Tensor &arg_bias, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_q, const at::Tensor &arg_k, const at::Tensor &arg_bias, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -84,43 +85,45 @@ namespace hector_gen::rgat_pyg {
     [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_weight_, "weight_", {g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, device);
-    b.weight_ = arg_weight_.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_q, "q", {(hp_heads * hp_out_dim), hp_heads}, device);
-    b.q = arg_q.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_k, "k", {(hp_heads * hp_out_dim), hp_heads}, device);
-    b.k = arg_k.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_bias, "bias", {(hp_heads * hp_out_dim)}, device);
-    b.bias = arg_bias.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_weight_, "weight_", {g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, device, dtype, "x");
+    b.weight_ = arg_weight_.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_q, "q", {(hp_heads * hp_out_dim), hp_heads}, device, dtype, "x");
+    b.q = arg_q.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_k, "k", {(hp_heads * hp_out_dim), hp_heads}, device, dtype, "x");
+    b.k = arg_k.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_bias, "bias", {(hp_heads * hp_out_dim)}, device, dtype, "x");
+    b.bias = arg_bias.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_alpha_0_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_heads}, options);
-    b.alpha_0_w = t_alpha_0_w.data_ptr<float>();
+    b.alpha_0_w = t_alpha_0_w.data_ptr<scalar_t>();
     at::Tensor t_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.outj = t_outj.data_ptr<float>();
+    b.outj = t_outj.data_ptr<scalar_t>();
     at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<float>();
+    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<float>();
+    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
     at::Tensor t_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_2 = t_alpha_2.data_ptr<float>();
+    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
     at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<float>();
+    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
     at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<float>();
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<float>();
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<float>();
+    b.alpha = t_alpha.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, (hp_heads * hp_out_dim)}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -128,10 +131,19 @@ namespace hector_gen::rgat_pyg {
     return {t_h, t_alpha_0_w, t_outj, t_alpha_2, t_alpha_exp, t_alpha_sum, t_alpha, t_outj.view(std::vector<int64_t>{g.num_pairs, hp_heads, hp_out_dim})};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_q, const at::Tensor &arg_k, const at::Tensor &arg_bias, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_weight_, arg_q, arg_k, arg_bias, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_weight_, arg_q, arg_k, arg_bias, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -178,81 +190,91 @@ namespace hector_gen::rgat_pyg {
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    TORCH_CHECK_VALUE(values.size() == 12, "values: expected 12 tensors (the inputs and params of @rgat_pyg_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, (hp_heads * hp_out_dim)}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (weight_)", {g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, device);
-    b.weight_ = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (q)", {(hp_heads * hp_out_dim), hp_heads}, device);
-    b.q = values[3].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[4], "values[4] (k)", {(hp_heads * hp_out_dim), hp_heads}, device);
-    b.k = values[4].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[5], "values[5] (alpha_0_w)", {g.num_etypes, hp_in_dim, hp_heads}, device);
-    b.alpha_0_w = values[5].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[6], "values[6] (outj)", {g.num_pairs, (hp_heads * hp_out_dim)}, device);
-    b.outj = values[6].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[7], "values[7] (alpha_2)", {g.num_edges, hp_heads}, device);
-    b.alpha_2 = values[7].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[8], "values[8] (alpha_exp)", {g.num_edges, hp_heads}, device);
-    b.alpha_exp = values[8].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[9], "values[9] (alpha_sum)", {g.num_nodes, hp_heads}, device);
-    b.alpha_sum = values[9].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[10], "values[10] (alpha)", {g.num_edges, hp_heads}, device);
-    b.alpha = values[10].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[11], "values[11] (msg_0)", {g.num_pairs, hp_heads, hp_out_dim}, device);
-    b.msg_0 = values[11].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, (hp_heads * hp_out_dim)}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (weight_)", {g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, device, dtype, "values[0]");
+    b.weight_ = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (q)", {(hp_heads * hp_out_dim), hp_heads}, device, dtype, "values[0]");
+    b.q = values[3].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[4], "values[4] (k)", {(hp_heads * hp_out_dim), hp_heads}, device, dtype, "values[0]");
+    b.k = values[4].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[5], "values[5] (alpha_0_w)", {g.num_etypes, hp_in_dim, hp_heads}, device, dtype, "values[0]");
+    b.alpha_0_w = values[5].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[6], "values[6] (outj)", {g.num_pairs, (hp_heads * hp_out_dim)}, device, dtype, "values[0]");
+    b.outj = values[6].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[7], "values[7] (alpha_2)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_2 = values[7].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[8], "values[8] (alpha_exp)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha_exp = values[8].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[9], "values[9] (alpha_sum)", {g.num_nodes, hp_heads}, device, dtype, "values[0]");
+    b.alpha_sum = values[9].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[10], "values[10] (alpha)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
+    b.alpha = values[10].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[11], "values[11] (msg_0)", {g.num_pairs, hp_heads, hp_out_dim}, device, dtype, "values[0]");
+    b.msg_0 = values[11].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, hp_out_dim}, options);
-    b.grad_msg = t_grad_msg.data_ptr<float>();
+    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, hp_out_dim}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<float>();
+    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<float>();
+    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<float>();
+    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<float>();
+    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<float>();
+    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.grad_alpha_1 = t_grad_alpha_1.data_ptr<float>();
+    b.grad_alpha_1 = t_grad_alpha_1.data_ptr<scalar_t>();
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_0_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_heads}, options);
-    b.grad_alpha_0_w = t_grad_alpha_0_w.data_ptr<float>();
+    b.grad_alpha_0_w = t_grad_alpha_0_w.data_ptr<scalar_t>();
     at::Tensor t_grad2_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.grad2_outj = t_grad2_outj.data_ptr<float>();
+    b.grad2_outj = t_grad2_outj.data_ptr<scalar_t>();
     at::Tensor t_grad_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.grad_outj = t_grad_outj.data_ptr<float>();
+    b.grad_outj = t_grad_outj.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad1_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
-    b.grad1_weight_ = t_grad1_weight_.data_ptr<float>();
+    b.grad1_weight_ = t_grad1_weight_.data_ptr<scalar_t>();
     at::Tensor t_grad2_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
-    b.grad2_weight_ = t_grad2_weight_.data_ptr<float>();
+    b.grad2_weight_ = t_grad2_weight_.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
-    b.grad_weight_ = t_grad_weight_.data_ptr<float>();
+    b.grad_weight_ = t_grad_weight_.data_ptr<scalar_t>();
     at::Tensor t_grad_q = at::empty(std::vector<int64_t>{(hp_heads * hp_out_dim), hp_heads}, options);
-    b.grad_q = t_grad_q.data_ptr<float>();
+    b.grad_q = t_grad_q.data_ptr<scalar_t>();
     at::Tensor t_grad_k = at::empty(std::vector<int64_t>{(hp_heads * hp_out_dim), hp_heads}, options);
-    b.grad_k = t_grad_k.data_ptr<float>();
+    b.grad_k = t_grad_k.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{(hp_heads * hp_out_dim)}, options);
-    b.grad_bias = t_grad_bias.data_ptr<float>();
+    b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_weight_, t_grad_q, t_grad_k, t_grad_bias};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 12, "values: expected 12 tensors (the inputs and params of @rgat_pyg_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -324,7 +346,7 @@ namespace hector_gen::rgat_pyg {
       [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, (hp_heads * hp_out_dim)}, options)); // grad_h
       values.push_back(kept[0]); // x

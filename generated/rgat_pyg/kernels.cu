@@ -15,9 +15,11 @@ namespace hector_gen::rgat_pyg {
   namespace {
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -47,92 +49,92 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_alpha_max = scratch + INT64_C(0);
-  float *r_alpha_shifted = scratch + hp_heads;
-  float *r_msg = scratch + (INT64_C(2) * hp_heads);
-  float *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_alpha_max = scratch + INT64_C(0);
+  scalar_t *r_alpha_shifted = scratch + hp_heads;
+  scalar_t *r_msg = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -INFINITY;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
       {
-        const float *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-        const float *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
-        float *t = (b.alpha_2 + (v_e) * sz_alpha_2);
+        const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+        const scalar_t *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
+        scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
       {
-        const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        float *t = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-          const float v = hector::trav::leakyRelu(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+          const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        float *t = r_alpha_max;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          const float v = o0[i];
-          t[i] = fmaxf(t[i], v);
+          const scalar_t v = o0[i];
+          t[i] = hector::trav::max(t[i], v);
         }
       }
       HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-      float *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = 0.f;
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = 0.f;
+      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
       {
-        const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const float *o1 = r_alpha_max;
-        float *t = r_alpha_shifted;
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o1 = r_alpha_max;
+        scalar_t *t = r_alpha_shifted;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const float v = o0[i] - o1[i];
+          const scalar_t v = o0[i] - o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s9: alpha_exp[e] = exp(alpha_shifted[e])
       {
-        const float *o0 = r_alpha_shifted;
-        float *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o0 = r_alpha_shifted;
+        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const float v = expf(o0[i]);
+          const scalar_t v = hector::trav::exp(o0[i]);
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -140,40 +142,40 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     }
     HECTOR_GROUP_SYNC();
     {
-      float *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = 0.f;
+      scalar_t *t = r_h_0;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
       {
-        const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        float *t = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
         HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
       {
-        const float *o0 = (b.alpha + (v_e) * sz_alpha);
-        const float *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
-        float *t = r_msg;
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
+        scalar_t *t = r_msg;
         HECTOR_FOR_ELEMENTS(i, sz_msg) {
-          const float v = o0[i / hp_out_dim] * o1[i];
+          const scalar_t v = o0[i / hp_out_dim] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s13: h_0[n] += copy(msg[e]) {segmented}
       {
-        const float *o0 = r_msg;
-        float *t = r_h_0;
+        const scalar_t *o0 = r_msg;
+        scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -182,11 +184,11 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     HECTOR_GROUP_SYNC();
     // s15: h[n] = add(h_1[n], bias)
     {
-      const float *o0 = r_h_0;
-      const float *o1 = b.bias;
-      float *t = (b.h + (v_n) * sz_h);
+      const scalar_t *o0 = r_h_0;
+      const scalar_t *o1 = b.bias;
+      scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -195,9 +197,11 @@ forward_trav_4(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -248,38 +252,38 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *acc_s0 = scratch + INT64_C(0);
-  float *r_grad_msg = scratch + (hp_heads * hp_out_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *acc_s0 = scratch + INT64_C(0);
+  scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const int64_t row = 0;
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
-          float *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+          scalar_t *t = b.grad_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
       }
-      float *t = acc_s0;
+      scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s2: grad_msg[e] = copy(grad_h_0[n])
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      float *t = r_grad_msg;
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      scalar_t *t = r_grad_msg;
       HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] = v;
       }
     }
@@ -292,15 +296,17 @@ backward_trav_0(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
-    float *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+    scalar_t *t = b.grad_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
   }
 }
 
 // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_1(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -351,31 +357,31 @@ backward_trav_1(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_1 = scratch + INT64_C(0);
-  float *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
-  float *r_d_2 = scratch + (hp_heads + (hp_heads * hp_out_dim));
-  float *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_1 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
+  scalar_t *r_d_2 = scratch + (hp_heads + (hp_heads * hp_out_dim));
+  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s3: d_1[e] = mul(grad_msg[e], msg_0[e.pair])
     {
-      const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const float *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-      float *t = r_d_1;
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+      scalar_t *t = r_d_1;
       HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
     {
-      const float *o0 = r_d_1;
-      float *t = r_grad_alpha;
+      const scalar_t *o0 = r_d_1;
+      scalar_t *t = r_grad_alpha;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t t = 0; t < hp_out_dim; ++t) {
           v += o0[i * hp_out_dim + t];
         }
@@ -385,55 +391,55 @@ backward_trav_1(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
     // s5: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
     {
-      const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const float *o1 = (b.alpha + (v_e) * sz_alpha);
-      float *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+      scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-        const float v = o0[i] * o1[i / hp_out_dim];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i] * o1[i / hp_out_dim];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
     // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
     {
-      const float *o0 = r_grad_alpha;
-      const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      float *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
       HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-        const float v = o0[i] / o1[i];
+        const scalar_t v = o0[i] / o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
     {
-      const float *o0 = (b.alpha + (v_e) * sz_alpha);
-      const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      float *t = r_d_2;
+      const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = r_d_2;
       HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-        const float v = o0[i] / o1[i];
+        const scalar_t v = o0[i] / o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
     {
-      const float *o0 = r_grad_alpha;
-      const float *o1 = r_d_2;
-      float *t = r_d_3;
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = r_d_2;
+      scalar_t *t = r_d_3;
       HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s9: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
     {
-      const float *o0 = r_d_3;
-      float *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+      const scalar_t *o0 = r_d_3;
+      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-        const float v = -o0[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = -o0[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -441,9 +447,11 @@ backward_trav_1(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -494,18 +502,18 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_grad2_alpha_exp = scratch + INT64_C(0);
-  float *r_grad_alpha_exp = scratch + hp_heads;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_exp = scratch + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
-      const float *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      float *t = r_grad2_alpha_exp;
+      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
+      scalar_t *t = r_grad2_alpha_exp;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] = v;
       }
     }
@@ -515,22 +523,22 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
       const int64_t v_e = g.dst_eid[k_e];
       // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
       {
-        const float *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const float *o1 = r_grad2_alpha_exp;
-        float *t = r_grad_alpha_exp;
+        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o1 = r_grad2_alpha_exp;
+        scalar_t *t = r_grad_alpha_exp;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
       {
-        const float *o0 = r_grad_alpha_exp;
-        const float *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        float *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        const scalar_t *o0 = r_grad_alpha_exp;
+        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
@@ -541,9 +549,11 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -594,39 +604,39 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_4 = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_4 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
     {
-      const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      float *t = r_d_4;
+      const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      scalar_t *t = r_d_4;
       HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        const float v = hector::trav::leakyReluGrad(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+        const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
     {
-      const float *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      const float *o1 = r_d_4;
-      float *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      const scalar_t *o1 = r_d_4;
+      scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        const float v = o0[i] * o1[i];
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s16: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
     {
-      const float *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      float *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
+      const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-        const float v = o0[i];
-        hector::trav::atomicAddFloat(t + i, v);
+        const scalar_t v = o0[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -634,9 +644,11 @@ backward_trav_3(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_8(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -687,17 +699,17 @@ backward_trav_8(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
     // s21: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
     {
-      const float *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
-      const float *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
-      float *t = (b.grad_outj + (v_p) * sz_grad_outj);
+      const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
+      const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
+      scalar_t *t = (b.grad_outj + (v_p) * sz_grad_outj);
       HECTOR_FOR_ELEMENTS(i, sz_grad_outj) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -706,9 +718,11 @@ backward_trav_8(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 }
 
 // @trav_12: access none, schedule block_per_type feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_12(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -759,32 +773,32 @@ backward_trav_12(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_d_6 = scratch + INT64_C(0);
-  float *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-  float *acc_s27 = scratch + (INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_6 = scratch + INT64_C(0);
+  scalar_t *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+  scalar_t *acc_s27 = scratch + (INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim);
   int64_t cur_s27 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
     // s25: d_6[r] = outer(weight_[r], grad_alpha_0_w[r])
     {
-      const float *o0 = (b.weight_ + (v_r) * sz_weight_);
-      const float *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
-      float *t = r_d_6;
+      const scalar_t *o0 = (b.weight_ + (v_r) * sz_weight_);
+      const scalar_t *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
+      scalar_t *t = r_d_6;
       HECTOR_FOR_ELEMENTS(i, sz_d_6) {
         const int64_t lead = i / ((hp_heads * hp_out_dim) * hp_heads);
         const int64_t row = (i / hp_heads) % (hp_heads * hp_out_dim);
         const int64_t col = i % hp_heads;
-        const float v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
+        const scalar_t v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s26: d_7[r] = transpose(d_6[r]) perm [1, 2, 0]
     {
-      const float *o0 = r_d_6;
-      float *t = r_d_7;
+      const scalar_t *o0 = r_d_6;
+      scalar_t *t = r_d_7;
       HECTOR_FOR_ELEMENTS(i, sz_d_7) {
         int64_t rest = i;
         int64_t src = 0;
@@ -793,26 +807,26 @@ backward_trav_12(const hector::rt::GraphArrays g, const BackwardBuffers b, const
         src += (rest % hp_heads) * INT64_C(1);
         rest /= hp_heads;
         src += (rest % (hp_heads * hp_out_dim)) * hp_heads;
-        const float v = o0[src];
+        const scalar_t v = o0[src];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s27: grad_q += sum_to(d_7[r]) shape [heads*out_dim, heads] {partial_atomic}
     {
-      const float *o0 = r_d_7;
+      const scalar_t *o0 = r_d_7;
       const int64_t row = 0;
       if (row != cur_s27) {
         if (cur_s27 >= 0) {
-          float *t = b.grad_q;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAddFloat(t + i, acc_s27[i]);
+          scalar_t *t = b.grad_q;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = scalar_t(0);
         cur_s27 = row;
       }
-      float *t = acc_s27;
+      scalar_t *t = acc_s27;
       HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-        float v = 0.f;
+        scalar_t v = 0;
         for (int64_t t = 0; t < hp_in_dim; ++t) {
           v += o0[i * hp_in_dim + t];
         }
@@ -822,26 +836,28 @@ backward_trav_12(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     HECTOR_GROUP_SYNC();
     // s28: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
     {
-      const float *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
-      const float *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
-      float *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
+      const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
+      const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
+      scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
       HECTOR_FOR_ELEMENTS(i, sz_grad_weight_) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
   }
   if (cur_s27 >= 0) {
-    float *t = b.grad_q;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAddFloat(t + i, acc_s27[i]);
+    scalar_t *t = b.grad_q;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
   }
 }
 
 // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -892,17 +908,17 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s29: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
-      const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      float *t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -912,7 +928,8 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
 
   } // namespace
 
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -941,7 +958,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
   // @gemm_0: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes * hp_in_dim;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_heads;
@@ -956,7 +973,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_1: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = (hp_heads * hp_out_dim);
@@ -973,7 +990,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_2: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_heads;
@@ -988,7 +1005,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_3: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_in_dim;
     a.N = hp_heads;
@@ -1007,16 +1024,17 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
+    const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4), rows, scratch_floats);
-      forward_trav_4<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_4");
     }
   }
   }
 
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -1064,59 +1082,59 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
-    hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0_w, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), stream), "zero-fill grad_alpha_0_w");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
+    hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
+    hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
+    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), stream), "zero-fill grad_alpha_0_w");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
+    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
+    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
+    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
   // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_heads * hp_out_dim);
+    const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0), rows, scratch_floats);
-      backward_trav_0<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_0");
     }
   }
   // @trav_1: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_floats = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
+    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1), rows, scratch_floats);
-      backward_trav_1<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_1");
     }
   }
   // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_heads);
+    const int64_t scratch_size = (INT64_C(2) * hp_heads);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2), rows, scratch_floats);
-      backward_trav_2<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_2");
     }
   }
   // @trav_3: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_floats = hp_heads;
+    const int64_t scratch_size = hp_heads;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3), rows, scratch_floats);
-      backward_trav_3<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_3");
     }
   }
   // @gemm_4: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_heads;
     a.N = hp_in_dim;
@@ -1136,7 +1154,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_5: outer GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_edges;
     a.K = hp_in_dim;
@@ -1157,7 +1175,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_6: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_heads;
     a.N = (hp_heads * hp_out_dim);
@@ -1172,7 +1190,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_7: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
@@ -1191,16 +1209,16 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_pairs;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8), rows, scratch_floats);
-      backward_trav_8<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_8");
     }
   }
   // @gemm_9: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_in_dim;
@@ -1219,7 +1237,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_10: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -1239,7 +1257,7 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   }
   // @gemm_11: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes * hp_in_dim;
     a.K = hp_heads;
     a.N = (hp_heads * hp_out_dim);
@@ -1255,23 +1273,29 @@ backward_trav_13(const hector::rt::GraphArrays g, const BackwardBuffers b, const
   // @trav_12: access none, schedule block_per_type feature_tile 32
   {
     const int64_t rows = g.num_etypes;
-    const int64_t scratch_floats = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
+    const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12), rows, scratch_floats);
-      backward_trav_12<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_12");
     }
   }
   // @trav_13: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13), rows, scratch_floats);
-      backward_trav_13<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_13");
     }
   }
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::rgat_pyg

@@ -17,69 +17,76 @@ namespace hector_gen::rgat_pyg {
     double slope = 0.20000000000000001;
   };
 
-  /// One pointer per buffer of the forward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct ForwardBuffers {
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *weight_ = nullptr; // param etype_rows[in_dim, heads*out_dim]
-    const float *q = nullptr; // param global[heads*out_dim, heads]
-    const float *k = nullptr; // param global[heads*out_dim, heads]
-    const float *bias = nullptr; // param global[heads*out_dim]
-    float *alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
-    float *outj = nullptr; // temp pair_rows[heads*out_dim]
-    float *alpha_0 = nullptr; // temp edge_rows[heads]
-    float *alpha_1 = nullptr; // temp pair_rows[heads]
-    float *alpha_2 = nullptr; // temp edge_rows[heads]
-    float *alpha_score = nullptr; // temp edge_rows[heads]
-    float *alpha_exp = nullptr; // temp edge_rows[heads]
-    float *alpha_sum = nullptr; // temp node_rows[heads]
-    float *alpha = nullptr; // temp edge_rows[heads]
-    float *h = nullptr; // output node_rows[heads*out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *weight_ = nullptr; // param etype_rows[in_dim, heads*out_dim]
+    const T *q = nullptr; // param global[heads*out_dim, heads]
+    const T *k = nullptr; // param global[heads*out_dim, heads]
+    const T *bias = nullptr; // param global[heads*out_dim]
+    T *alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
+    T *outj = nullptr; // temp pair_rows[heads*out_dim]
+    T *alpha_0 = nullptr; // temp edge_rows[heads]
+    T *alpha_1 = nullptr; // temp pair_rows[heads]
+    T *alpha_2 = nullptr; // temp edge_rows[heads]
+    T *alpha_score = nullptr; // temp edge_rows[heads]
+    T *alpha_exp = nullptr; // temp edge_rows[heads]
+    T *alpha_sum = nullptr; // temp node_rows[heads]
+    T *alpha = nullptr; // temp edge_rows[heads]
+    T *h = nullptr; // output node_rows[heads*out_dim]
   };
 
-  /// One pointer per buffer of the backward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the backward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct BackwardBuffers {
-    const float *grad_h = nullptr; // input node_rows[heads*out_dim]
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *weight_ = nullptr; // param etype_rows[in_dim, heads*out_dim]
-    const float *q = nullptr; // param global[heads*out_dim, heads]
-    const float *k = nullptr; // param global[heads*out_dim, heads]
-    const float *alpha_0_w = nullptr; // input etype_rows[in_dim, heads]
-    const float *outj = nullptr; // input pair_rows[heads*out_dim]
-    const float *alpha_2 = nullptr; // input edge_rows[heads]
-    const float *alpha_exp = nullptr; // input edge_rows[heads]
-    const float *alpha_sum = nullptr; // input node_rows[heads]
-    const float *alpha = nullptr; // input edge_rows[heads]
-    const float *msg_0 = nullptr; // input pair_rows[heads, out_dim]
-    float *grad_msg = nullptr; // temp edge_rows[heads, out_dim]
-    float *grad_msg_0 = nullptr; // temp pair_rows[heads, out_dim]
-    float *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_sum = nullptr; // temp node_rows[heads]
-    float *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_2 = nullptr; // temp edge_rows[heads]
-    float *grad_alpha_1 = nullptr; // temp pair_rows[heads]
-    float *grad1_x = nullptr; // temp node_rows[in_dim]
-    float *grad_alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
-    float *grad2_outj = nullptr; // temp pair_rows[heads*out_dim]
-    float *grad_outj = nullptr; // temp pair_rows[heads*out_dim]
-    float *grad2_x = nullptr; // temp node_rows[in_dim]
-    float *grad1_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
-    float *grad2_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
-    float *grad_x = nullptr; // output node_rows[in_dim]
-    float *grad_weight_ = nullptr; // output etype_rows[in_dim, heads*out_dim]
-    float *grad_q = nullptr; // output global[heads*out_dim, heads]
-    float *grad_k = nullptr; // output global[heads*out_dim, heads]
-    float *grad_bias = nullptr; // output global[heads*out_dim]
+    const T *grad_h = nullptr; // input node_rows[heads*out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *weight_ = nullptr; // param etype_rows[in_dim, heads*out_dim]
+    const T *q = nullptr; // param global[heads*out_dim, heads]
+    const T *k = nullptr; // param global[heads*out_dim, heads]
+    const T *alpha_0_w = nullptr; // input etype_rows[in_dim, heads]
+    const T *outj = nullptr; // input pair_rows[heads*out_dim]
+    const T *alpha_2 = nullptr; // input edge_rows[heads]
+    const T *alpha_exp = nullptr; // input edge_rows[heads]
+    const T *alpha_sum = nullptr; // input node_rows[heads]
+    const T *alpha = nullptr; // input edge_rows[heads]
+    const T *msg_0 = nullptr; // input pair_rows[heads, out_dim]
+    T *grad_msg = nullptr; // temp edge_rows[heads, out_dim]
+    T *grad_msg_0 = nullptr; // temp pair_rows[heads, out_dim]
+    T *grad1_alpha_exp = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_sum = nullptr; // temp node_rows[heads]
+    T *grad_alpha_shifted = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_2 = nullptr; // temp edge_rows[heads]
+    T *grad_alpha_1 = nullptr; // temp pair_rows[heads]
+    T *grad1_x = nullptr; // temp node_rows[in_dim]
+    T *grad_alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
+    T *grad2_outj = nullptr; // temp pair_rows[heads*out_dim]
+    T *grad_outj = nullptr; // temp pair_rows[heads*out_dim]
+    T *grad2_x = nullptr; // temp node_rows[in_dim]
+    T *grad1_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
+    T *grad2_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
+    T *grad_x = nullptr; // output node_rows[in_dim]
+    T *grad_weight_ = nullptr; // output etype_rows[in_dim, heads*out_dim]
+    T *grad_q = nullptr; // output global[heads*out_dim, heads]
+    T *grad_k = nullptr; // output global[heads*out_dim, heads]
+    T *grad_bias = nullptr; // output global[heads*out_dim]
   };
 
+  // Defined for scalar_t = float and double.
   /// Runs the forward program on host pointers (OpenMP).
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp);
   /// Runs the backward program on host pointers (OpenMP).
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp);
   #if defined(HECTOR_GEN_WITH_CUDA)
   /// Runs the forward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   /// Runs the backward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   #endif
 
 } // namespace hector_gen::rgat_pyg

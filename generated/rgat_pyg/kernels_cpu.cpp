@@ -13,7 +13,8 @@ namespace hector_gen::rgat_pyg {
   namespace {
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void forward_trav_4(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -39,98 +40,98 @@ static void forward_trav_4(const hector::rt::GraphArrays &g, const ForwardBuffer
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_alpha_max = scratch + INT64_C(0);
-    float *r_alpha_shifted = scratch + hp_heads;
-    float *r_msg = scratch + (INT64_C(2) * hp_heads);
-    float *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+    scalar_t *r_alpha_max = scratch + INT64_C(0);
+    scalar_t *r_alpha_shifted = scratch + hp_heads;
+    scalar_t *r_msg = scratch + (INT64_C(2) * hp_heads);
+    scalar_t *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       {
-        float *t = r_alpha_max;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -INFINITY;
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
         {
-          const float *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-          const float *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
-          float *t = (b.alpha_2 + (v_e) * sz_alpha_2);
+          const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+          const scalar_t *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
+          scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
           HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-            const float v = o0[i] + o1[i];
+            const scalar_t v = o0[i] + o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         {
-          const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-          float *t = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+          scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
           HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-            const float v = hector::trav::leakyRelu(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+            const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         {
-          const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          float *t = r_alpha_max;
+          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *t = r_alpha_max;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-            const float v = o0[i];
-            t[i] = fmaxf(t[i], v);
+            const scalar_t v = o0[i];
+            t[i] = hector::trav::max(t[i], v);
           }
         }
         HECTOR_GROUP_SYNC();
       }
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-        float *t = r_alpha_max;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = 0.f;
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       {
-        float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = 0.f;
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         {
-          const float *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          const float *o1 = r_alpha_max;
-          float *t = r_alpha_shifted;
+          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *o1 = r_alpha_max;
+          scalar_t *t = r_alpha_shifted;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-            const float v = o0[i] - o1[i];
+            const scalar_t v = o0[i] - o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s9: alpha_exp[e] = exp(alpha_shifted[e])
         {
-          const float *o0 = r_alpha_shifted;
-          float *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          const scalar_t *o0 = r_alpha_shifted;
+          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
           HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-            const float v = expf(o0[i]);
+            const scalar_t v = hector::trav::exp(o0[i]);
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
         {
-          const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          float *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
           HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-            const float v = o0[i];
+            const scalar_t v = o0[i];
             t[i] += v;
           }
         }
@@ -138,40 +139,40 @@ static void forward_trav_4(const hector::rt::GraphArrays &g, const ForwardBuffer
       }
       HECTOR_GROUP_SYNC();
       {
-        float *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = 0.f;
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         {
-          const float *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          const float *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          float *t = (b.alpha + (v_e) * sz_alpha);
+          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          scalar_t *t = (b.alpha + (v_e) * sz_alpha);
           HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-            const float v = o0[i] / o1[i];
+            const scalar_t v = o0[i] / o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
         {
-          const float *o0 = (b.alpha + (v_e) * sz_alpha);
-          const float *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
-          float *t = r_msg;
+          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+          const scalar_t *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
+          scalar_t *t = r_msg;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
-            const float v = o0[i / hp_out_dim] * o1[i];
+            const scalar_t v = o0[i / hp_out_dim] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s13: h_0[n] += copy(msg[e]) {segmented}
         {
-          const float *o0 = r_msg;
-          float *t = r_h_0;
+          const scalar_t *o0 = r_msg;
+          scalar_t *t = r_h_0;
           HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const float v = o0[i];
+            const scalar_t v = o0[i];
             t[i] += v;
           }
         }
@@ -180,11 +181,11 @@ static void forward_trav_4(const hector::rt::GraphArrays &g, const ForwardBuffer
       HECTOR_GROUP_SYNC();
       // s15: h[n] = add(h_1[n], bias)
       {
-        const float *o0 = r_h_0;
-        const float *o1 = b.bias;
-        float *t = (b.h + (v_n) * sz_h);
+        const scalar_t *o0 = r_h_0;
+        const scalar_t *o1 = b.bias;
+        scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -194,7 +195,8 @@ static void forward_trav_4(const hector::rt::GraphArrays &g, const ForwardBuffer
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -241,44 +243,44 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = (INT64_C(2) * hp_heads * hp_out_dim);
+  const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *acc_s0 = scratch + INT64_C(0);
-    float *r_grad_msg = scratch + (hp_heads * hp_out_dim);
+    scalar_t *acc_s0 = scratch + INT64_C(0);
+    scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
         const int64_t row = 0;
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
-            float *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+            scalar_t *t = b.grad_bias;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = 0.f;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
         }
-        float *t = acc_s0;
+        scalar_t *t = acc_s0;
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s2: grad_msg[e] = copy(grad_h_0[n])
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        float *t = r_grad_msg;
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        scalar_t *t = r_grad_msg;
         HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] = v;
         }
       }
@@ -291,14 +293,15 @@ static void backward_trav_0(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
-      float *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+      scalar_t *t = b.grad_bias;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
     }
   }
 }
 
 // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-static void backward_trav_1(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -345,37 +348,37 @@ static void backward_trav_1(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
+  const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d_1 = scratch + INT64_C(0);
-    float *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
-    float *r_d_2 = scratch + (hp_heads + (hp_heads * hp_out_dim));
-    float *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+    scalar_t *r_d_1 = scratch + INT64_C(0);
+    scalar_t *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
+    scalar_t *r_d_2 = scratch + (hp_heads + (hp_heads * hp_out_dim));
+    scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
       // s3: d_1[e] = mul(grad_msg[e], msg_0[e.pair])
       {
-        const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-        const float *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-        float *t = r_d_1;
+        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+        scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
       {
-        const float *o0 = r_d_1;
-        float *t = r_grad_alpha;
+        const scalar_t *o0 = r_d_1;
+        scalar_t *t = r_grad_alpha;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t t = 0; t < hp_out_dim; ++t) {
             v += o0[i * hp_out_dim + t];
           }
@@ -385,55 +388,55 @@ static void backward_trav_1(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
       // s5: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
       {
-        const float *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-        const float *o1 = (b.alpha + (v_e) * sz_alpha);
-        float *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
+        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+        scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-          const float v = o0[i] * o1[i / hp_out_dim];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = o0[i] * o1[i / hp_out_dim];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
       // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
       {
-        const float *o0 = r_grad_alpha;
-        const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        float *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
         HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
       {
-        const float *o0 = (b.alpha + (v_e) * sz_alpha);
-        const float *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        float *t = r_d_2;
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        scalar_t *t = r_d_2;
         HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-          const float v = o0[i] / o1[i];
+          const scalar_t v = o0[i] / o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
       {
-        const float *o0 = r_grad_alpha;
-        const float *o1 = r_d_2;
-        float *t = r_d_3;
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = r_d_2;
+        scalar_t *t = r_d_3;
         HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s9: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
       {
-        const float *o0 = r_d_3;
-        float *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+        const scalar_t *o0 = r_d_3;
+        scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-          const float v = -o0[i];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = -o0[i];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
@@ -442,7 +445,8 @@ static void backward_trav_1(const hector::rt::GraphArrays &g, const BackwardBuff
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -489,24 +493,24 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = (INT64_C(2) * hp_heads);
+  const int64_t scratch_size = (INT64_C(2) * hp_heads);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_grad2_alpha_exp = scratch + INT64_C(0);
-    float *r_grad_alpha_exp = scratch + hp_heads;
+    scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
+    scalar_t *r_grad_alpha_exp = scratch + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
       {
-        const float *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        float *t = r_grad2_alpha_exp;
+        const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
+        scalar_t *t = r_grad2_alpha_exp;
         HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] = v;
         }
       }
@@ -516,22 +520,22 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
         const int64_t v_e = g.dst_eid[k_e];
         // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
         {
-          const float *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const float *o1 = r_grad2_alpha_exp;
-          float *t = r_grad_alpha_exp;
+          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *o1 = r_grad2_alpha_exp;
+          scalar_t *t = r_grad_alpha_exp;
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            const float v = o0[i] + o1[i];
+            const scalar_t v = o0[i] + o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
         // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         {
-          const float *o0 = r_grad_alpha_exp;
-          const float *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          float *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          const scalar_t *o0 = r_grad_alpha_exp;
+          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-            const float v = o0[i] * o1[i];
+            const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
@@ -543,7 +547,8 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
 }
 
 // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -590,45 +595,45 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = hp_heads;
+  const int64_t scratch_size = hp_heads;
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d_4 = scratch + INT64_C(0);
+    scalar_t *r_d_4 = scratch + INT64_C(0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
       // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
       {
-        const float *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        float *t = r_d_4;
+        const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        scalar_t *t = r_d_4;
         HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          const float v = hector::trav::leakyReluGrad(o0[i], static_cast<float>(static_cast<double>(hp_slope)));
+          const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
       {
-        const float *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        const float *o1 = r_d_4;
-        float *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        const scalar_t *o1 = r_d_4;
+        scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-          const float v = o0[i] * o1[i];
+          const scalar_t v = o0[i] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s16: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
       {
-        const float *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-        float *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
+        const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-          const float v = o0[i];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = o0[i];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
@@ -637,7 +642,8 @@ static void backward_trav_3(const hector::rt::GraphArrays &g, const BackwardBuff
 }
 
 // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
-static void backward_trav_8(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -684,11 +690,11 @@ static void backward_trav_8(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = INT64_C(0);
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
@@ -696,11 +702,11 @@ static void backward_trav_8(const hector::rt::GraphArrays &g, const BackwardBuff
       const int64_t v_p = k;
       // s21: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
       {
-        const float *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
-        const float *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
-        float *t = (b.grad_outj + (v_p) * sz_grad_outj);
+        const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
+        const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
+        scalar_t *t = (b.grad_outj + (v_p) * sz_grad_outj);
         HECTOR_FOR_ELEMENTS(i, sz_grad_outj) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -710,7 +716,8 @@ static void backward_trav_8(const hector::rt::GraphArrays &g, const BackwardBuff
 }
 
 // @trav_12: access none, schedule block_per_type feature_tile 32
-static void backward_trav_12(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -757,38 +764,38 @@ static void backward_trav_12(const hector::rt::GraphArrays &g, const BackwardBuf
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_d_6 = scratch + INT64_C(0);
-    float *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-    float *acc_s27 = scratch + (INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+    scalar_t *r_d_6 = scratch + INT64_C(0);
+    scalar_t *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+    scalar_t *acc_s27 = scratch + (INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim);
     int64_t cur_s27 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_r = k;
       // s25: d_6[r] = outer(weight_[r], grad_alpha_0_w[r])
       {
-        const float *o0 = (b.weight_ + (v_r) * sz_weight_);
-        const float *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
-        float *t = r_d_6;
+        const scalar_t *o0 = (b.weight_ + (v_r) * sz_weight_);
+        const scalar_t *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
+        scalar_t *t = r_d_6;
         HECTOR_FOR_ELEMENTS(i, sz_d_6) {
           const int64_t lead = i / ((hp_heads * hp_out_dim) * hp_heads);
           const int64_t row = (i / hp_heads) % (hp_heads * hp_out_dim);
           const int64_t col = i % hp_heads;
-          const float v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
+          const scalar_t v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s26: d_7[r] = transpose(d_6[r]) perm [1, 2, 0]
       {
-        const float *o0 = r_d_6;
-        float *t = r_d_7;
+        const scalar_t *o0 = r_d_6;
+        scalar_t *t = r_d_7;
         HECTOR_FOR_ELEMENTS(i, sz_d_7) {
           int64_t rest = i;
           int64_t src = 0;
@@ -797,26 +804,26 @@ static void backward_trav_12(const hector::rt::GraphArrays &g, const BackwardBuf
           src += (rest % hp_heads) * INT64_C(1);
           rest /= hp_heads;
           src += (rest % (hp_heads * hp_out_dim)) * hp_heads;
-          const float v = o0[src];
+          const scalar_t v = o0[src];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s27: grad_q += sum_to(d_7[r]) shape [heads*out_dim, heads] {partial_atomic}
       {
-        const float *o0 = r_d_7;
+        const scalar_t *o0 = r_d_7;
         const int64_t row = 0;
         if (row != cur_s27) {
           if (cur_s27 >= 0) {
-            float *t = b.grad_q;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAddFloat(t + i, acc_s27[i]);
+            scalar_t *t = b.grad_q;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = 0.f;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = scalar_t(0);
           cur_s27 = row;
         }
-        float *t = acc_s27;
+        scalar_t *t = acc_s27;
         HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-          float v = 0.f;
+          scalar_t v = 0;
           for (int64_t t = 0; t < hp_in_dim; ++t) {
             v += o0[i * hp_in_dim + t];
           }
@@ -826,25 +833,26 @@ static void backward_trav_12(const hector::rt::GraphArrays &g, const BackwardBuf
       HECTOR_GROUP_SYNC();
       // s28: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
       {
-        const float *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
-        const float *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
-        float *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
+        const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
+        const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
+        scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
         HECTOR_FOR_ELEMENTS(i, sz_grad_weight_) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
     }
     if (cur_s27 >= 0) {
-      float *t = b.grad_q;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAddFloat(t + i, acc_s27[i]);
+      scalar_t *t = b.grad_q;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
     }
   }
 }
 
 // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -891,11 +899,11 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_floats = INT64_C(0);
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -903,11 +911,11 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
       const int64_t v_n = k;
       // s29: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
-        const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        float *t = (b.grad_x + (v_n) * sz_grad_x);
+        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -918,7 +926,8 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
 
   } // namespace
 
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -946,7 +955,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
     [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
   // @gemm_0: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes * hp_in_dim;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_heads;
@@ -961,7 +970,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_1: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = (hp_heads * hp_out_dim);
@@ -978,7 +987,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_2: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_heads;
@@ -993,7 +1002,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_3: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_in_dim;
     a.N = hp_heads;
@@ -1009,10 +1018,11 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  forward_trav_4(g, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1059,23 +1069,23 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    std::fill(b.grad1_weight_, b.grad1_weight_ + static_cast<size_t>(g.num_etypes * sz_grad1_weight_), 0.f);
-    std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), 0.f);
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), 0.f);
-    std::fill(b.grad_alpha_0_w, b.grad_alpha_0_w + static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), 0.f);
-    std::fill(b.grad_alpha_1, b.grad_alpha_1 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), 0.f);
-    std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), 0.f);
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), 0.f);
-    std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), 0.f);
-    std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), 0.f);
-    std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), 0.f);
-  backward_trav_0(g, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_1(g, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-  backward_trav_2(g, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_3(g, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+    std::fill(b.grad1_weight_, b.grad1_weight_ + static_cast<size_t>(g.num_etypes * sz_grad1_weight_), scalar_t(0));
+    std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), scalar_t(0));
+    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    std::fill(b.grad_alpha_0_w, b.grad_alpha_0_w + static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), scalar_t(0));
+    std::fill(b.grad_alpha_1, b.grad_alpha_1 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), scalar_t(0));
+    std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
+    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
+    std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
+    std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
+  backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+  backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
   // @gemm_4: linear GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
     a.K = hp_heads;
     a.N = hp_in_dim;
@@ -1095,7 +1105,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_5: outer GEMM, rows edges
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_edges;
     a.K = hp_in_dim;
@@ -1116,7 +1126,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_6: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_heads;
     a.N = (hp_heads * hp_out_dim);
@@ -1131,7 +1141,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_7: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
@@ -1147,10 +1157,10 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_8(g, b, hp); // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
+  backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
   // @gemm_9: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = (hp_heads * hp_out_dim);
     a.N = hp_in_dim;
@@ -1169,7 +1179,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_10: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -1189,7 +1199,7 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
   }
   // @gemm_11: linear GEMM, rows etypes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_etypes * hp_in_dim;
     a.K = hp_heads;
     a.N = (hp_heads * hp_out_dim);
@@ -1202,8 +1212,14 @@ static void backward_trav_13(const hector::rt::GraphArrays &g, const BackwardBuf
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_12(g, b, hp); // @trav_12: access none, schedule block_per_type feature_tile 32
-  backward_trav_13(g, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+  backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule block_per_type feature_tile 32
+  backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp);
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp);
 
 } // namespace hector_gen::rgat_pyg

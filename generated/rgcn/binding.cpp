@@ -49,10 +49,11 @@ namespace hector_gen::rgcn {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -66,27 +67,29 @@ namespace hector_gen::rgcn {
     [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W, "W", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.W = arg_W.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_W_self, "W_self", {hp_in_dim, hp_out_dim}, device);
-    b.W_self = arg_W_self.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_bias, "bias", {hp_out_dim}, device);
-    b.bias = arg_bias.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W, "W", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.W = arg_W.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_W_self, "W_self", {hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.W_self = arg_W_self.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
+    b.bias = arg_bias.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.msg_0 = t_msg_0.data_ptr<float>();
+    b.msg_0 = t_msg_0.data_ptr<scalar_t>();
     at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_1 = t_h_1.data_ptr<float>();
+    b.h_1 = t_h_1.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -94,10 +97,19 @@ namespace hector_gen::rgcn {
     return {t_h};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_W, const at::Tensor &arg_W_self, const at::Tensor &arg_bias, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_W, arg_W_self, arg_bias, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_W, arg_W_self, arg_bias, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -113,43 +125,53 @@ namespace hector_gen::rgcn {
     [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    TORCH_CHECK_VALUE(values.size() == 4, "values: expected 4 tensors (the inputs and params of @rgcn_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (W)", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.W = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (W_self)", {hp_in_dim, hp_out_dim}, device);
-    b.W_self = values[3].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (W)", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.W = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (W_self)", {hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.W_self = values[3].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_out_dim}, options);
-    b.grad_msg = t_grad_msg.data_ptr<float>();
+    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<float>();
+    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
-    b.grad_W = t_grad_W.data_ptr<float>();
+    b.grad_W = t_grad_W.data_ptr<scalar_t>();
     at::Tensor t_grad_W_self = at::empty(std::vector<int64_t>{hp_in_dim, hp_out_dim}, options);
-    b.grad_W_self = t_grad_W_self.data_ptr<float>();
+    b.grad_W_self = t_grad_W_self.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
-    b.grad_bias = t_grad_bias.data_ptr<float>();
+    b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_W, t_grad_W_self, t_grad_bias};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 4, "values: expected 4 tensors (the inputs and params of @rgcn_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -188,7 +210,7 @@ namespace hector_gen::rgcn {
       [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options)); // grad_h
       values.push_back(kept[0]); // x

@@ -15,42 +15,49 @@ namespace hector_gen::rgcn {
     int64_t out_dim = 64;
   };
 
-  /// One pointer per buffer of the forward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct ForwardBuffers {
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *W = nullptr; // param etype_rows[in_dim, out_dim]
-    const float *W_self = nullptr; // param global[in_dim, out_dim]
-    const float *bias = nullptr; // param global[out_dim]
-    float *msg_0 = nullptr; // temp pair_rows[out_dim]
-    float *h_1 = nullptr; // temp node_rows[out_dim]
-    float *h = nullptr; // output node_rows[out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *W = nullptr; // param etype_rows[in_dim, out_dim]
+    const T *W_self = nullptr; // param global[in_dim, out_dim]
+    const T *bias = nullptr; // param global[out_dim]
+    T *msg_0 = nullptr; // temp pair_rows[out_dim]
+    T *h_1 = nullptr; // temp node_rows[out_dim]
+    T *h = nullptr; // output node_rows[out_dim]
   };
 
-  /// One pointer per buffer of the backward program: [rows, *shape] float32, row-major.
+  /// One pointer per buffer of the backward program: [rows, *shape], row-major, float or double.
+  template <typename T>
   struct BackwardBuffers {
-    const float *grad_h = nullptr; // input node_rows[out_dim]
-    const float *x = nullptr; // input node_rows[in_dim]
-    const float *W = nullptr; // param etype_rows[in_dim, out_dim]
-    const float *W_self = nullptr; // param global[in_dim, out_dim]
-    float *grad1_x = nullptr; // temp node_rows[in_dim]
-    float *grad_msg = nullptr; // temp edge_rows[out_dim]
-    float *grad_msg_0 = nullptr; // temp pair_rows[out_dim]
-    float *grad2_x = nullptr; // temp node_rows[in_dim]
-    float *grad_x = nullptr; // output node_rows[in_dim]
-    float *grad_W = nullptr; // output etype_rows[in_dim, out_dim]
-    float *grad_W_self = nullptr; // output global[in_dim, out_dim]
-    float *grad_bias = nullptr; // output global[out_dim]
+    const T *grad_h = nullptr; // input node_rows[out_dim]
+    const T *x = nullptr; // input node_rows[in_dim]
+    const T *W = nullptr; // param etype_rows[in_dim, out_dim]
+    const T *W_self = nullptr; // param global[in_dim, out_dim]
+    T *grad1_x = nullptr; // temp node_rows[in_dim]
+    T *grad_msg = nullptr; // temp edge_rows[out_dim]
+    T *grad_msg_0 = nullptr; // temp pair_rows[out_dim]
+    T *grad2_x = nullptr; // temp node_rows[in_dim]
+    T *grad_x = nullptr; // output node_rows[in_dim]
+    T *grad_W = nullptr; // output etype_rows[in_dim, out_dim]
+    T *grad_W_self = nullptr; // output global[in_dim, out_dim]
+    T *grad_bias = nullptr; // output global[out_dim]
   };
 
+  // Defined for scalar_t = float and double.
   /// Runs the forward program on host pointers (OpenMP).
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp);
   /// Runs the backward program on host pointers (OpenMP).
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp);
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp);
   #if defined(HECTOR_GEN_WITH_CUDA)
   /// Runs the forward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   /// Runs the backward program on device pointers, asynchronously on the cudaStream_t `stream_handle`.
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle);
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle);
   #endif
 
 } // namespace hector_gen::rgcn

@@ -49,10 +49,11 @@ namespace hector_gen::rgcn_pyg {
     }
   }
 
-  /// The forward kernels: checks the arguments, allocates, runs; returns the outputs, then the saved values.
-  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_root, const at::Tensor &arg_bias, const Hypers &hp) {
-    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_root, const at::Tensor &arg_bias, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -65,27 +66,29 @@ namespace hector_gen::rgcn_pyg {
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    ForwardBuffers b;
-    hector::rt::checkFloatArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device);
-    b.x = arg_x.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_weight_, "weight_", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.weight_ = arg_weight_.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_root, "root", {hp_in_dim, hp_out_dim}, device);
-    b.root = arg_root.data_ptr<float>();
-    hector::rt::checkFloatArgument(arg_bias, "bias", {hp_out_dim}, device);
-    b.bias = arg_bias.data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    ForwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(arg_x, "x", {g.num_nodes, hp_in_dim}, device, dtype, "x");
+    b.x = arg_x.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_weight_, "weight_", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.weight_ = arg_weight_.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_root, "root", {hp_in_dim, hp_out_dim}, device, dtype, "x");
+    b.root = arg_root.data_ptr<scalar_t>();
+    hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
+    b.bias = arg_bias.data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.h_1 = t_h_1.data_ptr<float>();
+    b.h_1 = t_h_1.data_ptr<scalar_t>();
     at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_2 = t_h_2.data_ptr<float>();
+    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h = t_h.data_ptr<float>();
+    b.h = t_h.data_ptr<scalar_t>();
     runOn(
-        device, [&] { forward_cpu(g, b, hp); },
+        device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          forward_cuda(g, b, hp, stream);
+          forward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
@@ -93,10 +96,19 @@ namespace hector_gen::rgcn_pyg {
     return {t_h};
   }
 
-  /// The backward kernels: `values` are the backward program's inputs and params in declaration order; returns its outputs.
-  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+  /// The forward kernels in the dtype of the first argument (float32 or float64).
+  std::vector<at::Tensor> runForward(const std::vector<at::Tensor> &graph_arrays, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_root, const at::Tensor &arg_bias, const Hypers &hp) {
     const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    if (hector::rt::floatScalarType(arg_x, "x") == at::kDouble)
+      return runForwardT<double>(graph_arrays, g, arg_x, arg_weight_, arg_root, arg_bias, hp);
+    return runForwardT<float>(graph_arrays, g, arg_x, arg_weight_, arg_root, arg_bias, hp);
+  }
+
+  /// The backward kernels in scalar_t: `values` are the backward program's inputs and params in declaration order; returns its outputs.
+  template <typename scalar_t>
+  std::vector<at::Tensor> runBackwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const std::vector<at::Tensor> &values, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
+    const at::ScalarType dtype = c10::CppTypeToScalarType<scalar_t>::value;
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -111,41 +123,51 @@ namespace hector_gen::rgcn_pyg {
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    TORCH_CHECK_VALUE(values.size() == 4, "values: expected 4 tensors (the inputs and params of @rgcn_pyg_backward), got ", values.size());
-    BackwardBuffers b;
-    hector::rt::checkFloatArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device);
-    b.grad_h = values[0].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device);
-    b.x = values[1].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[2], "values[2] (weight_)", {g.num_etypes, hp_in_dim, hp_out_dim}, device);
-    b.weight_ = values[2].data_ptr<float>();
-    hector::rt::checkFloatArgument(values[3], "values[3] (root)", {hp_in_dim, hp_out_dim}, device);
-    b.root = values[3].data_ptr<float>();
-    const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> keep;
+    const hector::rt::GraphValues<scalar_t> gv = hector::rt::graphValues<scalar_t>(graph_arrays, keep);
+    BackwardBuffers<scalar_t> b;
+    hector::rt::checkArgument(values[0], "values[0] (grad_h)", {g.num_nodes, hp_out_dim}, device, dtype, "values[0]");
+    b.grad_h = values[0].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[1], "values[1] (x)", {g.num_nodes, hp_in_dim}, device, dtype, "values[0]");
+    b.x = values[1].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[2], "values[2] (weight_)", {g.num_etypes, hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.weight_ = values[2].data_ptr<scalar_t>();
+    hector::rt::checkArgument(values[3], "values[3] (root)", {hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
+    b.root = values[3].data_ptr<scalar_t>();
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<float>();
+    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_h_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.grad_h_1 = t_grad_h_1.data_ptr<float>();
+    b.grad_h_1 = t_grad_h_1.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<float>();
+    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_x = t_grad_x.data_ptr<float>();
+    b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
-    b.grad_weight_ = t_grad_weight_.data_ptr<float>();
+    b.grad_weight_ = t_grad_weight_.data_ptr<scalar_t>();
     at::Tensor t_grad_root = at::empty(std::vector<int64_t>{hp_in_dim, hp_out_dim}, options);
-    b.grad_root = t_grad_root.data_ptr<float>();
+    b.grad_root = t_grad_root.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
-    b.grad_bias = t_grad_bias.data_ptr<float>();
+    b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     runOn(
-        device, [&] { backward_cpu(g, b, hp); },
+        device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
     #if defined(HECTOR_GEN_WITH_CUDA)
-          backward_cuda(g, b, hp, stream);
+          backward_cuda<scalar_t>(g, gv, b, hp, stream);
     #else
           (void)stream;
     #endif
         });
     return {t_grad_x, t_grad_weight_, t_grad_root, t_grad_bias};
+  }
+
+  /// The backward kernels in the dtype of values[0].
+  std::vector<at::Tensor> runBackward(const std::vector<at::Tensor> &graph_arrays, const std::vector<at::Tensor> &values, const Hypers &hp) {
+    const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
+    TORCH_CHECK_VALUE(values.size() == 4, "values: expected 4 tensors (the inputs and params of @rgcn_pyg_backward), got ", values.size());
+    if (hector::rt::floatScalarType(values[0], "values[0]") == at::kDouble)
+      return runBackwardT<double>(graph_arrays, g, values, hp);
+    return runBackwardT<float>(graph_arrays, g, values, hp);
   }
 
   /// The layer as one autograd node: forward runs the forward kernels, backward exactly the backward program's kernels.
@@ -183,7 +205,7 @@ namespace hector_gen::rgcn_pyg {
       [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-      const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat).device(graph_arrays.front().device());
+      const at::TensorOptions options = at::TensorOptions().dtype(kept.front().scalar_type()).device(graph_arrays.front().device());
       std::vector<at::Tensor> values;
       values.push_back(grads[0].defined() ? grads[0].contiguous() : at::zeros(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options)); // grad_h
       values.push_back(kept[0]); // x

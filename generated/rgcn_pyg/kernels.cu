@@ -15,9 +15,11 @@ namespace hector_gen::rgcn_pyg {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-forward_trav_2(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -34,26 +36,26 @@ forward_trav_2(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *r_h_0 = scratch + INT64_C(0);
-  float *r_h_3 = scratch + hp_out_dim;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_h_0 = scratch + INT64_C(0);
+  scalar_t *r_h_3 = scratch + hp_out_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     {
-      float *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = 0.f;
+      scalar_t *t = r_h_0;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
       // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
       {
-        const float *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
-        const float *o1 = (g.rel_in_degree + v_e);
-        float *t = r_h_0;
+        const scalar_t *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
+        const scalar_t *o1 = (gv.rel_in_degree + v_e);
+        scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          const float v = o0[i] / o1[i / hp_out_dim];
+          const scalar_t v = o0[i] / o1[i / hp_out_dim];
           t[i] += v;
         }
       }
@@ -62,22 +64,22 @@ forward_trav_2(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
     HECTOR_GROUP_SYNC();
     // s3: h_3[n] = add(h_0[n], h_2[n])
     {
-      const float *o0 = r_h_0;
-      const float *o1 = (b.h_2 + (v_n) * sz_h_2);
-      float *t = r_h_3;
+      const scalar_t *o0 = r_h_0;
+      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
+      scalar_t *t = r_h_3;
       HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
     // s4: h[n] = add(h_3[n], bias)
     {
-      const float *o0 = r_h_3;
-      const float *o1 = b.bias;
-      float *t = (b.h + (v_n) * sz_h);
+      const scalar_t *o0 = r_h_3;
+      const scalar_t *o1 = b.bias;
+      scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -86,9 +88,11 @@ forward_trav_2(const hector::rt::GraphArrays g, const ForwardBuffers b, const Hy
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -107,27 +111,27 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
-  float *acc_s0 = scratch + INT64_C(0);
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *acc_s0 = scratch + INT64_C(0);
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
-      const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const int64_t row = 0;
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
-          float *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+          scalar_t *t = b.grad_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = 0.f;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
       }
-      float *t = acc_s0;
+      scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-        const float v = o0[i];
+        const scalar_t v = o0[i];
         t[i] += v;
       }
     }
@@ -137,12 +141,12 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
       const int64_t v_e = g.dst_eid[k_e];
       // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        const float *o1 = (g.rel_in_degree + v_e);
-        float *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o1 = (gv.rel_in_degree + v_e);
+        scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
         HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
-          const float v = o0[i] / o1[i / hp_out_dim];
-          hector::trav::atomicAddFloat(t + i, v);
+          const scalar_t v = o0[i] / o1[i / hp_out_dim];
+          hector::trav::atomicAdd(t + i, v);
         }
       }
       HECTOR_GROUP_SYNC();
@@ -150,15 +154,17 @@ backward_trav_2(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
-    float *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+    scalar_t *t = b.grad_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
   }
 }
 
 // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const Hypers hp, const int64_t scratch_floats) {
-  extern __shared__ float hector_smem[];
+backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -177,17 +183,17 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] float *scratch = hector_smem + (threadIdx.x / 32) * scratch_floats;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
-      const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      float *t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const float v = o0[i] + o1[i];
+        const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
@@ -197,7 +203,8 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
 
   } // namespace
 
-  void forward_cuda(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -213,7 +220,7 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   // @gemm_0: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -230,7 +237,7 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   }
   // @gemm_1: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -246,16 +253,17 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = (INT64_C(2) * hp_out_dim);
+    const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2), rows, scratch_floats);
-      forward_trav_2<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_2");
     }
   }
   }
 
-  void backward_cuda(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -271,14 +279,14 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(float) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_h_1, 0, sizeof(float) * static_cast<size_t>(g.num_pairs * sz_grad_h_1), stream), "zero-fill grad_h_1");
-    hector::trav::check(cudaMemsetAsync(b.grad_root, 0, sizeof(float) * static_cast<size_t>(INT64_C(1) * sz_grad_root), stream), "zero-fill grad_root");
-    hector::trav::check(cudaMemsetAsync(b.grad_weight_, 0, sizeof(float) * static_cast<size_t>(g.num_etypes * sz_grad_weight_), stream), "zero-fill grad_weight_");
+    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_h_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_h_1), stream), "zero-fill grad_h_1");
+    hector::trav::check(cudaMemsetAsync(b.grad_root, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_root), stream), "zero-fill grad_root");
+    hector::trav::check(cudaMemsetAsync(b.grad_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_), stream), "zero-fill grad_weight_");
   // @gemm_0: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -293,7 +301,7 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   }
   // @gemm_1: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
@@ -312,16 +320,16 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = hp_out_dim;
+    const int64_t scratch_size = hp_out_dim;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2), rows, scratch_floats);
-      backward_trav_2<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_2");
     }
   }
   // @gemm_3: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -340,7 +348,7 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   }
   // @gemm_4: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -361,13 +369,19 @@ backward_trav_5(const hector::rt::GraphArrays g, const BackwardBuffers b, const 
   // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_floats = INT64_C(0);
+    const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5), rows, scratch_floats);
-      backward_trav_5<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, b, hp, scratch_floats);
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_5");
     }
   }
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::rgcn_pyg

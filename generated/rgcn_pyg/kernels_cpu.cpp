@@ -13,7 +13,8 @@ namespace hector_gen::rgcn_pyg {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void forward_trav_2(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -26,32 +27,32 @@ static void forward_trav_2(const hector::rt::GraphArrays &g, const ForwardBuffer
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_floats = (INT64_C(2) * hp_out_dim);
+  const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *r_h_0 = scratch + INT64_C(0);
-    float *r_h_3 = scratch + hp_out_dim;
+    scalar_t *r_h_0 = scratch + INT64_C(0);
+    scalar_t *r_h_3 = scratch + hp_out_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       {
-        float *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = 0.f;
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
         {
-          const float *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
-          const float *o1 = (g.rel_in_degree + v_e);
-          float *t = r_h_0;
+          const scalar_t *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
+          const scalar_t *o1 = (gv.rel_in_degree + v_e);
+          scalar_t *t = r_h_0;
           HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const float v = o0[i] / o1[i / hp_out_dim];
+            const scalar_t v = o0[i] / o1[i / hp_out_dim];
             t[i] += v;
           }
         }
@@ -60,22 +61,22 @@ static void forward_trav_2(const hector::rt::GraphArrays &g, const ForwardBuffer
       HECTOR_GROUP_SYNC();
       // s3: h_3[n] = add(h_0[n], h_2[n])
       {
-        const float *o0 = r_h_0;
-        const float *o1 = (b.h_2 + (v_n) * sz_h_2);
-        float *t = r_h_3;
+        const scalar_t *o0 = r_h_0;
+        const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
+        scalar_t *t = r_h_3;
         HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
       // s4: h[n] = add(h_3[n], bias)
       {
-        const float *o0 = r_h_3;
-        const float *o1 = b.bias;
-        float *t = (b.h + (v_n) * sz_h);
+        const scalar_t *o0 = r_h_3;
+        const scalar_t *o1 = b.bias;
+        scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -85,7 +86,8 @@ static void forward_trav_2(const hector::rt::GraphArrays &g, const ForwardBuffer
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -100,33 +102,33 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t scratch_floats = hp_out_dim;
+  const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    float *acc_s0 = scratch + INT64_C(0);
+    scalar_t *acc_s0 = scratch + INT64_C(0);
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
       {
-        const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
         const int64_t row = 0;
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
-            float *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+            scalar_t *t = b.grad_bias;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = 0.f;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
         }
-        float *t = acc_s0;
+        scalar_t *t = acc_s0;
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-          const float v = o0[i];
+          const scalar_t v = o0[i];
           t[i] += v;
         }
       }
@@ -136,12 +138,12 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
         const int64_t v_e = g.dst_eid[k_e];
         // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
         {
-          const float *o0 = (b.grad_h + (v_n) * sz_grad_h);
-          const float *o1 = (g.rel_in_degree + v_e);
-          float *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
+          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+          const scalar_t *o1 = (gv.rel_in_degree + v_e);
+          scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
           HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
-            const float v = o0[i] / o1[i / hp_out_dim];
-            hector::trav::atomicAddFloat(t + i, v);
+            const scalar_t v = o0[i] / o1[i / hp_out_dim];
+            hector::trav::atomicAdd(t + i, v);
           }
         }
         HECTOR_GROUP_SYNC();
@@ -149,14 +151,15 @@ static void backward_trav_2(const hector::rt::GraphArrays &g, const BackwardBuff
       HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
-      float *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAddFloat(t + i, acc_s0[i]);
+      scalar_t *t = b.grad_bias;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
     }
   }
 }
 
 // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+template <typename scalar_t>
+void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -171,11 +174,11 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t scratch_floats = INT64_C(0);
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
-    std::vector<float> scratch_storage(static_cast<size_t>(scratch_floats) + 1);
-    [[maybe_unused]] float *scratch = scratch_storage.data();
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -183,11 +186,11 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
       const int64_t v_n = k;
       // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
-        const float *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const float *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        float *t = (b.grad_x + (v_n) * sz_grad_x);
+        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const float v = o0[i] + o1[i];
+          const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
@@ -198,7 +201,8 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
 
   } // namespace
 
-  void forward_cpu(const hector::rt::GraphArrays &g, const ForwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -213,7 +217,7 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   // @gemm_0: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -230,7 +234,7 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
   }
   // @gemm_1: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
     a.N = hp_out_dim;
@@ -243,10 +247,11 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  forward_trav_2(g, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
-  void backward_cpu(const hector::rt::GraphArrays &g, const BackwardBuffers &b, const Hypers &hp) {
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -261,14 +266,14 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), 0.f);
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), 0.f);
-    std::fill(b.grad_h_1, b.grad_h_1 + static_cast<size_t>(g.num_pairs * sz_grad_h_1), 0.f);
-    std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), 0.f);
-    std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), 0.f);
+    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    std::fill(b.grad_h_1, b.grad_h_1 + static_cast<size_t>(g.num_pairs * sz_grad_h_1), scalar_t(0));
+    std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), scalar_t(0));
+    std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
   // @gemm_0: linear GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -283,7 +288,7 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
   }
   // @gemm_1: outer GEMM, rows nodes
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_nodes;
     a.K = hp_in_dim;
@@ -299,10 +304,10 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_2(g, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   // @gemm_3: linear GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_pairs;
     a.K = hp_out_dim;
     a.N = hp_in_dim;
@@ -321,7 +326,7 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
   }
   // @gemm_4: outer GEMM, rows pairs
   {
-    hector::templates::SegmentGemmArgs a;
+    hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
     a.M = g.num_pairs;
     a.K = hp_in_dim;
@@ -339,7 +344,13 @@ static void backward_trav_5(const hector::rt::GraphArrays &g, const BackwardBuff
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_5(g, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+  backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
+
+  // The scalar types the torch binding dispatches to.
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp);
+  template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp);
+  template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp);
 
 } // namespace hector_gen::rgcn_pyg

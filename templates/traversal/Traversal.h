@@ -38,9 +38,9 @@
 namespace hector::trav {
 
 /// `*target += value` where several groups may add to the same element.
-HECTOR_HD void atomicAddFloat(float *target, float value) {
+template <typename T> HECTOR_HD void atomicAdd(T *target, T value) {
 #if defined(__CUDA_ARCH__)
-  atomicAdd(target, value);
+  ::atomicAdd(target, value);
 #elif defined(_OPENMP)
 #pragma omp atomic
   *target += value;
@@ -49,27 +49,45 @@ HECTOR_HD void atomicAddFloat(float *target, float value) {
 #endif
 }
 
-// Elementwise functions of the IR's ops (docs/ir.md), in float.
-HECTOR_HD float relu(float x) { return x > 0.f ? x : 0.f; }
-HECTOR_HD float leakyRelu(float x, float slope) {
-  return x > 0.f ? x : x * slope;
+// Elementwise functions of the IR's ops (docs/ir.md), for float and double
+// (the generated kernels are templates over the scalar type).
+HECTOR_HD float exp(float x) { return expf(x); }
+HECTOR_HD double exp(double x) { return ::exp(x); }
+HECTOR_HD float log(float x) { return logf(x); }
+HECTOR_HD double log(double x) { return ::log(x); }
+HECTOR_HD float tanh(float x) { return tanhf(x); }
+HECTOR_HD double tanh(double x) { return ::tanh(x); }
+HECTOR_HD float sqrt(float x) { return sqrtf(x); }
+HECTOR_HD double sqrt(double x) { return ::sqrt(x); }
+HECTOR_HD float erf(float x) { return erff(x); }
+HECTOR_HD double erf(double x) { return ::erf(x); }
+template <typename T> HECTOR_HD T max(T a, T b) { return a > b ? a : b; }
+template <typename T> HECTOR_HD T infinity() { return static_cast<T>(INFINITY); }
+
+template <typename T> HECTOR_HD T relu(T x) { return x > T(0) ? x : T(0); }
+template <typename T> HECTOR_HD T leakyRelu(T x, T slope) {
+  return x > T(0) ? x : x * slope;
 }
-HECTOR_HD float sigmoid(float x) { return 1.f / (1.f + expf(-x)); }
+template <typename T> HECTOR_HD T sigmoid(T x) {
+  return T(1) / (T(1) + exp(-x));
+}
 /// Exact (erf) GELU, as torch.nn.functional.gelu's default.
-HECTOR_HD float gelu(float x) {
-  return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+template <typename T> HECTOR_HD T gelu(T x) {
+  return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
 }
-HECTOR_HD float reluGrad(float x) { return x > 0.f ? 1.f : 0.f; }
-HECTOR_HD float leakyReluGrad(float x, float slope) {
-  return x > 0.f ? 1.f : slope;
+template <typename T> HECTOR_HD T reluGrad(T x) {
+  return x > T(0) ? T(1) : T(0);
+}
+template <typename T> HECTOR_HD T leakyReluGrad(T x, T slope) {
+  return x > T(0) ? T(1) : slope;
 }
 /// d/dx x*Phi(x) = Phi(x) + x*phi(x).
-HECTOR_HD float geluGrad(float x) {
-  const float cdf = 0.5f * (1.f + erff(x * 0.70710678118654752f));
-  const float pdf = expf(-0.5f * x * x) * 0.39894228040143268f;
+template <typename T> HECTOR_HD T geluGrad(T x) {
+  const T cdf = T(0.5) * (T(1) + erf(x * T(0.70710678118654752440)));
+  const T pdf = exp(T(-0.5) * x * x) * T(0.39894228040143267794);
   return cdf + x * pdf;
 }
-HECTOR_HD float eq(float a, float b) { return a == b ? 1.f : 0.f; }
+template <typename T> HECTOR_HD T eq(T a, T b) { return a == b ? T(1) : T(0); }
 
 /// The rows [begin, end) a thread group handles when `rows` rows are split
 /// into contiguous chunks over `groups` groups (contiguous, so that

@@ -21,7 +21,7 @@ inline void check(cudaError_t err, const char *what) {
 }
 
 /// A launch of a traversal kernel: warps per block and dynamic shared
-/// memory for `scratchFloats` floats of per-warp scratch.
+/// memory for `scratchSize` scalars of `scalarBytes` each per warp.
 struct LaunchShape {
   int warpsPerBlock = 8;
   int64_t blocks = 0;
@@ -34,9 +34,9 @@ struct LaunchShape {
 /// kernel's dynamic shared memory limit when one warp alone needs more
 /// than 48 KiB.
 inline LaunchShape launchShape(const void *kernel, int64_t rows,
-                               int64_t scratchFloats) {
+                               int64_t scratchSize, size_t scalarBytes) {
   LaunchShape s;
-  const size_t perWarp = static_cast<size_t>(scratchFloats) * sizeof(float);
+  const size_t perWarp = static_cast<size_t>(scratchSize) * scalarBytes;
   const size_t budget = 48 * 1024;
   if (perWarp > 0)
     s.warpsPerBlock = static_cast<int>(

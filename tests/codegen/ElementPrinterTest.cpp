@@ -53,10 +53,10 @@ std::string print(const ir::Stmt &stmt, const ir::Shape &result,
 TEST(ElementPrinterTest, SameShapeBinary) {
   EXPECT_EQ(print(stmtOf(OpKind::Sub), shape({"d"}),
                   {row("o0", shape({"d"})), row("o1", shape({"d"}))}),
-            "const float v = o0[i] - o1[i];\n");
+            "const scalar_t v = o0[i] - o1[i];\n");
   EXPECT_EQ(print(stmtOf(OpKind::Mul), shape({"d"}),
                   {row("o0", shape({"d"})), scalar("0.5f")}),
-            "const float v = o0[i] * 0.5f;\n");
+            "const scalar_t v = o0[i] * 0.5f;\n");
 }
 
 TEST(ElementPrinterTest, AddPrefixBroadcast) {
@@ -64,18 +64,18 @@ TEST(ElementPrinterTest, AddPrefixBroadcast) {
   EXPECT_EQ(print(stmtOf(OpKind::Add), shape({"heads", "d"}),
                   {row("o0", shape({"heads"})),
                    row("o1", shape({"heads", "d"}))}),
-            "const float v = o0[i / hp_d] + o1[i];\n");
+            "const scalar_t v = o0[i / hp_d] + o1[i];\n");
   // A scalar-row operand ([]) broadcasts over the whole row.
   EXPECT_EQ(print(stmtOf(OpKind::Div), shape({"heads", "d"}),
                   {row("o0", shape({"heads", "d"})), row("o1", shape({}))}),
-            "const float v = o0[i] / o1[i / (hp_d * hp_heads)];\n");
+            "const scalar_t v = o0[i] / o1[i / (hp_d * hp_heads)];\n");
 }
 
 TEST(ElementPrinterTest, Eq) {
   EXPECT_EQ(print(stmtOf(OpKind::Eq), shape({"heads", "d"}),
                   {row("o0", shape({"heads", "d"})),
                    row("o1", shape({"heads"}))}),
-            "const float v = hector::trav::eq(o0[i], o1[i / hp_d]);\n");
+            "const scalar_t v = hector::trav::eq(o0[i], o1[i / hp_d]);\n");
 }
 
 TEST(ElementPrinterTest, Dot) {
@@ -83,14 +83,14 @@ TEST(ElementPrinterTest, Dot) {
   EXPECT_EQ(print(stmtOf(OpKind::Dot), shape({"heads"}),
                   {row("o0", shape({"heads", "d"})),
                    row("o1", shape({"heads", "d"}))}),
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_d; ++kk) {\n"
             "  v += o0[i * hp_d + kk] * o1[i * hp_d + kk];\n"
             "}\n");
   // dot([H, D], [D]): the shorter operand is suffix-broadcast.
   EXPECT_EQ(print(stmtOf(OpKind::Dot), shape({"heads"}),
                   {row("o0", shape({"heads", "d"})), row("o1", shape({"d"}))}),
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_d; ++kk) {\n"
             "  v += o0[i * hp_d + kk] * o1[(i * hp_d + kk) % hp_d];\n"
             "}\n");
@@ -102,14 +102,14 @@ TEST(ElementPrinterTest, Outer) {
             "const int64_t lead = i / (hp_k * hp_n);\n"
             "const int64_t row = (i / hp_n) % hp_k;\n"
             "const int64_t col = i % hp_n;\n"
-            "const float v = o0[lead * hp_k + row] * o1[lead * hp_n + col];\n");
+            "const scalar_t v = o0[lead * hp_k + row] * o1[lead * hp_n + col];\n");
 }
 
 TEST(ElementPrinterTest, SumTo) {
   ir::Stmt s = stmtOf(OpKind::SumTo);
   s.shape = shape({"heads"});
   EXPECT_EQ(print(s, shape({"heads"}), {row("o0", shape({"heads", "d"}))}),
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t t = 0; t < hp_d; ++t) {\n"
             "  v += o0[i * hp_d + t];\n"
             "}\n");
@@ -121,7 +121,7 @@ TEST(ElementPrinterTest, Slice) {
   s.sliceStart = dim("d");
   s.sliceSize = dim("d");
   EXPECT_EQ(print(s, shape({"heads", "d"}), {row("o0", shape({"heads", "2*d"}))}),
-            "const float v = o0[(i / hp_d) * (INT64_C(2) * hp_d) + hp_d + i % "
+            "const scalar_t v = o0[(i / hp_d) * (INT64_C(2) * hp_d) + hp_d + i % "
             "hp_d];\n");
 }
 
@@ -132,8 +132,8 @@ TEST(ElementPrinterTest, Embed) {
   s.sliceSize = dim("2*d");
   EXPECT_EQ(print(s, shape({"2*d"}), {row("o0", shape({"d"}))}),
             "const int64_t col = i % (INT64_C(2) * hp_d) - hp_d;\n"
-            "const float v = (col >= 0 && col < hp_d) ? o0[(i / (INT64_C(2) * "
-            "hp_d)) * hp_d + col] : 0.f;\n");
+            "const scalar_t v = (col >= 0 && col < hp_d) ? o0[(i / (INT64_C(2) * "
+            "hp_d)) * hp_d + col] : scalar_t(0);\n");
 }
 
 TEST(ElementPrinterTest, Concat) {
@@ -142,7 +142,7 @@ TEST(ElementPrinterTest, Concat) {
                   {row("o0", shape({"d"})), row("o1", shape({"4"}))}),
             "const int64_t lead = i / (hp_d + INT64_C(4));\n"
             "const int64_t col = i % (hp_d + INT64_C(4));\n"
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "if (col >= INT64_C(0) && col < INT64_C(0) + hp_d) v = o0[lead * "
             "hp_d + col - INT64_C(0)];\n"
             "if (col >= hp_d && col < hp_d + INT64_C(4)) v = o1[lead * "
@@ -160,38 +160,38 @@ TEST(ElementPrinterTest, Transpose) {
             "src += (rest % hp_a) * hp_b;\n"
             "rest /= hp_a;\n"
             "src += (rest % hp_b) * INT64_C(1);\n"
-            "const float v = o0[src];\n");
+            "const scalar_t v = o0[src];\n");
 }
 
 TEST(ElementPrinterTest, Reshape) {
   ir::Stmt s = stmtOf(OpKind::Reshape);
   s.shape = shape({"heads", "d"});
   EXPECT_EQ(print(s, s.shape, {row("o0", shape({"heads*d"}))}),
-            "const float v = o0[i];\n");
+            "const scalar_t v = o0[i];\n");
 }
 
 TEST(ElementPrinterTest, UnaryOps) {
   const std::vector<OperandRef> x = {row("o0", shape({"d"}))};
   EXPECT_EQ(print(stmtOf(OpKind::Copy), shape({"d"}), x),
-            "const float v = o0[i];\n");
+            "const scalar_t v = o0[i];\n");
   EXPECT_EQ(print(stmtOf(OpKind::Neg), shape({"d"}), x),
-            "const float v = -o0[i];\n");
+            "const scalar_t v = -o0[i];\n");
   EXPECT_EQ(print(stmtOf(OpKind::Exp), shape({"d"}), x),
-            "const float v = expf(o0[i]);\n");
+            "const scalar_t v = hector::trav::exp(o0[i]);\n");
   EXPECT_EQ(print(stmtOf(OpKind::Relu), shape({"d"}), x),
-            "const float v = hector::trav::relu(o0[i]);\n");
+            "const scalar_t v = hector::trav::relu(o0[i]);\n");
   EXPECT_EQ(print(stmtOf(OpKind::GeluGrad), shape({"d"}), x),
-            "const float v = hector::trav::geluGrad(o0[i]);\n");
+            "const scalar_t v = hector::trav::geluGrad(o0[i]);\n");
 }
 
 TEST(ElementPrinterTest, LeakyReluWithScalarSlope) {
   const std::vector<OperandRef> ops = {row("o0", shape({"heads"})),
                                        scalar("0.20000000000000001")};
   EXPECT_EQ(print(stmtOf(OpKind::LeakyRelu), shape({"heads"}), ops),
-            "const float v = hector::trav::leakyRelu(o0[i], "
+            "const scalar_t v = hector::trav::leakyRelu(o0[i], "
             "0.20000000000000001);\n");
   EXPECT_EQ(print(stmtOf(OpKind::LeakyReluGrad), shape({"heads"}), ops),
-            "const float v = hector::trav::leakyReluGrad(o0[i], "
+            "const scalar_t v = hector::trav::leakyReluGrad(o0[i], "
             "0.20000000000000001);\n");
 }
 
@@ -202,7 +202,7 @@ TEST(ElementPrinterTest, LinearPerHead) {
                    row("o1", shape({"heads", "k", "n"}))}),
             "const int64_t col = i % hp_n;\n"
             "const int64_t lead = i / hp_n;\n"
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
             "  v += o0[lead * hp_k + kk] * o1[(lead * hp_k + kk) * hp_n + "
             "col];\n"
@@ -216,7 +216,7 @@ TEST(ElementPrinterTest, LinearSharedAndTransposed) {
                    row("o1", shape({"k", "n"}))}),
             "const int64_t col = i % hp_n;\n"
             "const int64_t lead = i / hp_n;\n"
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
             "  v += o0[lead * hp_k + kk] * o1[(INT64_C(0) * hp_k + kk) * hp_n "
             "+ col];\n"
@@ -227,7 +227,7 @@ TEST(ElementPrinterTest, LinearSharedAndTransposed) {
                    row("o1", shape({"heads", "n", "k"}))}),
             "const int64_t col = i % hp_n;\n"
             "const int64_t lead = i / hp_n;\n"
-            "float v = 0.f;\n"
+            "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
             "  v += o0[lead * hp_k + kk] * o1[(lead * hp_n + col) * hp_k + "
             "kk];\n"
@@ -237,7 +237,7 @@ TEST(ElementPrinterTest, LinearSharedAndTransposed) {
 TEST(ElementPrinterTest, IndentsInsideAnOuterBlock) {
   CodeWriter w(2);
   printElement(w, stmtOf(OpKind::Copy), shape({"d"}), {row("p", shape({"d"}))});
-  EXPECT_EQ(w.str(), "    const float v = p[i];\n");
+  EXPECT_EQ(w.str(), "    const scalar_t v = p[i];\n");
 }
 
 } // namespace

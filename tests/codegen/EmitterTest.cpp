@@ -103,19 +103,25 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
         continue;
       ++here;
       const std::string kernel = entry + "_" + t->name;
-      EXPECT_EQ(countOf(cu, "__global__ void __launch_bounds__(256)\n" +
-                                kernel + "(const hector::rt::GraphArrays g"),
+      EXPECT_EQ(countOf(cu, "template <typename scalar_t>\n__global__ void "
+                            "__launch_bounds__(256)\n" +
+                                kernel +
+                                "([[maybe_unused]] const "
+                                "hector::rt::GraphArrays g"),
                 1u)
           << kernel;
-      EXPECT_EQ(countOf(cpu, "static void " + kernel +
-                                 "(const hector::rt::GraphArrays &g"),
+      EXPECT_EQ(countOf(cpu, "template <typename scalar_t>\nvoid " + kernel +
+                                 "([[maybe_unused]] const "
+                                 "hector::rt::GraphArrays &g"),
                 1u)
           << kernel;
       // Launched once from the host function.
-      EXPECT_EQ(countOf(cpu, "  " + kernel + "(g, b, hp); //"), 1u) << kernel;
-      EXPECT_EQ(countOf(cu, kernel + "<<<"), 1u) << kernel;
+      EXPECT_EQ(countOf(cpu, "  " + kernel + "<scalar_t>(g, gv, b, hp); //"),
+                1u)
+          << kernel;
+      EXPECT_EQ(countOf(cu, kernel + "<scalar_t><<<"), 1u) << kernel;
     }
-    EXPECT_EQ(countOf(cpu, "static void " + entry + "_trav"), here) << entry;
+    EXPECT_EQ(countOf(cpu, "\nvoid " + entry + "_trav"), here) << entry;
     traversals += here;
   }
   EXPECT_GT(traversals, 0u);

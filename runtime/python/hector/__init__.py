@@ -11,6 +11,9 @@ tree). It holds:
   as a :class:`LayerLibrary`, with an ``nn.Module`` (``.Layer``);
   ``hector.models`` -- the bundled ones (``hector.models.rgat``);
   :func:`compile` -- hectorc + CMake, then :func:`load`;
+* ``hector.nn`` -- drop-in replacements of PyG's RGCNConv, RGATConv and
+  HGTConv (same constructor, state_dict and outputs) on the generated
+  kernels;
 * ``hector.datasets`` (import it explicitly) -- synthetic benchmark graphs
   and loaders.
 
@@ -18,11 +21,11 @@ The compiled extension ``hector._C`` is loaded on first use, so the pure
 Python parts import without a build. docs/python.md describes the API.
 """
 
-from . import models
+from . import models, nn
 from .compile import compile  # noqa: A001  (the function shadows the module)
 from .graph import Graph
 from .interpret import interpret, load_module, value_shapes
 from .layers import HectorLayer, LayerLibrary, from_pyg, load
 
 __all__ = ["Graph", "HectorLayer", "LayerLibrary", "compile", "from_pyg",
-           "interpret", "load", "load_module", "models", "value_shapes"]
+           "interpret", "load", "load_module", "models", "nn", "value_shapes"]

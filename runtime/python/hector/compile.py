@@ -75,9 +75,9 @@ def compile(model: Union[str, os.PathLike], out_dir: Union[str, os.PathLike],
         jobs: parallel build jobs (default: the CPU count).
 
     Raises RuntimeError with the tail of the tool's output when hectorc or
-    CMake fails, and before building a model whose name is a bundled
-    model's: CMake would define its target twice, and torch could not load
-    both libraries into one process.
+    CMake fails. (A model named like a bundled one builds, but
+    :func:`load` refuses to load both into one process: torch cannot hold
+    two libraries of one op namespace.)
     """
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
@@ -102,32 +102,13 @@ def compile(model: Union[str, os.PathLike], out_dir: Union[str, os.PathLike],
 
     with open(os.path.join(out_dir, "layer.json"), encoding="utf-8") as f:
         info = json.load(f)
-    name = info["model"]
     source_dir = _source_dir()
-    bundled = os.path.join(source_dir, "generated", name)
-    if os.path.isfile(os.path.join(bundled, "CMakeLists.txt")):
-        raise RuntimeError(
-            f"hector.compile: cannot build model '{name}' standalone: the "
-            f"Hector checkout's bundled {bundled} defines the CMake target "
-            f"{info['library']} too (and torch cannot load two libraries of "
-            f"the namespace {info['library']} into one process). Give the "
-            "model another name in its .hgnn file")
-
     build_dir = os.path.join(out_dir, "build")
     os.makedirs(build_dir, exist_ok=True)
-    # The standalone branch of the generated CMakeLists.txt links the torch
-    # targets without finding Torch in its own directory, and imported
-    # targets are visible only below the directory that finds them (Hector's
-    # runtime/ and generated/). Find it right after the layer's project().
-    hook = os.path.join(build_dir, "hector_find_torch.cmake")
-    with open(hook, "w", encoding="utf-8") as f:
-        f.write("# Written by hector.compile: see compile.py.\n"
-                "find_package(Torch REQUIRED)\n")
     configure = ["cmake", "-S", out_dir, "-B", build_dir,
                  f"-DHECTOR_SOURCE_DIR={source_dir}",
                  f"-DCMAKE_PREFIX_PATH={_torch_prefix()}",
-                 f"-DPYTHON_EXECUTABLE={sys.executable}",
-                 f"-DCMAKE_PROJECT_{info['library']}_INCLUDE={hook}"]
+                 f"-DPYTHON_EXECUTABLE={sys.executable}"]
     if cuda is not None:
         configure.append(f"-DHECTOR_WITH_CUDA={'ON' if cuda else 'OFF'}")
     # The generator of a configured build tree cannot change.

@@ -22,24 +22,18 @@ float32, on the CPU or a CUDA device (the graph lives on the device of
 ``x``). PyG itself need not be installed.
 """
 
-import importlib.util
-import json
 import math
-import os
 
 import torch
 from torch import Tensor
 from torch.nn import Module, ModuleDict, Parameter, ParameterDict
 
-from . import _ext
 from .graph import Graph
 
 __all__ = ["RGCNConv", "RGATConv", "HGTConv"]
 
 # The dtypes the generated kernels are built for.
-# TODO(float64 kernels): add torch.float64 once the generated libraries
-# carry float64 kernels; _check_dtype is the only place that reads this.
-_KERNEL_DTYPES = (torch.float32,)
+_KERNEL_DTYPES = (torch.float32, torch.float64)
 
 # MessagePassing keyword arguments that PyG's layers forward to their base
 # class, with the values under which the layers compute what the models do.
@@ -50,46 +44,14 @@ _MESSAGE_PASSING_DEFAULTS = {"flow": "source_to_target",
 # ---------------------------------------------------------------------------
 # The generated layer libraries.
 
-class _BundledLibrary:
-    """Fallback for ``hector.models.get`` while that module is not in the
-    package: loads ``lib/libhector_<model>.so`` from the build directory and
-    reads ``generated/<model>/layer.json``. Same interface: ``info``,
-    ``ops``, ``run``."""
-
-    def __init__(self, model: str):
-        path = os.path.join(_ext.build_dir(), "lib", f"libhector_{model}.so")
-        info_path = os.path.join(_ext._REPO_ROOT, "generated", model,
-                                 "layer.json")
-        if not os.path.isfile(path):
-            raise RuntimeError(
-                f"hector.nn: the generated layer library {path} was not "
-                f"found; build it (cmake target hector_{model}) or set "
-                "HECTOR_BUILD_DIR to the build directory")
-        with open(info_path) as f:
-            self.info = json.load(f)
-        torch.ops.load_library(path)
-        self.ops = getattr(torch.ops, self.info["library"])
-
-    def run(self, graph: Graph, values: dict, **hypers) -> dict:
-        """The model's outputs by name; differentiable."""
-        args = [values[a["name"]] for a in self.info["arguments"]]
-        hps = [int(hypers[h["name"]]) if h["type"] == "int"
-               else float(hypers[h["name"]]) for h in self.info["hypers"]]
-        outs = self.ops.forward(graph.kernel_arrays(), *args, *hps)
-        return {o["name"]: t for o, t in zip(self.info["outputs"], outs)}
-
-
 _LIBRARIES = {}
 
 
 def _library(model: str):
     """The generated layer library of a bundled model (loaded once)."""
     if model not in _LIBRARIES:
-        if importlib.util.find_spec(__package__ + ".models") is not None:
-            from . import models
-            _LIBRARIES[model] = models.get(model)
-        else:
-            _LIBRARIES[model] = _BundledLibrary(model)
+        from . import models
+        _LIBRARIES[model] = models.get(model)
     return _LIBRARIES[model]
 
 
@@ -155,8 +117,8 @@ def _check_dtype(t, name):
     for."""
     if t.dtype not in _KERNEL_DTYPES:
         raise TypeError(
-            f"{name}: the generated kernels take float32 only, got "
-            f"{t.dtype} (convert with .float(), the layer too)")
+            f"{name}: the generated kernels take float32 or float64, got "
+            f"{t.dtype}")
 
 
 def _check_features(x, name, channels):
@@ -175,10 +137,15 @@ def _check_features(x, name, channels):
     return x.size(0)
 
 
-def _check_params(module, device, x_name="x"):
-    """Every parameter float32 and on `device` (that of the input)."""
+def _check_params(module, device, x_name="x", dtype=None):
+    """Every parameter of a kernel dtype, of `dtype` (the input's) and on
+    `device` (the input's)."""
     for pname, p in module.named_parameters():
         _check_dtype(p, pname)
+        if dtype is not None and p.dtype != dtype:
+            raise TypeError(f"{x_name}: {dtype} but the layer's parameter "
+                            f"'{pname}' is {p.dtype} (convert the layer "
+                            "or the input)")
         if p.device != device:
             raise ValueError(f"{x_name}: on {device} but the layer's "
                              f"parameter '{pname}' is on {p.device}")
@@ -407,7 +374,7 @@ class RGCNConv(Module):
         num_nodes = _check_features(x, "x", self.in_channels)
         graph = _relational_graph(self._graph_cache, x.device, num_nodes,
                                   edge_index, edge_type, self.num_relations)
-        _check_params(self, x.device)
+        _check_params(self, x.device, dtype=x.dtype)
         zeros = x.new_zeros
         values = {
             "x": _contiguous(x),
@@ -639,7 +606,7 @@ class RGATConv(Module):
                 f"supported; only ({num_nodes}, {num_nodes}) or None")
         graph = _relational_graph(self._graph_cache, x.device, num_nodes,
                                   edge_index, edge_type, self.num_relations)
-        _check_params(self, x.device)
+        _check_params(self, x.device, dtype=x.dtype)
         hc = self.heads * self.out_channels
         # With concat=False the heads are averaged, then the bias added:
         # the kernels run without bias and the rest is done here.
@@ -855,7 +822,8 @@ class HGTConv(Module):
                                      f"x_dict[{present[0]!r}] is on {device}")
             else:
                 counts[t] = 0
-        _check_params(self, device, f"x_dict[{present[0]!r}]")
+        _check_params(self, device, f"x_dict[{present[0]!r}]",
+                      dtype=x_dict[present[0]].dtype)
 
         edges = []  # (relation id, edge_index)
         for key, ei in edge_index_dict.items():
