@@ -124,6 +124,16 @@ def random_typed_graph(nodes_per_type=(9, 8, 7), rel_types=None,
                      len(nodes_per_type), list(rel_types)).to(device)
 
 
+def randomize_parameters(module, seed):
+    """Random values for every parameter of a torch module (PyG initialises
+    some to 0 or 1, which would hide mistakes)."""
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen,
+                                dtype=torch.float64) * 0.5)
+
+
 def rel_err(actual, expected):
     """||actual - expected|| / ||expected|| (absolute when expected is 0)."""
     actual = actual.detach().double()

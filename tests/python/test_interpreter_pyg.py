@@ -9,7 +9,7 @@ import torch
 
 import hector
 from conftest import (compare_forward_backward, generated_ir, random_graph,
-                      random_typed_graph)
+                      random_typed_graph, randomize_parameters)
 
 pyg = pytest.importorskip(
     "torch_geometric", reason="torch_geometric is not installed (see "
@@ -25,16 +25,6 @@ def load():
     """load(name) -> the verified module of models/<name>.hgnn, as hectorc
     compiled it into generated/ (so this runs without hectorc)."""
     return lambda name: hector.load_module(generated_ir(name))
-
-
-def _randomize(module, seed):
-    """Random values for every parameter (PyG initialises some to 0 or 1,
-    which would hide mistakes)."""
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=gen,
-                                dtype=torch.float64) * 0.5)
 
 
 def _x(n, dim, dtype, device, seed=7):
@@ -55,7 +45,7 @@ def no_segment_matmul():
 def test_rgcn_matches_pyg(load, dtype, device, no_segment_matmul):
     g = random_graph(seed=11, device=device)
     conv = RGCNConv(IN_DIM, OUT_DIM, g.num_etypes, aggr="mean")
-    _randomize(conv, 1)
+    randomize_parameters(conv, 1)
     conv = conv.to(dtype=dtype, device=device)
     x = _x(g.num_nodes, IN_DIM, dtype, device)
     module, graph = load("rgcn_pyg"), g.hector()
@@ -81,7 +71,7 @@ def test_rgat_matches_pyg(load, dtype, heads, device):
                     attention_mechanism="across-relation",
                     attention_mode="additive-self-attention", dim=1,
                     concat=True)
-    _randomize(conv, 2)
+    randomize_parameters(conv, 2)
     conv = conv.to(dtype=dtype, device=device)
     x = _x(g.num_nodes, IN_DIM, dtype, device)
     module, graph = load("rgat_pyg"), g.hector()
@@ -132,7 +122,7 @@ def test_hgt_matches_pyg(load, dtype, heads, device):
     edge_types = [(f"t{s}", f"r{r}", f"t{d}")
                   for r, (s, d) in enumerate(g.rel_types)]
     conv = HGTConv(OUT_DIM, OUT_DIM, (node_types, edge_types), heads=heads)
-    _randomize(conv, 3)
+    randomize_parameters(conv, 3)
     conv = conv.to(dtype=dtype, device=device)
     x = _x(g.num_nodes, OUT_DIM, dtype, device)
     module, graph = load("hgt_pyg"), g.hector()

@@ -9,7 +9,8 @@ import copy
 import pytest
 import torch
 
-from conftest import assert_close, random_graph, random_typed_graph
+from conftest import (assert_close, random_graph, random_typed_graph,
+                      randomize_parameters)
 
 pyg = pytest.importorskip(
     "torch_geometric", reason="torch_geometric is not installed (see "
@@ -31,16 +32,6 @@ def no_segment_matmul():
     pyg.backend.use_segment_matmul = old
 
 
-def _randomize(module, seed):
-    """Random values for every parameter (PyG initialises some to 0 or 1,
-    which would hide mistakes)."""
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=gen,
-                                dtype=torch.float64) * 0.5)
-
-
 def _x(n, dim, device, seed=7):
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(n, dim, generator=gen, dtype=torch.float64).to(
@@ -55,7 +46,7 @@ def _pair(theirs, ours, device, seed):
     """Randomises the PyG layer, copies it into ours through state_dict and
     moves both to `device`; checks the state_dict layouts agree and that
     the copy goes back into PyG."""
-    _randomize(theirs, seed)
+    randomize_parameters(theirs, seed)
     ours.load_state_dict(theirs.state_dict())
     assert _layout(ours) == _layout(theirs)
     assert [n for n, _ in ours.named_parameters()] == \
