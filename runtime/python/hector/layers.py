@@ -242,11 +242,11 @@ def _is_bundled_dir(directory):
 
 
 def _namespace_registered(namespace):
-    try:
-        torch._C._jit_get_operation(f"{namespace}::forward")
-        return True
-    except RuntimeError:
-        return False
+    """Whether some loaded library registered `namespace::forward`. (The
+    schema list answers this on every torch version; _jit_get_operation
+    raises on 1.13 but returns (None, None) on 2.x for an unknown op.)"""
+    name = f"{namespace}::forward"
+    return any(s.name == name for s in torch._C._jit_get_all_schemas())
 
 
 def _load_shared_library(path, namespace):
