@@ -240,5 +240,8 @@ def test_generated_op_passes_gradcheck(model, device):
     def fn(*tensors):
         return tuple(op(arrays, *tensors, *hyper_args))
 
+    # The backward kernels add with atomics (OpenMP and CUDA), so repeated
+    # backward passes may differ in the last bits: nondet_tol allows that
+    # (issue 10 adds a deterministic mode).
     assert torch.autograd.gradcheck(fn, leaves, eps=1e-6, atol=1e-6,
-                                    rtol=1e-4)
+                                    rtol=1e-4, nondet_tol=1e-10)
