@@ -1,6 +1,7 @@
 """hector.bench (python -m hector.bench) end to end on the CPU at a tiny
-scale: outputs written, hector-interpreter checked against PyG, OOM and
-other failures recorded without stopping the run."""
+scale: outputs written, the Hector systems (hector.nn drop-ins, the
+compiled variants, the interpreter) checked against PyG, OOM, failures and
+unavailable systems recorded without stopping the run."""
 
 import json
 import os
@@ -76,7 +77,7 @@ def test_runs_end_to_end_and_writes_outputs(full_run):
 def test_eager_systems_time_and_match_pyg(full_run):
     records, _, _ = full_run
     must_run = {"pyg-rgcn", "pyg-fastrgcn", "segmm-rgcn", "pyg-rgat",
-                "hector-interpreter"}
+                "hector-interpreter", "hector", "hector-cr"}
     for r in records:
         if r["system"] not in must_run:
             continue
@@ -112,6 +113,7 @@ def test_table_has_speedups_and_geomeans(full_run):
             assert f"Geometric mean speedup ({model} {mode}, 2 datasets" \
                 in text
     assert "hector-interpreter" in text and "interpreter" in text
+    assert " hector | hector-u | hector-c | hector-r | hector-cr |" in text
     assert "| aifb |" in text and "| mutag |" in text
 
 
@@ -225,3 +227,133 @@ def test_cli_subprocess_with_hgt(tmp_path):
                              text=True, env=env, cwd=root, timeout=120)
     assert listing.returncode == 0
     assert "segmm-rgcn" in listing.stdout
+
+
+def _by_case(records):
+    return {(r["model"], r["mode"], r["system"]): r for r in records}
+
+
+def test_hector_matches_pyg_all_models(tmp_path):
+    """The `hector` system (hector.nn's drop-ins loading the PyG
+    state_dict) and hector-cr (the bundled library on the shared weights)
+    pass the correctness check against PyG for every model, with several
+    heads, and time both modes."""
+    names = ["pyg-rgcn", "pyg-rgat", "pyg-hgt", "hector", "hector-cr"]
+    records, _ = bench.run(_cfg(tmp_path, datasets=["aifb"],
+                                models=["rgcn", "rgat", "hgt"], dim=16,
+                                heads=2, systems=names), log=_quiet)
+    by = _by_case(records)
+    for model in ("rgcn", "rgat", "hgt"):
+        for mode in ("inference", "training"):
+            for system in ("hector", "hector-cr"):
+                r = by[(model, mode, system)]
+                assert r["status"] == "ok", r
+                assert r["family"] == "hector"
+                assert r["ref_system"] == f"pyg-{model}"
+                assert r["rel_err"] is not None and r["rel_err"] < 1e-5, r
+                assert len(r["times_ms"]) == 3
+
+
+def test_hector_training_gradients_match_pyg():
+    """A training step of `hector` gives PyG's weight gradients (through
+    its own copy of the weights) and hector-cr PyG's on the shared ones."""
+    from hector import datasets as hds
+    from hector.bench.problem import make_problem
+
+    g = hds.synthetic("mutag", scale=SCALE)
+    for model in ("rgcn", "rgat", "hgt"):
+        prob = make_problem("mutag", model, g, 8, 2, "cpu")
+        grads = {}
+        for name in (f"pyg-{model}", "hector", "hector-cr"):
+            prep = bench_systems.SYSTEMS[name].prepare(prob)
+            for p in prep.params:
+                p.grad = None
+            loss = torch.nn.functional.mse_loss(prep.forward(), prob.target)
+            loss.backward()
+            grads[name] = [p.grad.clone() for p in prep.params]
+        for name in ("hector", "hector-cr"):
+            for n, a, b in zip(prob.weight_names, grads[name],
+                               grads[f"pyg-{model}"]):
+                err = ((a - b).norm() / b.norm().clamp(min=1e-30)).item()
+                assert err < 1e-4, (model, name, n, err)
+
+
+def _variant_built(model, v):
+    """Whether libhector_<model>_pyg_<v>.so is where the variant system
+    looks for it."""
+    from hector import _ext
+
+    name = f"{model}_pyg_{v}"
+    lib = f"libhector_{name}.so"
+    vdir = os.path.join(_ext._REPO_ROOT, "bench", "variants", name)
+    return any(os.path.isfile(p) for p in (
+        os.path.join(_ext.build_dir(), "lib", lib), os.path.join(vdir, lib),
+        os.path.join(vdir, "lib", lib),
+        os.path.join(vdir, "build", "lib", lib)))
+
+
+def test_variants_unavailable_when_not_built(tmp_path, monkeypatch):
+    """Without their libraries the u, c, r variants are recorded as
+    'unavailable' (not failed) and the run goes on."""
+    monkeypatch.setenv("HECTOR_BUILD_DIR", str(tmp_path / "no-build"))
+    monkeypatch.setattr(bench_systems, "_VARIANT_LIBRARIES", {})
+    missing = [v for v in ("u", "c", "r") if not _variant_built("rgcn", v)]
+    if not missing:
+        pytest.skip("every rgcn variant library is built beside its sources")
+    names = ["pyg-rgcn"] + [f"hector-{v}" for v in missing]
+    records, out = bench.run(_cfg(tmp_path / "out", datasets=["aifb"],
+                                  models=["rgcn"], systems=names),
+                             log=_quiet)
+    by = _by_case(records)
+    for mode in ("inference", "training"):
+        assert by[("rgcn", mode, "pyg-rgcn")]["status"] == "ok"
+        for v in missing:
+            r = by[("rgcn", mode, f"hector-{v}")]
+            assert r["status"] == "unavailable", r
+            assert "HECTOR_BUILD_BENCH_VARIANTS" in r["error"]
+            assert "time_ms" not in r and "traceback" not in r
+    with open(os.path.join(out, "table.md")) as f:
+        text = f.read()
+    assert "n/a" in text
+    assert f"{2 * len(missing)} unavailable." in text
+
+
+@pytest.mark.parametrize("model", ["rgcn", "rgat", "hgt"])
+@pytest.mark.parametrize("variant", ["u", "c", "r"])
+def test_built_variants_match_pyg(tmp_path, model, variant):
+    """Each variant library that is built passes the correctness check
+    against PyG and times both modes."""
+    if not _variant_built(model, variant):
+        pytest.skip(f"libhector_{model}_pyg_{variant}.so is not built "
+                    "(-DHECTOR_BUILD_BENCH_VARIANTS=ON)")
+    name = f"hector-{variant}"
+    records, _ = bench.run(_cfg(tmp_path, datasets=["aifb"], models=[model],
+                                dim=16, heads=2,
+                                systems=[f"pyg-{model}", name]), log=_quiet)
+    for mode in ("inference", "training"):
+        r = _by_case(records)[(model, mode, name)]
+        assert r["status"] == "ok", r
+        assert r["rel_err"] < 1e-5, r
+
+
+def test_variant_libraries_have_their_own_namespaces():
+    """bench/variants/ holds u, c, r of every *_pyg model, each renamed so
+    its op namespace differs from the bundled one's."""
+    import json
+
+    from hector import _ext
+    for model in ("rgcn", "rgat", "hgt"):
+        for v in ("u", "c", "r"):
+            name = f"{model}_pyg_{v}"
+            path = os.path.join(_ext._REPO_ROOT, "bench", "variants", name,
+                                "layer.json")
+            with open(path) as f:
+                info = json.load(f)
+            assert info["model"] == name
+            assert info["library"] == f"hector_{name}"
+            bundled = os.path.join(_ext._REPO_ROOT, "generated",
+                                   f"{model}_pyg", "layer.json")
+            with open(bundled) as f:
+                ref = json.load(f)
+            assert info["arguments"] == ref["arguments"]
+            assert info["hypers"] == ref["hypers"]

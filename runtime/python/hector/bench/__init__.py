@@ -18,10 +18,11 @@ compiled Hector variants plug in).
 """
 
 from .runner import MODES, Config, run
-from .systems import SYSTEMS, Prepared, System, register
+from .systems import (SYSTEMS, VARIANTS, Prepared, System, Unavailable,
+                      register)
 
-__all__ = ["Config", "run", "MODES", "SYSTEMS", "System", "Prepared",
-           "register", "main"]
+__all__ = ["Config", "run", "MODES", "SYSTEMS", "VARIANTS", "System",
+           "Prepared", "Unavailable", "register", "main"]
 
 
 def main(argv=None):

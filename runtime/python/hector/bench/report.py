@@ -45,7 +45,8 @@ def _cell(r):
     if r["status"] == "ok":
         t = r["time_ms"]
         return f"{t:.3g}" if t < 100 else f"{t:.0f}"
-    return {"oom": "OOM", "failed": "fail"}.get(r["status"], r["status"])
+    return {"oom": "OOM", "failed": "fail", "unavailable": "n/a"}.get(
+        r["status"], r["status"])
 
 
 def table_md(records, meta):
@@ -59,13 +60,16 @@ def table_md(records, meta):
                  + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     lines.append("")
     lines.append("Times in ms. OOM: out of memory; fail: error (see "
-                 "results.jsonl). Speedup = best baseline / best Hector "
-                 "system. NOTE: 'hector-interpreter' is the IR interpreter "
-                 "(reference lowering), not Hector's compiled kernels; it "
-                 "counts as a Hector system until those exist. Floor x: "
+                 "results.jsonl); n/a: the system's library is not built "
+                 "here. Speedup = best baseline / best Hector system. "
+                 "Hector systems: 'hector' is hector.nn's PyG drop-in "
+                 "(all optimisations); hector-u / -c / -r / -cr the "
+                 "optimisation ablation (unoptimised, compact, reorder, "
+                 "both); 'hector-interpreter' is the IR interpreter "
+                 "(reference lowering), not the compiled kernels. Floor x: "
                  "best Hector time / DRAM floor (bytes that must move / "
-                 "copy bandwidth). rel err: hector-interpreter vs the PyG "
-                 "reference output.")
+                 "copy bandwidth). rel err: 'hector' (else "
+                 "hector-interpreter) vs the PyG reference output.")
     lines.append("")
     summ = summarize(records)
     geo = []
@@ -83,7 +87,8 @@ def table_md(records, meta):
         lines.append("|" + "---|" * len(head))
         for ds, row in rows.items():
             h, b = row["best_hector"], row["best_baseline"]
-            ri = row["systems"].get("hector-interpreter")
+            ri = row["systems"].get("hector") or \
+                row["systems"].get("hector-interpreter")
             rel = ri.get("rel_err") if ri else None
             cells = [ds] + [_cell(row["systems"].get(n)) for n in names]
             cells += [b["system"] if b else "-", h["system"] if h else "-",
@@ -110,7 +115,9 @@ def table_md(records, meta):
     ooms = sum(1 for r in records if r["status"] == "oom")
     fails = sum(1 for r in records if r["status"] == "failed")
     lines.append("")
-    lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed.")
+    unavailable = sum(1 for r in records if r["status"] == "unavailable")
+    lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed, "
+                 f"{unavailable} unavailable.")
     lines.append("")
     return "\n".join(lines)
 

@@ -1,6 +1,8 @@
 """The benchmark loop: for each dataset, model, system and mode, a
 correctness check and then timing; every failure is recorded and the run
-goes on."""
+goes on. Statuses: "ok", "oom", "failed", and "unavailable" (the system
+cannot run in this build, e.g. a Hector variant whose library is not
+built)."""
 
 import datetime
 import math
@@ -229,6 +231,10 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             del out
             if rel is not None and not math.isfinite(rel):
                 raise FloatingPointError(f"output not finite (rel err {rel})")
+        except _systems.Unavailable as exc:
+            err = ("unavailable", str(exc)[:500], None)
+            prepared = None
+            del exc
         except Exception as exc:  # noqa: BLE001
             # Keep strings only: the exception's frames hold tensors, which
             # must be freed after an OOM before the next system runs.

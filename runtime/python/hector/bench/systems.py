@@ -14,22 +14,29 @@ Systems registered here:
              "-compile" variants (torch.compile; recorded as failed where
              torch.compile is missing or raises), segmm-rgcn (plain PyTorch
              segment-MM RGCN, as DGL's segment_mm does).
-  hector     hector-interpreter: the bundled *_pyg models run by the IR
-             interpreter (hector.interpret). It is the numerical oracle,
-             NOT the compiled kernels.
+  hector     hector: the bundled *_pyg models through the PyG drop-ins
+             hector.nn.RGCNConv / RGATConv / HGTConv, which load the
+             problem's PyG state_dict (Hector's best, as a user runs it);
+             hector-u, hector-c, hector-r, hector-cr: the optimisation
+             ablation, each the *_pyg model compiled with some of hectorc's
+             optimisations off (u: -fno-reorder -fno-compact -fno-fuse;
+             c: -fno-reorder; r: -fno-compact; cr: all on, the bundled
+             library) and run by LayerLibrary.run on the shared PyG weights;
+             hector-interpreter: the bundled *_pyg models run by the IR
+             interpreter (hector.interpret), the numerical oracle, NOT the
+             compiled kernels.
 
-Where Hector's compiled kernels plug in (issue 7 and later): register one
-System per variant with family "hector", e.g.
+The u, c and r libraries come from bench/variants/<model>_pyg_<v>/
+(scripts/bench-variants.sh) and are built only with
+-DHECTOR_BUILD_BENCH_VARIANTS=ON (scripts/gpu-bench.sh sets it). A system
+whose library is not built raises :class:`Unavailable` from ``prepare``; the
+runner records it as status "unavailable" and goes on.
 
-    register(System("hector-unopt", "hector", ("rgcn", "rgat", "hgt"),
-                    prepare_compiled(flags=("-fno-compact", "-fno-reorder"))))
-    ... "hector-C", "hector-R", "hector-C+R" ...
-
-and add them to HECTOR_COMPILED below. The table's "best Hector" column is
-the fastest successful system of family "hector" for each case, so the
-"best" variant needs no separate run.
+The table's "best Hector" column is the fastest successful system of family
+"hector" for each case, so the best variant needs no separate run.
 """
 
+import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, List, Tuple
@@ -37,7 +44,14 @@ from typing import Callable, List, Tuple
 import torch
 
 __all__ = ["System", "Prepared", "SYSTEMS", "register", "REFERENCE",
-           "systems_for", "HECTOR_COMPILED", "default_systems"]
+           "systems_for", "HECTOR_COMPILED", "VARIANTS", "Unavailable",
+           "default_systems"]
+
+
+class Unavailable(Exception):
+    """Raised by a system's ``prepare`` when the system cannot run in this
+    build (its library is not built); recorded as status "unavailable",
+    not as a failure."""
 
 
 @dataclass
@@ -60,8 +74,9 @@ SYSTEMS: "OrderedDict[str, System]" = OrderedDict()
 # The PyG system whose output every other system is checked against.
 REFERENCE = {"rgcn": "pyg-rgcn", "rgat": "pyg-rgat", "hgt": "pyg-hgt"}
 
-# Names of the compiled Hector variants, once they exist (issue 7+).
-HECTOR_COMPILED: List[str] = []
+# The compiled Hector systems (hector.nn drop-ins, then the ablation).
+HECTOR_COMPILED: List[str] = ["hector", "hector-u", "hector-c", "hector-r",
+                              "hector-cr"]
 
 
 def register(system, replace=False):
@@ -205,8 +220,6 @@ register(System("segmm-rgcn", "baseline", ("rgcn",), _segmm_rgcn,
 
 
 def _generated_ir(name):
-    import os
-
     from .._ext import _REPO_ROOT
     return os.path.join(_REPO_ROOT, "generated", name, f"{name}.inter.ir")
 
@@ -234,35 +247,49 @@ def _hgt_params(prob):
     }
 
 
+def _hypers(prob):
+    """The *_pyg model's hyper-parameters for the problem."""
+    dim, heads = prob.dim, prob.heads
+    if prob.model == "rgcn":
+        return {"in_dim": dim, "out_dim": dim}
+    if prob.model == "rgat":
+        return {"in_dim": dim, "out_dim": dim // heads, "heads": heads,
+                "slope": float(prob.conv.negative_slope)}
+    return {"in_dim": dim, "heads": heads}
+
+
+def _model_values(prob):
+    """The shared PyG weights as the *_pyg model's params, by layer.json
+    argument name: PyG's names, with `weight` -> `weight_` (a keyword of the
+    .hgnn language) for rgcn and rgat, and HGTConv's per-type modules
+    stacked for hgt (models/*_pyg.hgnn's header comments give the mapping).
+    Differentiable views, rebuilt per call, so gradients reach prob.conv."""
+    conv = prob.conv
+    if prob.model == "rgcn":
+        return {"weight_": conv.weight, "root": conv.root, "bias": conv.bias}
+    if prob.model == "rgat":
+        return {"weight_": conv.weight, "q": conv.q, "k": conv.k,
+                "bias": conv.bias}
+    return _hgt_params(prob)
+
+
+def _output_rows(prob):
+    """The problem's row mask, or None when every row is an output row."""
+    mask = prob.row_mask
+    return None if mask is None or bool(mask.all()) else mask
+
+
 def _hector_interpreter(prob):
     import hector
 
     module = hector.load_module(_generated_ir(f"{prob.model}_pyg"))
     graph = prob.hector_graph()
-    conv, x, dim, heads = prob.conv, prob.x, prob.dim, prob.heads
-    if prob.model == "rgcn":
-        hypers = {"in_dim": dim, "out_dim": dim}
-
-        def params():
-            return {"weight_": conv.weight, "root": conv.root,
-                    "bias": conv.bias}
-    elif prob.model == "rgat":
-        hypers = {"in_dim": dim, "out_dim": dim // heads, "heads": heads}
-
-        def params():
-            return {"weight_": conv.weight, "q": conv.q, "k": conv.k,
-                    "bias": conv.bias}
-    else:
-        hypers = {"in_dim": dim, "heads": heads}
-
-        def params():  # views rebuilt per call, so gradients reach conv
-            return _hgt_params(prob)
-    mask = prob.row_mask
-    if mask is not None and bool(mask.all()):
-        mask = None
+    x, hypers, mask = prob.x, _hypers(prob), _output_rows(prob)
+    hypers.pop("slope", None)  # the interpreter takes the model's default
 
     def forward():
-        h = hector.interpret(module, graph, {"x": x}, params(), hypers)["h"]
+        h = hector.interpret(module, graph, {"x": x}, _model_values(prob),
+                             hypers)["h"]
         return h if mask is None else h[mask]
     return Prepared(forward, prob.weights())
 
@@ -271,3 +298,139 @@ register(System("hector-interpreter", "hector", ("rgcn", "rgat", "hgt"),
                 _hector_interpreter,
                 "Hector IR interpreter on models/*_pyg.hgnn (reference "
                 "lowering, not the compiled kernels)"))
+
+
+# --------------------------------------------------------------------------
+# Hector: the compiled kernels
+# --------------------------------------------------------------------------
+
+# The optimisation variants: suffix -> what hectorc ran with. "cr" is the
+# bundled generated/<model>_pyg/; the others are bench/variants/<model>_pyg_<v>/
+# (scripts/bench-variants.sh holds the same table).
+VARIANTS = OrderedDict([
+    ("u", "-fno-reorder -fno-compact -fno-fuse (unoptimised)"),
+    ("c", "-fno-reorder (compact materialization only)"),
+    ("r", "-fno-compact (linear operator reordering only)"),
+    ("cr", "all optimisations (the bundled library)"),
+])
+
+_VARIANT_LIBRARIES = {}
+
+
+def variant_library(model, variant):
+    """The hector.LayerLibrary of `model` ("rgcn", "rgat", "hgt") compiled as
+    `variant` (a key of VARIANTS); Unavailable when its library is not
+    built.
+
+    The cr variant is the bundled model (hector.models). The others live in
+    bench/variants/<model>_pyg_<v>/ and are built by the main build, so
+    their libraries are in $HECTOR_BUILD_DIR/lib, where hector.load looks
+    for the bundled models only; the LayerLibrary is therefore constructed
+    with that search (bundled=True) and cached here, as load() would."""
+    from .. import _ext
+
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: "
+                         f"{list(VARIANTS)}")
+    if variant == "cr":
+        from .. import models
+        try:
+            return models.get(f"{model}_pyg")
+        except (FileNotFoundError, ImportError) as exc:
+            raise Unavailable(f"hector_{model}_pyg is not loadable: "
+                              + " ".join(str(exc).split())) from None
+    name = f"{model}_pyg_{variant}"
+    directory = os.path.join(_ext._REPO_ROOT, "bench", "variants", name)
+    key = os.path.realpath(directory)
+    if key not in _VARIANT_LIBRARIES:
+        from ..layers import LayerLibrary
+        if not os.path.isfile(os.path.join(directory, "layer.json")):
+            raise Unavailable(f"{name}: {directory} has no layer.json (run "
+                              "scripts/bench-variants.sh)")
+        try:
+            _VARIANT_LIBRARIES[key] = LayerLibrary(directory, bundled=True)
+        except FileNotFoundError:
+            raise Unavailable(
+                f"libhector_{name}.so is not built (configure with "
+                f"-DHECTOR_BUILD_BENCH_VARIANTS=ON and build hector_{name}, "
+                "as scripts/gpu-bench.sh does; looked in "
+                f"{os.path.join(_ext.build_dir(), 'lib')} and "
+                f"{directory})") from None
+        except ImportError as exc:
+            raise Unavailable(f"{name}: {exc}") from None
+    return _VARIANT_LIBRARIES[key]
+
+
+def _contiguous(t):
+    return t if t.is_contiguous() else t.contiguous()
+
+
+def _hector_variant(variant):
+    """LayerLibrary.run of the variant's library on the shared PyG weights
+    (the same path for every variant, so they differ only in kernels)."""
+    def prepare(prob):
+        lib = variant_library(prob.model, variant)
+        graph = prob.hector_graph()
+        x, hypers, mask = prob.x, _hypers(prob), _output_rows(prob)
+        expected = set(lib.inputs) | set(lib.params)
+        got = {"x"} | set(_model_values(prob))
+        if got != expected:
+            raise ValueError(f"{lib.name}: arguments {sorted(expected)} but "
+                             f"the bench maps {sorted(got)}")
+
+        def forward():
+            values = {k: _contiguous(v)
+                      for k, v in _model_values(prob).items()}
+            values["x"] = x
+            h = lib.run(graph, values, **hypers)["h"]
+            return h if mask is None else h[mask]
+        return Prepared(forward, prob.weights())
+    return prepare
+
+
+def _hector_nn(prob):
+    """The PyG drop-in of hector.nn, built like the problem's PyG module and
+    loaded with its state_dict; called as PyG's module is called."""
+    from .. import nn as hnn
+
+    # The library is loaded first, outside the timed region; a missing one
+    # makes the system unavailable rather than failed.
+    variant_library(prob.model, "cr")
+    conv, dim, heads, g = prob.conv, prob.dim, prob.heads, prob.graph
+    if prob.model == "rgcn":
+        mod = hnn.RGCNConv(dim, dim, g.num_etypes, aggr="mean")
+    elif prob.model == "rgat":
+        mod = hnn.RGATConv(dim, dim // heads, g.num_etypes, heads=heads,
+                           attention_mechanism=conv.attention_mechanism,
+                           attention_mode=conv.attention_mode, dim=conv.dim,
+                           concat=conv.concat,
+                           negative_slope=conv.negative_slope)
+    else:
+        mod = hnn.HGTConv(dim, dim, (prob.node_types, prob.edge_types),
+                          heads=heads)
+    mod = mod.to(prob.device)
+    mod.load_state_dict(conv.state_dict())
+    named = dict(mod.named_parameters())
+    params = [named[n] for n in prob.weight_names]
+    if prob.model == "hgt":
+        x_dict, eid, dst = prob.x_dict(), prob.edge_index_dict(), \
+            prob.dst_types
+
+        def forward():
+            out = mod(x_dict, eid)
+            return torch.cat([out[t] for t in dst])
+    else:
+        ei, et, x = g.edge_index, g.edge_type, prob.x
+
+        def forward():
+            return mod(x, ei, et)
+    return Prepared(forward, params)
+
+
+register(System("hector", "hector", ("rgcn", "rgat", "hgt"), _hector_nn,
+                "hector.nn.RGCNConv / RGATConv / HGTConv (the bundled *_pyg "
+                "models, all optimisations) loading the PyG state_dict"))
+for _v, _desc in VARIANTS.items():
+    register(System(f"hector-{_v}", "hector", ("rgcn", "rgat", "hgt"),
+                    _hector_variant(_v),
+                    f"the *_pyg model compiled with {_desc}"))
