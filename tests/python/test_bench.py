@@ -339,8 +339,6 @@ def test_built_variants_match_pyg(tmp_path, model, variant):
 def test_variant_libraries_have_their_own_namespaces():
     """bench/variants/ holds u, c, r of every *_pyg model, each renamed so
     its op namespace differs from the bundled one's."""
-    import json
-
     from hector import _ext
     for model in ("rgcn", "rgat", "hgt"):
         for v in ("u", "c", "r"):
