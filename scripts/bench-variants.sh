@@ -5,7 +5,7 @@
 # hector-cr is the bundled generated/<model>/ itself).
 #
 #   v   hectorc switches                          the paper's name
-#   u   -fno-reorder -fno-compact -fno-fuse       unoptimised
+#   u   -fno-reorder -fno-compact                 unoptimised (fusion stays on in every variant: the ablation is of C and R)
 #   c   -fno-reorder                              compact (C)
 #   r   -fno-compact                              reorder (R)
 #
@@ -26,7 +26,7 @@ variants=(u c r)
 
 flags_of() {
   case "$1" in
-    u) echo "-fno-reorder -fno-compact -fno-fuse" ;;
+    u) echo "-fno-reorder -fno-compact" ;;
     c) echo "-fno-reorder" ;;
     r) echo "-fno-compact" ;;
   esac

@@ -15,3 +15,7 @@ for model in "$root"/models/*.hgnn; do
   # Relative paths keep the output independent of where the repo lives.
   (cd "$root" && "$hectorc" "models/$name.hgnn" -o "$out_root/$name")
 done
+# The benchmark's optimisation variants are hectorc output too.
+if [ -z "${1:-}" ]; then
+  "$root/scripts/bench-variants.sh"
+fi

@@ -65,6 +65,7 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_kqv = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -72,73 +73,16 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
       const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
-      scalar_t *t = (b.kqv + (v_n) * sz_kqv);
+      scalar_t *t = r_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_kqv) {
         const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s2: k_0[n] = slice(kqv[n]) start 0 size in_dim
     {
-      const scalar_t *o0 = (b.kqv + (v_n) * sz_kqv);
+      const scalar_t *o0 = r_kqv;
       scalar_t *t = (b.k_0 + (v_n) * sz_k_0);
       HECTOR_FOR_ELEMENTS(i, sz_k_0) {
         const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
@@ -146,66 +90,9 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_3: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s4: q_0[n] = slice(kqv[n]) start in_dim size in_dim
     {
-      const scalar_t *o0 = (b.kqv + (v_n) * sz_kqv);
+      const scalar_t *o0 = r_kqv;
       scalar_t *t = (b.q_0 + (v_n) * sz_q_0);
       HECTOR_FOR_ELEMENTS(i, sz_q_0) {
         const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
@@ -213,10 +100,20 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       }
     }
     HECTOR_GROUP_SYNC();
+    // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
+    {
+      const scalar_t *o0 = r_kqv;
+      scalar_t *t = (b.v_0 + (v_n) * sz_v_0);
+      HECTOR_FOR_ELEMENTS(i, sz_v_0) {
+        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
   }
 }
 
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -267,15 +164,189 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_alpha_2 = scratch + INT64_C(0);
+  scalar_t *r_alpha_max = scratch + hp_heads;
+  scalar_t *r_alpha_shifted = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *r_msg = scratch + (INT64_C(3) * hp_heads);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
     {
-      const scalar_t *o0 = (b.kqv + (v_n) * sz_kqv);
-      scalar_t *t = (b.v_0 + (v_n) * sz_v_0);
-      HECTOR_FOR_ELEMENTS(i, sz_v_0) {
-        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+    }
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s9: alpha_1[e] = dot(alpha_0[e], q[e.dst])
+      {
+        const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+        const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
+        scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+          scalar_t v = 0;
+          for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+            v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
+          }
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
+      {
+        const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
+        const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+        scalar_t *t = r_alpha_2;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
+          const scalar_t v = o0[i] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
+      {
+        const scalar_t *o0 = r_alpha_2;
+        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
+          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+      {
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          const scalar_t v = o0[i];
+          t[i] = hector::trav::max(t[i], v);
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+      {
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o1 = r_alpha_max;
+        scalar_t *t = r_alpha_shifted;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+          const scalar_t v = o0[i] - o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s14: alpha_exp[e] = exp(alpha_shifted[e])
+      {
+        const scalar_t *o0 = r_alpha_shifted;
+        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
+          const scalar_t v = hector::trav::exp(o0[i]);
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+      {
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          const scalar_t v = o0[i];
+          t[i] += v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
+      HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+      {
+        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha) {
+          const scalar_t v = o0[i] / o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s18: msg[e] = mul(alpha[e], msg_0[e])
+      {
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
+        scalar_t *t = r_msg;
+        HECTOR_FOR_ELEMENTS(i, sz_msg) {
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s19: agg_0[n] += copy(msg[e]) {segmented}
+      {
+        const scalar_t *o0 = r_msg;
+        scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
+        HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
+          const scalar_t v = o0[i];
+          t[i] += v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    HECTOR_GROUP_SYNC();
+    // s21: a_0[n] = gelu(agg[n])
+    {
+      const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
+      scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
+      HECTOR_FOR_ELEMENTS(i, sz_a_0) {
+        const scalar_t v = hector::trav::gelu(o0[i]);
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s24: gate[n] = sigmoid(skip[n.ntype])
+    {
+      const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+      scalar_t *t = (b.gate + (v_n) * sz_gate);
+      HECTOR_FOR_ELEMENTS(i, sz_gate) {
+        const scalar_t v = hector::trav::sigmoid(o0[i]);
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s26: h_1[n] = sub(1, gate[n])
+    {
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
+      HECTOR_FOR_ELEMENTS(i, sz_h_1) {
+        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s27: h_2[n] = mul(h_1[n], x[n])
+    {
+      const scalar_t *o0 = (b.h_1 + (v_n) * sz_h_1);
+      const scalar_t *o1 = (b.x + (v_n) * sz_x);
+      scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
+      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
+        const scalar_t v = o0[i / hp_in_dim] * o1[i];
         t[i] = v;
       }
     }
@@ -283,7 +354,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_6: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -334,1019 +405,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s9: alpha_1[e] = dot(alpha_0[e], q[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-        const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
-        scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-          scalar_t v = 0;
-          for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-            v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
-          }
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
-      {
-        const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
-        const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-        scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
-      {
-        const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          const scalar_t v = o0[i];
-          t[i] = hector::trav::max(t[i], v);
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-      scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const scalar_t *o1 = (b.alpha_max + (v_n) * sz_alpha_max);
-        scalar_t *t = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const scalar_t v = o0[i] - o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s14: alpha_exp[e] = exp(alpha_shifted[e])
-      {
-        const scalar_t *o0 = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const scalar_t v = hector::trav::exp(o0[i]);
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_14: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_15: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s18: msg[e] = mul(alpha[e], msg_0[e])
-      {
-        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
-        scalar_t *t = (b.msg + (v_e) * sz_msg);
-        HECTOR_FOR_ELEMENTS(i, sz_msg) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_16: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_16([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s19: agg_0[n] += copy(msg[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.msg + (v_e) * sz_msg);
-        scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
-        HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_17: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_17([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s21: a_0[n] = gelu(agg[n])
-    {
-      const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
-      scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
-      HECTOR_FOR_ELEMENTS(i, sz_a_0) {
-        const scalar_t v = hector::trav::gelu(o0[i]);
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_18: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_18([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s24: gate[n] = sigmoid(skip[n.ntype])
-    {
-      const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-      scalar_t *t = (b.gate + (v_n) * sz_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_gate) {
-        const scalar_t v = hector::trav::sigmoid(o0[i]);
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_19: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_19([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s26: h_1[n] = sub(1, gate[n])
-    {
-      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-      scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
-      HECTOR_FOR_ELEMENTS(i, sz_h_1) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_20: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_20([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s27: h_2[n] = mul(h_1[n], x[n])
-    {
-      const scalar_t *o0 = (b.h_1 + (v_n) * sz_h_1);
-      const scalar_t *o1 = (b.x + (v_n) * sz_x);
-      scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-        const scalar_t v = o0[i / hp_in_dim] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_22: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_22([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_h_0 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -1361,134 +420,20 @@ forward_trav_22([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_23: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_23([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s25: h_0[n] = mul(gate[n], a[n])
     {
       const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
       const scalar_t *o1 = (b.a + (v_n) * sz_a);
-      scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
+      scalar_t *t = r_h_0;
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
         const scalar_t v = o0[i / hp_in_dim] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_24: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s28: h[n] = add(h_0[n], h_2[n])
     {
-      const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
+      const scalar_t *o0 = r_h_0;
       const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
       scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
@@ -1583,113 +528,36 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d = scratch + INT64_C(0);
+  scalar_t *r_grad_h_1 = scratch + hp_in_dim;
+  scalar_t *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
+  scalar_t *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
+  scalar_t *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
+  scalar_t *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
+  scalar_t *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
+  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
+  scalar_t *acc_s10 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
+  scalar_t *acc_s11 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+  int64_t cur_s10 = -1;
+  int64_t cur_s11 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = g.ntype_sorted_nodes[k];
     // s0: d[n] = mul(grad_h[n], x[n])
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
-      scalar_t *t = (b.d + (v_n) * sz_d);
+      scalar_t *t = r_d;
       HECTOR_FOR_ELEMENTS(i, sz_d) {
         const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_1: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s1: grad_h_1[n] = sum_to(d[n]) shape []
     {
-      const scalar_t *o0 = (b.d + (v_n) * sz_d);
-      scalar_t *t = (b.grad_h_1 + (v_n) * sz_grad_h_1);
+      const scalar_t *o0 = r_d;
+      scalar_t *t = r_grad_h_1;
       HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
         scalar_t v = 0;
         for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -1699,95 +567,6 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s2: grad1_x[n] = mul(grad_h[n], h_1[n])
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -1799,10 +578,144 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
+    // s3: grad1_gate[n] = neg(grad_h_1[n])
+    {
+      const scalar_t *o0 = r_grad_h_1;
+      scalar_t *t = r_grad1_gate;
+      HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
+        const scalar_t v = -o0[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s4: d_1[n] = mul(grad_h[n], a[n])
+    {
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.a + (v_n) * sz_a);
+      scalar_t *t = r_d_1;
+      HECTOR_FOR_ELEMENTS(i, sz_d_1) {
+        const scalar_t v = o0[i] * o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s5: grad2_gate[n] = sum_to(d_1[n]) shape []
+    {
+      const scalar_t *o0 = r_d_1;
+      scalar_t *t = r_grad2_gate;
+      HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
+        scalar_t v = 0;
+        for (int64_t t = 0; t < hp_in_dim; ++t) {
+          v += o0[i * hp_in_dim + t];
+        }
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s6: grad_a[n] = mul(grad_h[n], gate[n])
+    {
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = (b.grad_a + (v_n) * sz_grad_a);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_a) {
+        const scalar_t v = o0[i] * o1[i / hp_in_dim];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s7: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
+    {
+      const scalar_t *o0 = r_grad1_gate;
+      const scalar_t *o1 = r_grad2_gate;
+      scalar_t *t = r_grad_gate;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
+        const scalar_t v = o0[i] + o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s8: d_2[n] = sub(1, gate[n])
+    {
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = r_d_2;
+      HECTOR_FOR_ELEMENTS(i, sz_d_2) {
+        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s9: d_3[n] = mul(gate[n], d_2[n])
+    {
+      const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
+      const scalar_t *o1 = r_d_2;
+      scalar_t *t = r_d_3;
+      HECTOR_FOR_ELEMENTS(i, sz_d_3) {
+        const scalar_t v = o0[i] * o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s10: grad_skip[n.ntype] += mul(grad_gate[n], d_3[n]) {partial_atomic}
+    {
+      const scalar_t *o0 = r_grad_gate;
+      const scalar_t *o1 = r_d_3;
+      const int64_t row = g.ntype[v_n];
+      if (row != cur_s10) {
+        if (cur_s10 >= 0) {
+          scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+        }
+        HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = scalar_t(0);
+        cur_s10 = row;
+      }
+      scalar_t *t = acc_s10;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
+        const scalar_t v = o0[i] * o1[i];
+        t[i] += v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s11: grad_out_lin_bias[n.ntype] += copy(grad_a[n]) {partial_atomic}
+    {
+      const scalar_t *o0 = (b.grad_a + (v_n) * sz_grad_a);
+      const int64_t row = g.ntype[v_n];
+      if (row != cur_s11) {
+        if (cur_s11 >= 0) {
+          scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
+        }
+        HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = scalar_t(0);
+        cur_s11 = row;
+      }
+      scalar_t *t = acc_s11;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) {
+        const scalar_t v = o0[i];
+        t[i] += v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s14: d_4[n] = gelu_grad(agg[n])
+    {
+      const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
+      scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
+      HECTOR_FOR_ELEMENTS(i, sz_d_4) {
+        const scalar_t v = hector::trav::geluGrad(o0[i]);
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+  }
+  if (cur_s10 >= 0) {
+    scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+  }
+  if (cur_s11 >= 0) {
+    scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
   }
 }
 
-// @trav_3: access none, schedule warp_per_vertex feature_tile 32
+// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -1885,23 +798,42 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad_agg = scratch + INT64_C(0);
+  scalar_t *r_grad_msg = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s3: grad1_gate[n] = neg(grad_h_1[n])
+    // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
-      const scalar_t *o0 = (b.grad_h_1 + (v_n) * sz_grad_h_1);
-      scalar_t *t = (b.grad1_gate + (v_n) * sz_grad1_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
-        const scalar_t v = -o0[i];
+      const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
+      const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
+      scalar_t *t = r_grad_agg;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_agg) {
+        const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
+    }
+    HECTOR_GROUP_SYNC();
+    // s17: grad_msg[e] = copy(grad_agg_0[n])
+    {
+      const scalar_t *o0 = r_grad_agg;
+      scalar_t *t = r_grad_msg;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
+        const scalar_t v = o0[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
     }
     HECTOR_GROUP_SYNC();
   }
 }
 
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+// @trav_4: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -1984,226 +916,95 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  scalar_t *r_d_5 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha = scratch + hp_in_dim;
+  scalar_t *r_d_6 = scratch + (hp_heads + hp_in_dim);
+  scalar_t *r_d_7 = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s4: d_1[n] = mul(grad_h[n], a[n])
+    const int64_t v_e = k;
+    // s18: d_5[e] = mul(grad_msg[e], msg_0[e])
     {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const scalar_t *o1 = (b.a + (v_n) * sz_a);
-      scalar_t *t = (b.d_1 + (v_n) * sz_d_1);
-      HECTOR_FOR_ELEMENTS(i, sz_d_1) {
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
+      scalar_t *t = r_d_5;
+      HECTOR_FOR_ELEMENTS(i, sz_d_5) {
         const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s5: grad2_gate[n] = sum_to(d_1[n]) shape []
+    // s19: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
     {
-      const scalar_t *o0 = (b.d_1 + (v_n) * sz_d_1);
-      scalar_t *t = (b.grad2_gate + (v_n) * sz_grad2_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
+      const scalar_t *o0 = r_d_5;
+      scalar_t *t = r_grad_alpha;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
         scalar_t v = 0;
-        for (int64_t t = 0; t < hp_in_dim; ++t) {
-          v += o0[i * hp_in_dim + t];
+        for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
+          v += o0[i * (hp_in_dim / hp_heads) + t];
         }
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s6: grad_a[n] = mul(grad_h[n], gate[n])
+    // s20: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
     {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-      scalar_t *t = (b.grad_a + (v_n) * sz_grad_a);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_a) {
-        const scalar_t v = o0[i] * o1[i / hp_in_dim];
+      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+      scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
+        const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
         t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s23: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+    {
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+        const scalar_t v = o0[i] / o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s24: d_6[e] = div(alpha[e], alpha_sum[e.dst])
+    {
+      const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *t = r_d_6;
+      HECTOR_FOR_ELEMENTS(i, sz_d_6) {
+        const scalar_t v = o0[i] / o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s25: d_7[e] = mul(grad_alpha[e], d_6[e])
+    {
+      const scalar_t *o0 = r_grad_alpha;
+      const scalar_t *o1 = r_d_6;
+      scalar_t *t = r_d_7;
+      HECTOR_FOR_ELEMENTS(i, sz_d_7) {
+        const scalar_t v = o0[i] * o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s26: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
+    {
+      const scalar_t *o0 = r_d_7;
+      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
+        const scalar_t v = -o0[i];
+        hector::trav::atomicAdd(t + i, v);
       }
     }
     HECTOR_GROUP_SYNC();
   }
 }
 
-// @trav_7: access none, schedule warp_per_vertex feature_tile 32
+// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -2286,24 +1087,52 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_exp = scratch + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s7: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
+    // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
-      const scalar_t *o0 = (b.grad1_gate + (v_n) * sz_grad1_gate);
-      const scalar_t *o1 = (b.grad2_gate + (v_n) * sz_grad2_gate);
-      scalar_t *t = (b.grad_gate + (v_n) * sz_grad_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
-        const scalar_t v = o0[i] + o1[i];
+      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
+      scalar_t *t = r_grad2_alpha_exp;
+      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
+        const scalar_t v = o0[i];
         t[i] = v;
       }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+      {
+        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o1 = r_grad2_alpha_exp;
+        scalar_t *t = r_grad_alpha_exp;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+          const scalar_t v = o0[i] + o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+      {
+        const scalar_t *o0 = r_grad_alpha_exp;
+        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
+          const scalar_t v = o0[i] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
   }
 }
 
-// @trav_8: access none, schedule warp_per_vertex feature_tile 32
+// @trav_8: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -2386,234 +1215,80 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  scalar_t *r_grad_alpha_2 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_1 = scratch + hp_heads;
+  scalar_t *acc_s32 = scratch + (INT64_C(2) * hp_heads);
+  int64_t cur_s32 = -1;
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s8: d_2[n] = sub(1, gate[n])
+    const int64_t v_e = g.etype_sorted_eid[k];
+    // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
     {
-      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-      scalar_t *t = (b.d_2 + (v_n) * sz_d_2);
-      HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      scalar_t *t = r_grad_alpha_2;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
+        const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_9: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s9: d_3[n] = mul(gate[n], d_2[n])
+    // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
     {
-      const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
-      const scalar_t *o1 = (b.d_2 + (v_n) * sz_d_2);
-      scalar_t *t = (b.d_3 + (v_n) * sz_d_3);
-      HECTOR_FOR_ELEMENTS(i, sz_d_3) {
+      const scalar_t *o0 = r_grad_alpha_2;
+      const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+      scalar_t *t = r_grad_alpha_1;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
         const scalar_t v = o0[i] * o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_10: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *acc_s10 = scratch + INT64_C(0);
-  int64_t cur_s10 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = g.ntype_sorted_nodes[k];
-    // s10: grad_skip[n.ntype] += mul(grad_gate[n], d_3[n]) {partial_atomic}
+    // s32: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
     {
-      const scalar_t *o0 = (b.grad_gate + (v_n) * sz_grad_gate);
-      const scalar_t *o1 = (b.d_3 + (v_n) * sz_d_3);
-      const int64_t row = g.ntype[v_n];
-      if (row != cur_s10) {
-        if (cur_s10 >= 0) {
-          scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+      const scalar_t *o0 = r_grad_alpha_2;
+      const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+      const int64_t row = g.etype[v_e];
+      if (row != cur_s32) {
+        if (cur_s32 >= 0) {
+          scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = scalar_t(0);
-        cur_s10 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
+        cur_s32 = row;
       }
-      scalar_t *t = acc_s10;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
+      scalar_t *t = acc_s32;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) {
         const scalar_t v = o0[i] * o1[i];
         t[i] += v;
       }
     }
     HECTOR_GROUP_SYNC();
+    // s33: grad_alpha_0[e] = mul(grad_alpha_1[e], q[e.dst])
+    {
+      const scalar_t *o0 = r_grad_alpha_1;
+      const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
+      scalar_t *t = (b.grad_alpha_0 + (v_e) * sz_grad_alpha_0);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
+        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s34: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {atomic}
+    {
+      const scalar_t *o0 = r_grad_alpha_1;
+      const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
+      scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
+        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+        hector::trav::atomicAdd(t + i, v);
+      }
+    }
+    HECTOR_GROUP_SYNC();
   }
-  if (cur_s10 >= 0) {
-    scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+  if (cur_s32 >= 0) {
+    scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
   }
 }
 
@@ -2700,1963 +1375,19 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *acc_s11 = scratch + INT64_C(0);
-  int64_t cur_s11 = -1;
+  scalar_t *r_grad1_kqv = scratch + INT64_C(0);
+  scalar_t *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
+  scalar_t *r_grad3_kqv = scratch + (INT64_C(6) * hp_in_dim);
+  scalar_t *r_d_8 = scratch + (INT64_C(9) * hp_in_dim);
+  scalar_t *acc_s45 = scratch + (INT64_C(12) * hp_in_dim);
+  int64_t cur_s45 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = g.ntype_sorted_nodes[k];
-    // s11: grad_out_lin_bias[n.ntype] += copy(grad_a[n]) {partial_atomic}
-    {
-      const scalar_t *o0 = (b.grad_a + (v_n) * sz_grad_a);
-      const int64_t row = g.ntype[v_n];
-      if (row != cur_s11) {
-        if (cur_s11 >= 0) {
-          scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
-        }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = scalar_t(0);
-        cur_s11 = row;
-      }
-      scalar_t *t = acc_s11;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) {
-        const scalar_t v = o0[i];
-        t[i] += v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-  if (cur_s11 >= 0) {
-    scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
-  }
-}
-
-// @trav_12: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s14: d_4[n] = gelu_grad(agg[n])
-    {
-      const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
-      scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
-      HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        const scalar_t v = hector::trav::geluGrad(o0[i]);
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_15: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
-    {
-      const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
-      const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
-      scalar_t *t = (b.grad_agg + (v_n) * sz_grad_agg);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_agg) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_16: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_16([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad_msg = scratch + INT64_C(0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s17: grad_msg[e] = copy(grad_agg_0[n])
-    {
-      const scalar_t *o0 = (b.grad_agg + (v_n) * sz_grad_agg);
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const scalar_t v = o0[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_17: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_17([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s18: d_5[e] = mul(grad_msg[e], msg_0[e])
-    {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
-      scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
-      HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_18: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_18([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s19: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
-    {
-      const scalar_t *o0 = (b.d_5 + (v_e) * sz_d_5);
-      scalar_t *t = (b.grad_alpha + (v_e) * sz_grad_alpha);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
-          v += o0[i * (hp_in_dim / hp_heads) + t];
-        }
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_19: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_19([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s20: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
-    {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-      const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
-      scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-        const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_20: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_20([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s23: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-    {
-      const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
-      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-        const scalar_t v = o0[i] / o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_21: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_21([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s24: d_6[e] = div(alpha[e], alpha_sum[e.dst])
-    {
-      const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-      const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      scalar_t *t = (b.d_6 + (v_e) * sz_d_6);
-      HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-        const scalar_t v = o0[i] / o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_22: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_22([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s25: d_7[e] = mul(grad_alpha[e], d_6[e])
-    {
-      const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
-      const scalar_t *o1 = (b.d_6 + (v_e) * sz_d_6);
-      scalar_t *t = (b.d_7 + (v_e) * sz_d_7);
-      HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_23: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_23([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s26: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
-    {
-      const scalar_t *o0 = (b.d_7 + (v_e) * sz_d_7);
-      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-        const scalar_t v = -o0[i];
-        hector::trav::atomicAdd(t + i, v);
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_26: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_26([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const scalar_t v = o0[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) b.grad2_alpha_exp[v_e * sz_grad2_alpha_exp + i] = r_grad2_alpha_exp[i];
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_27: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_27([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-      {
-        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const scalar_t *o1 = (b.grad2_alpha_exp + (v_e) * sz_grad2_alpha_exp);
-        scalar_t *t = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_28: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_28([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-      {
-        const scalar_t *o0 = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_29: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_29([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
-    {
-      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_30: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_30([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
-    {
-      const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-      scalar_t *t = (b.grad_alpha_1 + (v_e) * sz_grad_alpha_1);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_31: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_31([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *acc_s32 = scratch + INT64_C(0);
-  int64_t cur_s32 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = g.etype_sorted_eid[k];
-    // s32: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
-    {
-      const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
-      const int64_t row = g.etype[v_e];
-      if (row != cur_s32) {
-        if (cur_s32 >= 0) {
-          scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
-        }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
-        cur_s32 = row;
-      }
-      scalar_t *t = acc_s32;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] += v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-  if (cur_s32 >= 0) {
-    scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
-  }
-}
-
-// @trav_32: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_32([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s33: grad_alpha_0[e] = mul(grad_alpha_1[e], q[e.dst])
-    {
-      const scalar_t *o0 = (b.grad_alpha_1 + (v_e) * sz_grad_alpha_1);
-      const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
-      scalar_t *t = (b.grad_alpha_0 + (v_e) * sz_grad_alpha_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_33: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_33([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s34: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {atomic}
-    {
-      const scalar_t *o0 = (b.grad_alpha_1 + (v_e) * sz_grad_alpha_1);
-      const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
-      scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAdd(t + i, v);
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_36: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_36([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s38: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
     {
       const scalar_t *o0 = (b.grad_v + (v_n) * sz_grad_v);
-      scalar_t *t = (b.grad1_kqv + (v_n) * sz_grad1_kqv);
+      scalar_t *t = r_grad1_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
         const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
@@ -4664,99 +1395,10 @@ backward_trav_36([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_37: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_37([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s40: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
     {
       const scalar_t *o0 = (b.grad_q + (v_n) * sz_grad_q);
-      scalar_t *t = (b.grad2_kqv + (v_n) * sz_grad2_kqv);
+      scalar_t *t = r_grad2_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad2_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
         const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
@@ -4764,99 +1406,10 @@ backward_trav_37([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_38: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_38([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s42: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
     {
       const scalar_t *o0 = (b.grad_k + (v_n) * sz_grad_k);
-      scalar_t *t = (b.grad3_kqv + (v_n) * sz_grad3_kqv);
+      scalar_t *t = r_grad3_kqv;
       HECTOR_FOR_ELEMENTS(i, sz_grad3_kqv) {
         const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
         const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
@@ -4864,199 +1417,21 @@ backward_trav_38([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_39: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_39([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s43: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
     {
-      const scalar_t *o0 = (b.grad1_kqv + (v_n) * sz_grad1_kqv);
-      const scalar_t *o1 = (b.grad2_kqv + (v_n) * sz_grad2_kqv);
-      scalar_t *t = (b.d_8 + (v_n) * sz_d_8);
+      const scalar_t *o0 = r_grad1_kqv;
+      const scalar_t *o1 = r_grad2_kqv;
+      scalar_t *t = r_d_8;
       HECTOR_FOR_ELEMENTS(i, sz_d_8) {
         const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_40: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_40([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s44: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
     {
-      const scalar_t *o0 = (b.d_8 + (v_n) * sz_d_8);
-      const scalar_t *o1 = (b.grad3_kqv + (v_n) * sz_grad3_kqv);
+      const scalar_t *o0 = r_d_8;
+      const scalar_t *o1 = r_grad3_kqv;
       scalar_t *t = (b.grad_kqv + (v_n) * sz_grad_kqv);
       HECTOR_FOR_ELEMENTS(i, sz_grad_kqv) {
         const scalar_t v = o0[i] + o1[i];
@@ -5064,97 +1439,6 @@ backward_trav_40([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_41: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_41([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *acc_s45 = scratch + INT64_C(0);
-  int64_t cur_s45 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = g.ntype_sorted_nodes[k];
     // s45: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_kqv + (v_n) * sz_grad_kqv);
@@ -5181,10 +1465,10 @@ backward_trav_41([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_44: access none, schedule warp_per_vertex feature_tile 32
+// @trav_14: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -5347,44 +1631,14 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   // @trav_1: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       forward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_1");
     }
   }
-  // @trav_2: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_2");
-    }
-  }
-  // @trav_3: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_3");
-    }
-  }
-  // @trav_4: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_4");
-    }
-  }
-  // @gemm_5: linear GEMM, rows edges
+  // @gemm_2: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -5400,79 +1654,9 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.k_rel;
     a.Y = b.alpha_0;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
   }
-  // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_6");
-    }
-  }
-  // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_7");
-    }
-  }
-  // @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_8");
-    }
-  }
-  // @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_9<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_9<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_9");
-    }
-  }
-  // @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_10");
-    }
-  }
-  // @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_11");
-    }
-  }
-  // @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_12");
-    }
-  }
-  // @gemm_13: linear GEMM, rows edges
+  // @gemm_3: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -5488,79 +1672,19 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.v_rel;
     a.Y = b.msg_0;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_13");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
   }
-  // @trav_14: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_14");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "forward_trav_4");
     }
   }
-  // @trav_15: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_15<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_15<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_15");
-    }
-  }
-  // @trav_16: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_16<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_16<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_16");
-    }
-  }
-  // @trav_17: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_17<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_17<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_17");
-    }
-  }
-  // @trav_18: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_18<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_18<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_18");
-    }
-  }
-  // @trav_19: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_19<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_19<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_19");
-    }
-  }
-  // @trav_20: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_20<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_20<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_20");
-    }
-  }
-  // @gemm_21: linear GEMM, rows nodes
+  // @gemm_5: linear GEMM, rows nodes
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
@@ -5576,36 +1700,16 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.out_lin_weight;
     a.Y = b.a_1;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_21");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
   }
-  // @trav_22: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_6: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = hp_in_dim;
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_22<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_22<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_22");
-    }
-  }
-  // @trav_23: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_23<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_23<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_23");
-    }
-  }
-  // @trav_24: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_24<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_24<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_24");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "forward_trav_6");
     }
   }
   }
@@ -5700,134 +1804,14 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   // @trav_0: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_0");
     }
   }
-  // @trav_1: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_1");
-    }
-  }
-  // @trav_2: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_2");
-    }
-  }
-  // @trav_3: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
-    }
-  }
-  // @trav_4: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_4");
-    }
-  }
-  // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_5");
-    }
-  }
-  // @trav_6: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_6");
-    }
-  }
-  // @trav_7: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_7");
-    }
-  }
-  // @trav_8: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_8");
-    }
-  }
-  // @trav_9: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_9<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_9<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_9");
-    }
-  }
-  // @trav_10: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(1);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_10");
-    }
-  }
-  // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_in_dim;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_11");
-    }
-  }
-  // @trav_12: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_12");
-    }
-  }
-  // @gemm_13: linear GEMM, rows nodes
+  // @gemm_1: linear GEMM, rows nodes
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
@@ -5843,9 +1827,9 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.out_lin_weight;
     a.Y = b.grad_a_0;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
   }
-  // @gemm_14: outer GEMM, rows nodes
+  // @gemm_2: outer GEMM, rows nodes
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -5864,99 +1848,29 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_out_lin_weight;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
   }
-  // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_15<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_15");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_3");
     }
   }
-  // @trav_16: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_in_dim;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_16<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_16<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_16");
-    }
-  }
-  // @trav_17: access coo, schedule warp_per_edge feature_tile 32
+  // @trav_4: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_17<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_17<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_17");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_4");
     }
   }
-  // @trav_18: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_18<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_18<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_18");
-    }
-  }
-  // @trav_19: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_19<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_19<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_19");
-    }
-  }
-  // @trav_20: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_20<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_20<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_20");
-    }
-  }
-  // @trav_21: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_21<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_21<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_21");
-    }
-  }
-  // @trav_22: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_22<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_22<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_22");
-    }
-  }
-  // @trav_23: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_23<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_23<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_23");
-    }
-  }
-  // @gemm_24: linear GEMM, rows edges
+  // @gemm_5: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -5974,9 +1888,9 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.scatter = g.src;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_24");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
   }
-  // @gemm_25: outer GEMM, rows edges
+  // @gemm_6: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -5995,89 +1909,29 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_v_rel;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_25");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
   }
-  // @trav_26: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_heads;
+    const int64_t scratch_size = (INT64_C(2) * hp_heads);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_26<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_26<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_26");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_7");
     }
   }
-  // @trav_27: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_27<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_27<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_27");
-    }
-  }
-  // @trav_28: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_28<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_28<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_28");
-    }
-  }
-  // @trav_29: access coo, schedule warp_per_edge feature_tile 32
+  // @trav_8: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = (INT64_C(3) * hp_heads);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_29<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_29<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_29");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_8");
     }
   }
-  // @trav_30: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_30<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_30<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_30");
-    }
-  }
-  // @trav_31: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = hp_heads;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_31<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_31<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_31");
-    }
-  }
-  // @trav_32: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_32<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_32<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_32");
-    }
-  }
-  // @trav_33: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_33<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_33<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_33");
-    }
-  }
-  // @gemm_34: linear GEMM, rows edges
+  // @gemm_9: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -6095,9 +1949,9 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.scatter = g.src;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_34");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
   }
-  // @gemm_35: outer GEMM, rows edges
+  // @gemm_10: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -6116,69 +1970,19 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_k_rel;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_35");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
   }
-  // @trav_36: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_11: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_36<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_36<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_36");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_11");
     }
   }
-  // @trav_37: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_37<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_37<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_37");
-    }
-  }
-  // @trav_38: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_38<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_38<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_38");
-    }
-  }
-  // @trav_39: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_39<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_39<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_39");
-    }
-  }
-  // @trav_40: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_40<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_40<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_40");
-    }
-  }
-  // @trav_41: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_41<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_41<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_41");
-    }
-  }
-  // @gemm_42: linear GEMM, rows nodes
+  // @gemm_12: linear GEMM, rows nodes
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_nodes;
@@ -6194,9 +1998,9 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.kqv_weight;
     a.Y = b.grad2_x;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_42");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
   }
-  // @gemm_43: outer GEMM, rows nodes
+  // @gemm_13: outer GEMM, rows nodes
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -6215,16 +2019,16 @@ backward_trav_44([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_kqv_weight;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_43");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
   }
-  // @trav_44: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_14: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
     const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_44<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_44<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_44");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_14");
     }
   }
   }

@@ -50,9 +50,17 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_alpha_max = scratch + INT64_C(0);
+  scalar_t *r_alpha_shifted = scratch + hp_heads;
+  scalar_t *r_msg = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
+    {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+    }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
@@ -67,53 +75,6 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
       // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
       {
         const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
@@ -124,61 +85,10 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
       // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
       {
         const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
+        scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
           const scalar_t v = o0[i];
           t[i] = hector::trav::max(t[i], v);
@@ -187,167 +97,10 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-      scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
+      scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const scalar_t *o1 = (b.alpha_max + (v_n) * sz_alpha_max);
-        scalar_t *t = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const scalar_t v = o0[i] - o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s8: alpha_exp[e] = exp(alpha_shifted[e])
-      {
-        const scalar_t *o0 = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const scalar_t v = hector::trav::exp(o0[i]);
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     {
       scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
@@ -355,6 +108,27 @@ forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
+      // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+      {
+        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+        const scalar_t *o1 = r_alpha_max;
+        scalar_t *t = r_alpha_shifted;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+          const scalar_t v = o0[i] - o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s8: alpha_exp[e] = exp(alpha_shifted[e])
+      {
+        const scalar_t *o0 = r_alpha_shifted;
+        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
+          const scalar_t v = hector::trav::exp(o0[i]);
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
       // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
       {
         const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -367,48 +141,10 @@ forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    {
+      scalar_t *t = r_h_0;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
+    }
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
@@ -423,119 +159,21 @@ forward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
       // s12: msg[e] = mul(alpha[e], msg_0[e])
       {
         const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
         const scalar_t *o1 = (b.outj + (v_e) * sz_outj);
-        scalar_t *t = (b.msg + (v_e) * sz_msg);
+        scalar_t *t = r_msg;
         HECTOR_FOR_ELEMENTS(i, sz_msg) {
           const scalar_t v = o0[i / hp_out_dim] * o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
       // s13: h_0[n] += copy(msg[e]) {segmented}
       {
-        const scalar_t *o0 = (b.msg + (v_e) * sz_msg);
-        scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
+        const scalar_t *o0 = r_msg;
+        scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           const scalar_t v = o0[i];
           t[i] += v;
@@ -544,51 +182,9 @@ forward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_13: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s15: h[n] = add(h_1[n], bias)
     {
-      const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
+      const scalar_t *o0 = r_h_0;
       const scalar_t *o1 = b.bias;
       scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
@@ -600,7 +196,7 @@ forward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_0: access none, schedule warp_per_vertex feature_tile 32
+// @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -655,6 +251,14 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
   scalar_t *acc_s0 = scratch + INT64_C(0);
+  scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
+  scalar_t *r_d_1 = scratch + (INT64_C(2) * hp_heads * hp_out_dim);
+  scalar_t *r_grad_alpha = scratch + (INT64_C(3) * hp_heads * hp_out_dim);
+  scalar_t *r_d_2 = scratch + (hp_heads + (INT64_C(3) * hp_heads * hp_out_dim));
+  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+  scalar_t *r_grad_alpha_sum = scratch + ((INT64_C(3) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+  scalar_t *r_grad2_alpha_exp = scratch + ((INT64_C(4) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+  scalar_t *r_grad_alpha_exp = scratch + ((INT64_C(5) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -678,6 +282,140 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
+    // s2: grad_msg[e] = copy(grad_h_0[n])
+    {
+      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+      scalar_t *t = r_grad_msg;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
+        const scalar_t v = o0[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_grad_alpha_sum;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
+      {
+        const scalar_t *o0 = r_grad_msg;
+        const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
+        scalar_t *t = r_d_1;
+        HECTOR_FOR_ELEMENTS(i, sz_d_1) {
+          const scalar_t v = o0[i] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
+      {
+        const scalar_t *o0 = r_d_1;
+        scalar_t *t = r_grad_alpha;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < hp_out_dim; ++t) {
+            v += o0[i * hp_out_dim + t];
+          }
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s5: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
+      {
+        const scalar_t *o0 = r_grad_msg;
+        const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+        scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
+        HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
+          const scalar_t v = o0[i] * o1[i / hp_out_dim];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+      {
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+          const scalar_t v = o0[i] / o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
+      {
+        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        scalar_t *t = r_d_2;
+        HECTOR_FOR_ELEMENTS(i, sz_d_2) {
+          const scalar_t v = o0[i] / o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
+      {
+        const scalar_t *o0 = r_grad_alpha;
+        const scalar_t *o1 = r_d_2;
+        scalar_t *t = r_d_3;
+        HECTOR_FOR_ELEMENTS(i, sz_d_3) {
+          const scalar_t v = o0[i] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
+      {
+        const scalar_t *o0 = r_d_3;
+        scalar_t *t = r_grad_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
+          const scalar_t v = -o0[i];
+          t[i] += v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    HECTOR_GROUP_SYNC();
+    // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
+    {
+      const scalar_t *o0 = r_grad_alpha_sum;
+      scalar_t *t = r_grad2_alpha_exp;
+      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
+        const scalar_t v = o0[i];
+        t[i] = v;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+      const int64_t v_e = g.dst_eid[k_e];
+      // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+      {
+        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *o1 = r_grad2_alpha_exp;
+        scalar_t *t = r_grad_alpha_exp;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+          const scalar_t v = o0[i] + o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+      {
+        const scalar_t *o0 = r_grad_alpha_exp;
+        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
+          const scalar_t v = o0[i] * o1[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
@@ -685,7 +423,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_1: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_1: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -739,926 +477,24 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad_msg = scratch + INT64_C(0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s2: grad_msg[e] = copy(grad_h_0[n])
-    {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const scalar_t v = o0[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
-      {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-        const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
-        scalar_t *t = (b.d_1 + (v_e) * sz_d_1);
-        HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
-      {
-        const scalar_t *o0 = (b.d_1 + (v_e) * sz_d_1);
-        scalar_t *t = (b.grad_alpha + (v_e) * sz_grad_alpha);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-          scalar_t v = 0;
-          for (int64_t t = 0; t < hp_out_dim; ++t) {
-            v += o0[i * hp_out_dim + t];
-          }
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s5: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
-      {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
-        const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
-        scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-          const scalar_t v = o0[i] * o1[i / hp_out_dim];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
-        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        scalar_t *t = (b.d_2 + (v_e) * sz_d_2);
-        HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
-      {
-        const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
-        const scalar_t *o1 = (b.d_2 + (v_e) * sz_d_2);
-        scalar_t *t = (b.d_3 + (v_e) * sz_d_3);
-        HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.d_3 + (v_e) * sz_d_3);
-        scalar_t *t = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-          const scalar_t v = -o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const scalar_t v = o0[i];
-        t[i] = v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) b.grad2_alpha_exp[v_e * sz_grad2_alpha_exp + i] = r_grad2_alpha_exp[i];
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-      {
-        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const scalar_t *o1 = (b.grad2_alpha_exp + (v_e) * sz_grad2_alpha_exp);
-        scalar_t *t = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-      {
-        const scalar_t *o0 = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_12: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_d_4 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
     {
       const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      scalar_t *t = (b.d_4 + (v_e) * sz_d_4);
+      scalar_t *t = r_d_4;
       HECTOR_FOR_ELEMENTS(i, sz_d_4) {
         const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_13: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
     // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
     {
       const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      const scalar_t *o1 = (b.d_4 + (v_e) * sz_d_4);
+      const scalar_t *o1 = r_d_4;
       scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
         const scalar_t v = o0[i] * o1[i];
@@ -1669,10 +505,10 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_20: access coo, schedule warp_per_edge feature_tile 32
+// @trav_8: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_20([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1740,10 +576,10 @@ backward_trav_20([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_23: access none, schedule warp_per_vertex feature_tile 32
+// @trav_11: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_23([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1811,10 +647,10 @@ backward_trav_23([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_24: access none, schedule block_per_type feature_tile 32
+// @trav_12: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1981,101 +817,11 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_4");
-    }
-  }
-  // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_5");
-    }
-  }
-  // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_6");
-    }
-  }
-  // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_7");
-    }
-  }
-  // @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_8");
-    }
-  }
-  // @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_9<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_9<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_9");
-    }
-  }
-  // @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_10");
-    }
-  }
-  // @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_11");
-    }
-  }
-  // @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_12");
-    }
-  }
-  // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_13");
     }
   }
   }
@@ -2133,147 +879,27 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
     hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
-  // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (hp_heads * hp_out_dim);
+    const int64_t scratch_size = ((INT64_C(6) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_0");
     }
   }
-  // @trav_1: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  // @trav_1: access coo, schedule warp_per_edge feature_tile 32
   {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (hp_heads * hp_out_dim);
+    const int64_t rows = g.num_edges;
+    const int64_t scratch_size = hp_heads;
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "backward_trav_1");
     }
   }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_2");
-    }
-  }
-  // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
-    }
-  }
-  // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_4");
-    }
-  }
-  // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_5");
-    }
-  }
-  // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_6");
-    }
-  }
-  // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_7");
-    }
-  }
-  // @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_8");
-    }
-  }
-  // @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_heads;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_9<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_9<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_9");
-    }
-  }
-  // @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_10");
-    }
-  }
-  // @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_11");
-    }
-  }
-  // @trav_12: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_12");
-    }
-  }
-  // @trav_13: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_13");
-    }
-  }
-  // @gemm_14: linear GEMM, rows edges
+  // @gemm_2: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2286,9 +912,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.k;
     a.Y = b.grad2_outj;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
   }
-  // @gemm_15: outer GEMM, rows edges
+  // @gemm_3: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2304,9 +930,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_k;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_15");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
   }
-  // @gemm_16: linear GEMM, rows edges
+  // @gemm_4: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2319,9 +945,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.W = b.q;
     a.Y = b.grad_outi;
     a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_16");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
   }
-  // @gemm_17: outer GEMM, rows edges
+  // @gemm_5: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2337,9 +963,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad_q;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_17");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
   }
-  // @gemm_18: linear GEMM, rows edges
+  // @gemm_6: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2357,9 +983,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.scatter = g.dst;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_18");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
   }
-  // @gemm_19: outer GEMM, rows edges
+  // @gemm_7: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2378,19 +1004,19 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad1_weight_;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_19");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
   }
-  // @trav_20: access coo, schedule warp_per_edge feature_tile 32
+  // @trav_8: access coo, schedule warp_per_edge feature_tile 32
   {
     const int64_t rows = g.num_edges;
     const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_20<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_20<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_20");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_8");
     }
   }
-  // @gemm_21: linear GEMM, rows edges
+  // @gemm_9: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2408,9 +1034,9 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.scatter = g.src;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_21");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
   }
-  // @gemm_22: outer GEMM, rows edges
+  // @gemm_10: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2429,26 +1055,26 @@ backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     a.dW = b.grad2_weight_;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_22");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
   }
-  // @trav_23: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_11: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
     const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_23<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_23<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_23");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_11");
     }
   }
-  // @trav_24: access none, schedule block_per_type feature_tile 32
+  // @trav_12: access none, schedule block_per_type feature_tile 32
   {
     const int64_t rows = g.num_etypes;
     const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_24<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_24<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_24");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_12");
     }
   }
   }

@@ -40,16 +40,24 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *r_alpha_max = scratch + INT64_C(0);
+    scalar_t *r_alpha_shifted = scratch + hp_heads;
+    scalar_t *r_msg = scratch + (INT64_C(2) * hp_heads);
+    scalar_t *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+      }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
@@ -64,53 +72,6 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         {
           const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
@@ -121,61 +82,10 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      {
-        scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
-      }
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         {
           const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
+          scalar_t *t = r_alpha_max;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
             const scalar_t v = o0[i];
             t[i] = hector::trav::max(t[i], v);
@@ -184,167 +94,10 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_GROUP_SYNC();
       }
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-        scalar_t *t = (b.alpha_max + (v_n) * sz_alpha_max);
+        scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          const scalar_t *o1 = (b.alpha_max + (v_n) * sz_alpha_max);
-          scalar_t *t = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-            const scalar_t v = o0[i] - o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s8: alpha_exp[e] = exp(alpha_shifted[e])
-        {
-          const scalar_t *o0 = (b.alpha_shifted + (v_e) * sz_alpha_shifted);
-          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-            const scalar_t v = hector::trav::exp(o0[i]);
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       {
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
@@ -352,6 +105,27 @@ void forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
+        // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+        {
+          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *o1 = r_alpha_max;
+          scalar_t *t = r_alpha_shifted;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+            const scalar_t v = o0[i] - o1[i];
+            t[i] = v;
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s8: alpha_exp[e] = exp(alpha_shifted[e])
+        {
+          const scalar_t *o0 = r_alpha_shifted;
+          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
+            const scalar_t v = hector::trav::exp(o0[i]);
+            t[i] = v;
+          }
+        }
+        HECTOR_GROUP_SYNC();
         // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
         {
           const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -364,48 +138,10 @@ void forward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
+      }
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
@@ -420,119 +156,21 @@ void forward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s12: msg[e] = mul(alpha[e], msg_0[e])
         {
           const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *o1 = (b.outj + (v_e) * sz_outj);
-          scalar_t *t = (b.msg + (v_e) * sz_msg);
+          scalar_t *t = r_msg;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
             const scalar_t v = o0[i / hp_out_dim] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      {
-        scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-      }
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s13: h_0[n] += copy(msg[e]) {segmented}
         {
-          const scalar_t *o0 = (b.msg + (v_e) * sz_msg);
-          scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
+          const scalar_t *o0 = r_msg;
+          scalar_t *t = r_h_0;
           HECTOR_FOR_ELEMENTS(i, sz_h_0) {
             const scalar_t v = o0[i];
             t[i] += v;
@@ -541,51 +179,9 @@ void forward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_13: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       // s15: h[n] = add(h_1[n], bias)
       {
-        const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
+        const scalar_t *o0 = r_h_0;
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h) {
@@ -598,7 +194,7 @@ void forward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_0: access none, schedule warp_per_vertex feature_tile 32
+// @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -644,7 +240,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = (hp_heads * hp_out_dim);
+  const int64_t scratch_size = ((INT64_C(6) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -652,6 +248,14 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *acc_s0 = scratch + INT64_C(0);
+    scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
+    scalar_t *r_d_1 = scratch + (INT64_C(2) * hp_heads * hp_out_dim);
+    scalar_t *r_grad_alpha = scratch + (INT64_C(3) * hp_heads * hp_out_dim);
+    scalar_t *r_d_2 = scratch + (hp_heads + (INT64_C(3) * hp_heads * hp_out_dim));
+    scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+    scalar_t *r_grad_alpha_sum = scratch + ((INT64_C(3) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+    scalar_t *r_grad2_alpha_exp = scratch + ((INT64_C(4) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
+    scalar_t *r_grad_alpha_exp = scratch + ((INT64_C(5) * hp_heads) + (INT64_C(3) * hp_heads * hp_out_dim));
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -675,71 +279,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    if (cur_s0 >= 0) {
-      scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
-    }
-  }
-}
-
-// @trav_1: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = (hp_heads * hp_out_dim);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad_msg = scratch + INT64_C(0);
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       // s2: grad_msg[e] = copy(grad_h_0[n])
       {
         const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -750,155 +289,28 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+      {
+        scalar_t *t = r_grad_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
       }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
         // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
         {
-          const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+          const scalar_t *o0 = r_grad_msg;
           const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
-          scalar_t *t = (b.d_1 + (v_e) * sz_d_1);
+          scalar_t *t = r_d_1;
           HECTOR_FOR_ELEMENTS(i, sz_d_1) {
             const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
         {
-          const scalar_t *o0 = (b.d_1 + (v_e) * sz_d_1);
-          scalar_t *t = (b.grad_alpha + (v_e) * sz_grad_alpha);
+          const scalar_t *o0 = r_d_1;
+          scalar_t *t = r_grad_alpha;
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_out_dim; ++t) {
@@ -908,74 +320,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s5: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
         {
-          const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+          const scalar_t *o0 = r_grad_msg;
           const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
           scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
           HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
@@ -984,74 +331,9 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
         {
-          const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
+          const scalar_t *o0 = r_grad_alpha;
           const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
           scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
           HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
@@ -1060,231 +342,32 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
         {
           const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.d_2 + (v_e) * sz_d_2);
+          scalar_t *t = r_d_2;
           HECTOR_FOR_ELEMENTS(i, sz_d_2) {
             const scalar_t v = o0[i] / o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
         {
-          const scalar_t *o0 = (b.grad_alpha + (v_e) * sz_grad_alpha);
-          const scalar_t *o1 = (b.d_2 + (v_e) * sz_d_2);
-          scalar_t *t = (b.d_3 + (v_e) * sz_d_3);
+          const scalar_t *o0 = r_grad_alpha;
+          const scalar_t *o1 = r_d_2;
+          scalar_t *t = r_d_3;
           HECTOR_FOR_ELEMENTS(i, sz_d_3) {
             const scalar_t v = o0[i] * o1[i];
             t[i] = v;
           }
         }
         HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      {
-        scalar_t *t = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
-      }
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
         // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
         {
-          const scalar_t *o0 = (b.d_3 + (v_e) * sz_d_3);
-          scalar_t *t = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
+          const scalar_t *o0 = r_d_3;
+          scalar_t *t = r_grad_alpha_sum;
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
             const scalar_t v = -o0[i];
             t[i] += v;
@@ -1293,13 +376,54 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
+      // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
+      {
+        const scalar_t *o0 = r_grad_alpha_sum;
+        scalar_t *t = r_grad2_alpha_exp;
+        HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
+          const scalar_t v = o0[i];
+          t[i] = v;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
+        const int64_t v_e = g.dst_eid[k_e];
+        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+        {
+          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *o1 = r_grad2_alpha_exp;
+          scalar_t *t = r_grad_alpha_exp;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+            const scalar_t v = o0[i] + o1[i];
+            t[i] = v;
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+        {
+          const scalar_t *o0 = r_grad_alpha_exp;
+          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
+            const scalar_t v = o0[i] * o1[i];
+            t[i] = v;
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+      HECTOR_GROUP_SYNC();
+    }
+    if (cur_s0 >= 0) {
+      scalar_t *t = b.grad_bias;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
     }
   }
 }
 
-// @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_1: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
-void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1350,312 +474,24 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-      {
-        const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) b.grad2_alpha_exp[v_e * sz_grad2_alpha_exp + i] = r_grad2_alpha_exp[i];
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        {
-          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *o1 = (b.grad2_alpha_exp + (v_e) * sz_grad2_alpha_exp);
-          scalar_t *t = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            const scalar_t v = o0[i] + o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-        {
-          const scalar_t *o0 = (b.grad_alpha_exp + (v_e) * sz_grad_alpha_exp);
-          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-            const scalar_t v = o0[i] * o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_12: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *r_d_4 = scratch + INT64_C(0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
       // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
       {
         const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        scalar_t *t = (b.d_4 + (v_e) * sz_d_4);
+        scalar_t *t = r_d_4;
         HECTOR_FOR_ELEMENTS(i, sz_d_4) {
           const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_13: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_e = k;
       // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
       {
         const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        const scalar_t *o1 = (b.d_4 + (v_e) * sz_d_4);
+        const scalar_t *o1 = r_d_4;
         scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
           const scalar_t v = o0[i] * o1[i];
@@ -1667,9 +503,9 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_20: access coo, schedule warp_per_edge feature_tile 32
+// @trav_8: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
-void backward_trav_20([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1738,9 +574,9 @@ void backward_trav_20([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_23: access none, schedule warp_per_vertex feature_tile 32
+// @trav_11: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_23([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1809,9 +645,9 @@ void backward_trav_23([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_24: access none, schedule block_per_type feature_tile 32
+// @trav_12: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t>
-void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1976,15 +812,6 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     hector::templates::segmentGemmCpu(a);
   }
   forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_9<scalar_t>(g, gv, b, hp); // @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
@@ -2039,21 +866,9 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
     std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
-  backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32
-  backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_9<scalar_t>(g, gv, b, hp); // @trav_9: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access coo, schedule warp_per_edge feature_tile 32
-  backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access coo, schedule warp_per_edge feature_tile 32
-  // @gemm_14: linear GEMM, rows edges
+  backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+  // @gemm_2: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2068,7 +883,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_15: outer GEMM, rows edges
+  // @gemm_3: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2086,7 +901,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_16: linear GEMM, rows edges
+  // @gemm_4: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2101,7 +916,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_17: outer GEMM, rows edges
+  // @gemm_5: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2119,7 +934,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_18: linear GEMM, rows edges
+  // @gemm_6: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2139,7 +954,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_19: outer GEMM, rows edges
+  // @gemm_7: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2160,8 +975,8 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_20<scalar_t>(g, gv, b, hp); // @trav_20: access coo, schedule warp_per_edge feature_tile 32
-  // @gemm_21: linear GEMM, rows edges
+  backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+  // @gemm_9: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -2181,7 +996,7 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_22: outer GEMM, rows edges
+  // @gemm_10: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2202,8 +1017,8 @@ void backward_trav_24([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_23<scalar_t>(g, gv, b, hp); // @trav_23: access none, schedule warp_per_vertex feature_tile 32
-  backward_trav_24<scalar_t>(g, gv, b, hp); // @trav_24: access none, schedule block_per_type feature_tile 32
+  backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+  backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule block_per_type feature_tile 32
   }
 
   // The scalar types the torch binding dispatches to.

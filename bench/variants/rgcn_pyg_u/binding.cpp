@@ -80,12 +80,8 @@ namespace hector_gen::rgcn_pyg_u {
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_h_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h_0 = t_h_0.data_ptr<scalar_t>();
-    at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_out_dim}, options);
-    b.h_1 = t_h_1.data_ptr<scalar_t>();
     at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h_2 = t_h_2.data_ptr<scalar_t>();
-    at::Tensor t_h_3 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_3 = t_h_3.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
     runOn(

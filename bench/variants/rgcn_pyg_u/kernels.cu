@@ -14,7 +14,7 @@
 namespace hector_gen::rgcn_pyg_u {
   namespace {
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -37,55 +37,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    {
-      scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s1: h_0[n] += div(h_1[e], rel_in_degree[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.h_1 + (v_e) * sz_h_1);
-        const scalar_t *o1 = (gv.rel_in_degree + v_e);
-        scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          const scalar_t v = o0[i] / o1[i / hp_out_dim];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_3: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  scalar_t *r_h_3 = scratch + INT64_C(0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -93,45 +45,16 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
       const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-      scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
+      scalar_t *t = r_h_3;
       HECTOR_FOR_ELEMENTS(i, sz_h_3) {
         const scalar_t v = o0[i] + o1[i];
         t[i] = v;
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     // s4: h[n] = add(h_3[n], bias)
     {
-      const scalar_t *o0 = (b.h_3 + (v_n) * sz_h_3);
+      const scalar_t *o0 = r_h_3;
       const scalar_t *o1 = b.bias;
       scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENTS(i, sz_h) {
@@ -143,7 +66,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
+// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
@@ -192,41 +115,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-  }
-  if (cur_s0 >= 0) {
-    scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
-  }
-}
-
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
     HECTOR_GROUP_SYNC();
     for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
       const int64_t v_e = g.dst_eid[k_e];
@@ -244,12 +132,16 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
   }
+  if (cur_s0 >= 0) {
+    scalar_t *t = b.grad_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+  }
 }
 
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 __global__ void __launch_bounds__(256)
-backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -305,6 +197,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    hector::trav::check(cudaMemsetAsync(b.h_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_h_0), stream), "zero-fill h_0");
   // @gemm_0: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -319,8 +212,14 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     a.numSlices = g.num_etypes;
     a.transposeW = false;
     a.W = b.weight_;
-    a.Y = b.h_1;
-    a.scatter = nullptr;
+    a.Y = b.h_0;
+    a.scatter = g.dst;
+    a.accumulate = true;
+    a.atomic = true;
+    a.epilogue = hector::templates::EpilogueOp::Div;
+    a.scale = gv.rel_in_degree;
+    a.scaleGather = nullptr;
+    a.scalePerHead = false;
     hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
   }
   // @gemm_1: linear GEMM, rows nodes
@@ -338,34 +237,14 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     a.scatter = nullptr;
     hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
   }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  // @trav_2: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
+    const int64_t scratch_size = hp_out_dim;
     if (rows > 0) {
       const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
       forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
       hector::trav::check(cudaGetLastError(), "forward_trav_2");
-    }
-  }
-  // @trav_3: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_3");
-    }
-  }
-  // @trav_4: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_4");
     }
   }
   }
@@ -424,7 +303,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     a.atomic = true;
     hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
   }
-  // @trav_2: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
     const int64_t scratch_size = hp_out_dim;
@@ -434,17 +313,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       hector::trav::check(cudaGetLastError(), "backward_trav_2");
     }
   }
-  // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
-    }
-  }
-  // @gemm_4: linear GEMM, rows edges
+  // @gemm_3: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -462,9 +331,9 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     a.scatter = g.src;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
   }
-  // @gemm_5: outer GEMM, rows edges
+  // @gemm_4: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -483,16 +352,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     a.dW = b.grad_weight_;
     a.accumulate = true;
     a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
   }
-  // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+  // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   {
     const int64_t rows = g.num_nodes;
     const int64_t scratch_size = INT64_C(0);
     if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_6");
+      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+      backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+      hector::trav::check(cudaGetLastError(), "backward_trav_5");
     }
   }
   }

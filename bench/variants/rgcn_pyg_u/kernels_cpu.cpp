@@ -12,7 +12,7 @@
 namespace hector_gen::rgcn_pyg_u {
   namespace {
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -27,62 +27,14 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_size = INT64_C(0);
+  const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      {
-        scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-      }
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s1: h_0[n] += div(h_1[e], rel_in_degree[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.h_1 + (v_e) * sz_h_1);
-          const scalar_t *o1 = (gv.rel_in_degree + v_e);
-          scalar_t *t = (b.h_0 + (v_n) * sz_h_0);
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const scalar_t v = o0[i] / o1[i / hp_out_dim];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_3: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *r_h_3 = scratch + INT64_C(0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -90,45 +42,16 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       {
         const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
         const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-        scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
+        scalar_t *t = r_h_3;
         HECTOR_FOR_ELEMENTS(i, sz_h_3) {
           const scalar_t v = o0[i] + o1[i];
           t[i] = v;
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       // s4: h[n] = add(h_3[n], bias)
       {
-        const scalar_t *o0 = (b.h_3 + (v_n) * sz_h_3);
+        const scalar_t *o0 = r_h_3;
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h) {
@@ -141,7 +64,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   }
 }
 
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
+// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -189,41 +112,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-    }
-    if (cur_s0 >= 0) {
-      scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
-    }
-  }
-}
-
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
       HECTOR_GROUP_SYNC();
       for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
         const int64_t v_e = g.dst_eid[k_e];
@@ -241,12 +129,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
     }
+    if (cur_s0 >= 0) {
+      scalar_t *t = b.grad_bias;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    }
   }
 }
 
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -302,6 +194,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    std::fill(b.h_0, b.h_0 + static_cast<size_t>(g.num_nodes * sz_h_0), scalar_t(0));
   // @gemm_0: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -316,8 +209,14 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     a.numSlices = g.num_etypes;
     a.transposeW = false;
     a.W = b.weight_;
-    a.Y = b.h_1;
-    a.scatter = nullptr;
+    a.Y = b.h_0;
+    a.scatter = g.dst;
+    a.accumulate = true;
+    a.atomic = true;
+    a.epilogue = hector::templates::EpilogueOp::Div;
+    a.scale = gv.rel_in_degree;
+    a.scaleGather = nullptr;
+    a.scalePerHead = false;
     hector::templates::segmentGemmCpu(a);
   }
   // @gemm_1: linear GEMM, rows nodes
@@ -335,9 +234,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     a.scatter = nullptr;
     hector::templates::segmentGemmCpu(a);
   }
-  forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access none, schedule warp_per_vertex feature_tile 32
-  forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access none, schedule warp_per_vertex feature_tile 32
+  forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
@@ -393,9 +290,8 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access none, schedule warp_per_vertex feature_tile 32
-  backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  // @gemm_4: linear GEMM, rows edges
+  backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+  // @gemm_3: linear GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.M = g.num_edges;
@@ -415,7 +311,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  // @gemm_5: outer GEMM, rows edges
+  // @gemm_4: outer GEMM, rows edges
   {
     hector::templates::SegmentGemmArgsT<scalar_t> a;
     a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -436,7 +332,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     a.atomic = true;
     hector::templates::segmentGemmCpu(a);
   }
-  backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+  backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
 
   // The scalar types the torch binding dispatches to.

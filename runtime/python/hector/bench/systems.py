@@ -19,7 +19,7 @@ Systems registered here:
              problem's PyG state_dict (Hector's best, as a user runs it);
              hector-u, hector-c, hector-r, hector-cr: the optimisation
              ablation, each the *_pyg model compiled with some of hectorc's
-             optimisations off (u: -fno-reorder -fno-compact -fno-fuse;
+             optimisations off (u: -fno-reorder -fno-compact;
              c: -fno-reorder; r: -fno-compact; cr: all on, the bundled
              library) and run by LayerLibrary.run on the shared PyG weights;
              hector-interpreter: the bundled *_pyg models run by the IR
@@ -308,7 +308,7 @@ register(System("hector-interpreter", "hector", ("rgcn", "rgat", "hgt"),
 # bundled generated/<model>_pyg/; the others are bench/variants/<model>_pyg_<v>/
 # (scripts/bench-variants.sh holds the same table).
 VARIANTS = OrderedDict([
-    ("u", "-fno-reorder -fno-compact -fno-fuse (unoptimised)"),
+    ("u", "-fno-reorder -fno-compact (unoptimised; fusion on)"),
     ("c", "-fno-reorder (compact materialization only)"),
     ("r", "-fno-compact (linear operator reordering only)"),
     ("cr", "all optimisations (the bundled library)"),
