@@ -37,6 +37,17 @@ public:
     --indent_;
     raw("}" + tail);
   }
+  /// Appends each line of `text` (written at indentation 0) indented.
+  void lines(const std::string &text) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const size_t end = text.find('\n', pos);
+      raw(text.substr(pos, end == std::string::npos ? end : end - pos));
+      if (end == std::string::npos)
+        break;
+      pos = end + 1;
+    }
+  }
   /// Appends already indented multi-line text verbatim.
   void verbatim(const std::string &text) { out_ += text; }
 

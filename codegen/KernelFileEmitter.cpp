@@ -76,15 +76,7 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target) {
                       p.program().name +
                       " is a fallback instance (run by the interpreter); the "
                       "emitters have no code for it"};
-    CodeWriter block(1);
-    // Re-indent the instance's lines into the function body.
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const size_t end = text.find('\n', pos);
-      block.raw(text.substr(pos, end - pos));
-      pos = end + 1;
-    }
-    w.verbatim(block.str());
+    w.lines(text);
   }
   w.close();
 }

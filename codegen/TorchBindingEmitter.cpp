@@ -29,6 +29,19 @@ std::vector<const ir::ValueDecl *> tensorArgs(const intra::Program &p) {
   return args;
 }
 
+/// The saved values runForward returns after the outputs: the temps (the
+/// backward gets arguments and outputs from autograd's saved variables).
+std::vector<std::string> savedTemps(const ProgramLayout &fwd,
+                                    const std::vector<std::string> &saved) {
+  std::vector<std::string> temps;
+  for (const std::string &s : saved) {
+    const ir::ValueDecl &d = fwd.layout(s).decl;
+    if (d.kind != ir::ValueKind::Output && !isArgument(d))
+      temps.push_back(s);
+  }
+  return temps;
+}
+
 std::vector<const ir::ValueDecl *> outputsOf(const intra::Program &p) {
   std::vector<const ir::ValueDecl *> out;
   for (const intra::ValueLayout &l : p.layouts)
@@ -215,10 +228,8 @@ void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
   std::vector<std::string> results;
   for (const ir::ValueDecl *d : outputsOf(p))
     results.push_back(resultTensor(fwd, d->name));
-  for (const std::string &s : saved)
-    if (fwd.layout(s).decl.kind != ir::ValueKind::Output &&
-        !isArgument(fwd.layout(s).decl))
-      results.push_back(resultTensor(fwd, s));
+  for (const std::string &s : savedTemps(fwd, saved))
+    results.push_back(resultTensor(fwd, s));
   std::string list;
   for (size_t i = 0; i < results.size(); ++i)
     list += (i ? ", " : "") + results[i];
@@ -305,11 +316,7 @@ void printAutogradFunction(CodeWriter &w, const ProgramLayout &fwd,
     callArgs += ", " + argName(d->name);
   }
   // Saved temps come back from runForward after the outputs, in order.
-  std::vector<std::string> temps;
-  for (const std::string &s : saved)
-    if (fwd.layout(s).decl.kind != ir::ValueKind::Output &&
-        !isArgument(fwd.layout(s).decl))
-      temps.push_back(s);
+  const std::vector<std::string> temps = savedTemps(fwd, saved);
   // Values the backward reads that autograd must keep with version
   // checks: the forward's arguments and outputs.
   std::vector<std::string> kept;

@@ -39,12 +39,16 @@ struct Slot {
   ir::Dim size;
 };
 
-/// Prints one traversal instance's row body and collects the scratch it
-/// needs. Shared by both targets.
+/// Prints one traversal instance's row body. Its scratch slots and row
+/// range are known on construction (the launch code needs them without
+/// the body). Shared by both targets.
 class NestPrinter {
 public:
   NestPrinter(const ProgramLayout &layout, const intra::TraversalInstance &t)
-      : layout_(layout), inst_(t) {}
+      : layout_(layout), inst_(t) {
+    collectSlots();
+    chooseRows();
+  }
 
   void print(CodeWriter &w);
 
@@ -55,8 +59,7 @@ public:
     std::string slot, target;
   };
   const std::vector<Partial> &partials() const { return partials_; }
-  /// The row loop's C++ variable for top-level row k ("v_e = k").
-  std::string rowBinding() const { return rowBinding_; }
+  /// The number of top-level rows ("g.num_edges").
   std::string rowCount() const { return rowCount_; }
 
   /// Emits the flush of a partial accumulator into its target row.
@@ -64,10 +67,10 @@ public:
 
 private:
   void collectSlots();
+  void chooseRows();
   void addSlot(const std::string &name, const ir::Dim &size);
   std::string rowExpr(const ir::IndexPath &path) const;
   std::string operandPtr(const ir::Access &a) const;
-  std::string targetRowPtr(const ir::Access &a) const;
   std::string sizeOf(const std::string &value) const {
     return sizeLocal(value);
   }
@@ -175,10 +178,6 @@ std::string NestPrinter::operandPtr(const ir::Access &a) const {
          ")";
 }
 
-std::string NestPrinter::targetRowPtr(const ir::Access &a) const {
-  return operandPtr(a);
-}
-
 void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {
   const std::string root = layout_.root(p.target);
   const std::string base =
@@ -226,12 +225,12 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
       w.line("scalar_t *t = {};", registerLocal(target));
       pendingStores_.push_back(&s);
     } else {
-      w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
+      w.line("scalar_t *t = {};", operandPtr(stmt.target));
     }
     store = "t[i] = v;";
     break;
   case ReductionScheme::Segmented:
-    w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
+    w.line("scalar_t *t = {};", operandPtr(stmt.target));
     store = stmt.reduce == ir::Reduce::Max ? "t[i] = hector::trav::max(t[i], v);"
                                            : "t[i] += v;";
     break;
@@ -240,7 +239,7 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
       throw EmitError{fmt::format(
           "@{}: s{}: an atomic {} reduction is not supported by the emitters",
           inst_.name, s.id, ir::reduceToken(stmt.reduce))};
-    w.line("scalar_t *t = {};", targetRowPtr(stmt.target));
+    w.line("scalar_t *t = {};", operandPtr(stmt.target));
     store = "hector::trav::atomicAdd(t + i, v);";
     break;
   case ReductionScheme::PartialAtomic: {
@@ -284,7 +283,7 @@ void NestPrinter::printSegmentedInit(CodeWriter &w, const TravLoop &sub) {
                            ? "-hector::trav::infinity<scalar_t>()"
                            : "scalar_t(0)";
     w.open("");
-    w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
+    w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
     w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = {};",
            sizeOf(s->stmt.target.value), init);
     w.close();
@@ -301,12 +300,12 @@ void NestPrinter::printSegmentedFinish(CodeWriter &w, const TravLoop &sub,
     if (s->stmt.reduce == ir::Reduce::Max) {
       // The max of no contributions is 0 (docs/ir.md).
       w.open(fmt::format("if ({} == 0)", degree));
-      w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
+      w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
       w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = scalar_t(0);", size);
       w.close();
     } else if (s->stmt.reduce == ir::Reduce::Mean) {
       w.open(fmt::format("if ({} > 0)", degree));
-      w.line("scalar_t *t = {};", targetRowPtr(s->stmt.target));
+      w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
       w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] /= static_cast<scalar_t>({});",
              size, degree);
       w.close();
@@ -373,11 +372,11 @@ bool hasPartialInto(const ProgramLayout &layout,
   return found;
 }
 
-void NestPrinter::print(CodeWriter &w) {
-  collectSlots();
+/// The top-level rows: how many, and which row the k-th one is (the
+/// edge id `k`, or the k-th of an order that keeps partial-atomic targets
+/// together).
+void NestPrinter::chooseRows() {
   const TravLoop &root = *inst_.root;
-  const std::string v = loopVarLocal(root.var);
-  const ir::Space space = ir::loopVarSpace(root.kind);
   switch (root.kind) {
   case ir::LoopKind::Edges:
     rowCount_ = "g.num_edges";
@@ -409,7 +408,12 @@ void NestPrinter::print(CodeWriter &w) {
     throw EmitError{"@" + inst_.name + ": a top-level '" +
                     ir::loopKindName(root.kind) + "' loop"};
   }
-  scope_[root.var] = Binding{v, space, "", std::nullopt};
+}
+
+void NestPrinter::print(CodeWriter &w) {
+  const TravLoop &root = *inst_.root;
+  const std::string v = loopVarLocal(root.var);
+  scope_[root.var] = Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt};
   w.line("const int64_t {} = {};", v, rowBinding_);
   printLoopBody(w, root);
   scope_.erase(root.var);
@@ -541,9 +545,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
     w.line("{}<scalar_t>(g, gv, b, hp); // {}", name, scheduleComment(t));
     return w.str();
   }
-  NestPrinter nest(layout, t);
-  CodeWriter scratchProbe;
-  nest.print(scratchProbe); // collects the slots
+  const NestPrinter nest(layout, t);
   w.line("// {}", scheduleComment(t));
   w.open("");
   w.line("const int64_t rows = {};", nest.rowCount());

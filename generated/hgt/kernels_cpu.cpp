@@ -1072,111 +1072,111 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
     [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  // @gemm_0: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.K;
-    a.Y = b.k_0;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_1: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.V;
-    a.Y = b.m_0;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_2: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.k_0;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.W_att;
-    a.Y = b.att_0;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_3: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.m_0;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.W_msg;
-    a.Y = b.msg;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_4: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.dst;
-    a.rowType = g.edge_dst_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.Q;
-    a.Y = b.q_0;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  // @gemm_6: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.t_0;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.A;
-    a.Y = b.h_0;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  forward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
+    // @gemm_0: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.K;
+      a.Y = b.k_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_1: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.V;
+      a.Y = b.m_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_2: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k_0;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W_att;
+      a.Y = b.att_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_3: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.m_0;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W_msg;
+      a.Y = b.msg;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.dst;
+      a.rowType = g.edge_dst_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.Q;
+      a.Y = b.q_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_6: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.t_0;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.A;
+      a.Y = b.h_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    forward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
@@ -1263,240 +1263,240 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
     std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
     std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
-  backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  // @gemm_1: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_h_0;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.A;
-    a.Y = b.grad_t;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_2: outer GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.t;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.grad_h_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_A;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  // @gemm_4: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.grad_msg;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.W_msg;
-    a.Y = b.grad_m;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_5: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.m;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_msg;
-    a.gatherB = nullptr;
-    a.dW = b.grad_W_msg;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-  // @gemm_7: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_q;
-    a.gather = nullptr;
-    a.rowType = g.edge_dst_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.Q;
-    a.Y = b.grad2_x;
-    a.scatter = g.dst;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_8: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.dst;
-    a.rowType = g.edge_dst_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.grad_q;
-    a.gatherB = nullptr;
-    a.dW = b.grad_Q;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_9: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.grad_att_0;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.W_att;
-    a.Y = b.grad_k;
-    a.scatter = nullptr;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_10: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.k;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_att_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_W_att;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_11: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_m;
-    a.gather = nullptr;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.V;
-    a.Y = b.grad3_x;
-    a.scatter = g.pair_src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_12: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.grad_m;
-    a.gatherB = nullptr;
-    a.dW = b.grad_V;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_13: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_k;
-    a.gather = nullptr;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.K;
-    a.Y = b.grad4_x;
-    a.scatter = g.pair_src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  // @gemm_14: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.rowType = g.pair_src_ntype;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.grad_k;
-    a.gatherB = nullptr;
-    a.dW = b.grad_K;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::templates::segmentGemmCpu(a);
-  }
-  backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+    backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_1: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_h_0;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.A;
+      a.Y = b.grad_t;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_2: outer GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.t;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.grad_h_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_A;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_4: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.grad_msg;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.W_msg;
+      a.Y = b.grad_m;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_5: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.m;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_msg;
+      a.gatherB = nullptr;
+      a.dW = b.grad_W_msg;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
+    // @gemm_7: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_q;
+      a.gather = nullptr;
+      a.rowType = g.edge_dst_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.Q;
+      a.Y = b.grad2_x;
+      a.scatter = g.dst;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_8: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.dst;
+      a.rowType = g.edge_dst_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.grad_q;
+      a.gatherB = nullptr;
+      a.dW = b.grad_Q;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_9: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.grad_att_0;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.W_att;
+      a.Y = b.grad_k;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_10: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_att_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_W_att;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_11: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_m;
+      a.gather = nullptr;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.V;
+      a.Y = b.grad3_x;
+      a.scatter = g.pair_src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_12: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.grad_m;
+      a.gatherB = nullptr;
+      a.dW = b.grad_V;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_13: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_k;
+      a.gather = nullptr;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.K;
+      a.Y = b.grad4_x;
+      a.scatter = g.pair_src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_14: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.rowType = g.pair_src_ntype;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.grad_k;
+      a.gatherB = nullptr;
+      a.dW = b.grad_K;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
   }
 
   // The scalar types the torch binding dispatches to.

@@ -277,48 +277,48 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  // @gemm_0: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.W;
-    a.Y = b.msg_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-  }
-  // @gemm_1: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.W = b.W_self;
-    a.Y = b.h_1;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
-  }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(3) * hp_out_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_2");
+    // @gemm_0: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W;
+      a.Y = b.msg_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-  }
+    // @gemm_1: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.W_self;
+      a.Y = b.h_1;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
+    }
+    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(3) * hp_out_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_2");
+      }
+    }
   }
 
   template <typename scalar_t>
@@ -344,108 +344,108 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
     hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-  // @gemm_0: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_out_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_h;
-    a.gather = nullptr;
-    a.transposeW = true;
-    a.W = b.W_self;
-    a.Y = b.grad1_x;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
-  }
-  // @gemm_1: outer GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.B = b.grad_h;
-    a.gatherB = nullptr;
-    a.dW = b.grad_W_self;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-  }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_2");
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_out_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_h;
+      a.gather = nullptr;
+      a.transposeW = true;
+      a.W = b.W_self;
+      a.Y = b.grad1_x;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
     }
-  }
-  // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    // @gemm_1: outer GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.B = b.grad_h;
+      a.gatherB = nullptr;
+      a.dW = b.grad_W_self;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
     }
-  }
-  // @gemm_4: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_out_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_msg_0;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.W;
-    a.Y = b.grad2_x;
-    a.scatter = g.pair_src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-  }
-  // @gemm_5: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_msg_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_W;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-  }
-  // @trav_6: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_6");
+    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
     }
-  }
+    // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_edges;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+      }
+    }
+    // @gemm_4: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_out_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_msg_0;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.W;
+      a.Y = b.grad2_x;
+      a.scatter = g.pair_src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+    }
+    // @gemm_5: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_msg_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_W;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+    }
+    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_6");
+      }
+    }
   }
 
   // The scalar types the torch binding dispatches to.

@@ -1610,108 +1610,108 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
     [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  // @gemm_0: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = (INT64_C(3) * hp_in_dim);
-    a.H = 1;
-    a.X = b.x;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.kqv_weight;
-    a.Y = b.kqv_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-  }
-  // @trav_1: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_1");
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = (INT64_C(3) * hp_in_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.kqv_weight;
+      a.Y = b.kqv_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-  }
-  // @gemm_2: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.k_0;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.k_rel;
-    a.Y = b.alpha_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
-  }
-  // @gemm_3: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.v_0;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.v_rel;
-    a.Y = b.msg_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
-  }
-  // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_4");
+    // @trav_1: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_1");
+      }
     }
-  }
-  // @gemm_5: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.a_0;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = true;
-    a.W = b.out_lin_weight;
-    a.Y = b.a_1;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
-  }
-  // @trav_6: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_in_dim;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_6");
+    // @gemm_2: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k_0;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.k_rel;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
-  }
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.v_0;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.v_rel;
+      a.Y = b.msg_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
+    }
+    // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+      }
+    }
+    // @gemm_5: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.a_0;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.out_lin_weight;
+      a.Y = b.a_1;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
+    }
+    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = hp_in_dim;
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_6");
+      }
+    }
   }
 
   template <typename scalar_t>
@@ -1801,236 +1801,236 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
     hector::trav::check(cudaMemsetAsync(b.grad_v, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_v), stream), "zero-fill grad_v");
     hector::trav::check(cudaMemsetAsync(b.grad_v_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_v_rel), stream), "zero-fill grad_v_rel");
-  // @trav_0: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_0");
+    // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_0");
+      }
     }
-  }
-  // @gemm_1: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_a;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.out_lin_weight;
-    a.Y = b.grad_a_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-  }
-  // @gemm_2: outer GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_a;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.a_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_out_lin_weight;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
-  }
-  // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    // @gemm_1: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_a;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.out_lin_weight;
+      a.Y = b.grad_a_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
     }
-  }
-  // @trav_4: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_4");
+    // @gemm_2: outer GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_a;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.a_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_out_lin_weight;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
     }
-  }
-  // @gemm_5: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.grad_msg_0;
-    a.gather = nullptr;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.v_rel;
-    a.Y = b.grad_v;
-    a.scatter = g.src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-  }
-  // @gemm_6: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.v;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_msg_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_v_rel;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
-  }
-  // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(2) * hp_heads);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_7");
+    // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+      }
     }
-  }
-  // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = (INT64_C(3) * hp_heads);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_8");
+    // @trav_4: access coo, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_edges;
+      const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_4");
+      }
     }
-  }
-  // @gemm_9: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.grad_alpha_0;
-    a.gather = nullptr;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.k_rel;
-    a.Y = b.grad_k;
-    a.scatter = g.src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
-  }
-  // @gemm_10: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = (hp_in_dim / hp_heads);
-    a.N = (hp_in_dim / hp_heads);
-    a.H = hp_heads;
-    a.X = b.k;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_alpha_0;
-    a.gatherB = nullptr;
-    a.dW = b.grad_k_rel;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
-  }
-  // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_11");
+    // @gemm_5: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.grad_msg_0;
+      a.gather = nullptr;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.v_rel;
+      a.Y = b.grad_v;
+      a.scatter = g.src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
-  }
-  // @gemm_12: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = (INT64_C(3) * hp_in_dim);
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_kqv;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.W = b.kqv_weight;
-    a.Y = b.grad2_x;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
-  }
-  // @gemm_13: outer GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_nodes;
-    a.K = (INT64_C(3) * hp_in_dim);
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_kqv;
-    a.gather = nullptr;
-    a.rowIds = g.ntype_sorted_nodes;
-    a.segmentPtr = g.ntype_ptr;
-    a.numSlices = g.num_ntypes;
-    a.transposeW = false;
-    a.B = b.x;
-    a.gatherB = nullptr;
-    a.dW = b.grad_kqv_weight;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
-  }
-  // @trav_14: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_14");
+    // @gemm_6: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.v;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_msg_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_v_rel;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
     }
-  }
+    // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(2) * hp_heads);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_7");
+      }
+    }
+    // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_edges;
+      const int64_t scratch_size = (INT64_C(3) * hp_heads);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_8");
+      }
+    }
+    // @gemm_9: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.grad_alpha_0;
+      a.gather = nullptr;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.k_rel;
+      a.Y = b.grad_k;
+      a.scatter = g.src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+    }
+    // @gemm_10: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_alpha_0;
+      a.gatherB = nullptr;
+      a.dW = b.grad_k_rel;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+    }
+    // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_11");
+      }
+    }
+    // @gemm_12: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = (INT64_C(3) * hp_in_dim);
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_kqv;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.W = b.kqv_weight;
+      a.Y = b.grad2_x;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+    }
+    // @gemm_13: outer GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_nodes;
+      a.K = (INT64_C(3) * hp_in_dim);
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_kqv;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = false;
+      a.B = b.x;
+      a.gatherB = nullptr;
+      a.dW = b.grad_kqv_weight;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+    }
+    // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_14");
+      }
+    }
   }
 
   // The scalar types the torch binding dispatches to.

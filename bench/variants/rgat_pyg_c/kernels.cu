@@ -881,81 +881,81 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  // @gemm_0: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.weight_;
-    a.Y = b.outj;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-  }
-  // @gemm_1: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_heads;
-    a.H = 1;
-    a.X = b.outj;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.W = b.k;
-    a.Y = b.alpha_1;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
-  }
-  // @gemm_2: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.dst;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.weight_;
-    a.Y = b.outi;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
-  }
-  // @gemm_3: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_heads;
-    a.H = 1;
-    a.X = b.outi;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.W = b.q;
-    a.Y = b.alpha_0;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
-  }
-  // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_4");
+    // @gemm_0: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.weight_;
+      a.Y = b.outj;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-  }
+    // @gemm_1: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.outj;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.k;
+      a.Y = b.alpha_1;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
+    }
+    // @gemm_2: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.dst;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.weight_;
+      a.Y = b.outi;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
+    }
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.outi;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.q;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
+    }
+    // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+      }
+    }
   }
 
   template <typename scalar_t>
@@ -1015,222 +1015,222 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
     hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
     hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
-  // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_0");
+    // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_0");
+      }
     }
-  }
-  // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_1");
+    // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_edges;
+      const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_1");
+      }
     }
-  }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = (INT64_C(2) * hp_heads);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_2");
+    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = (INT64_C(2) * hp_heads);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
     }
-  }
-  // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_edges;
-    const int64_t scratch_size = hp_heads;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_edges;
+      const int64_t scratch_size = hp_heads;
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+      }
     }
-  }
-  // @gemm_4: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_heads;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.grad_alpha_2;
-    a.gather = nullptr;
-    a.transposeW = true;
-    a.W = b.q;
-    a.Y = b.grad_outi;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-  }
-  // @gemm_5: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_heads;
-    a.H = 1;
-    a.X = b.outi;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.B = b.grad_alpha_2;
-    a.gatherB = nullptr;
-    a.dW = b.grad_q;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-  }
-  // @gemm_6: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_outi;
-    a.gather = nullptr;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.weight_;
-    a.Y = b.grad1_x;
-    a.scatter = g.dst;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
-  }
-  // @gemm_7: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.dst;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_outi;
-    a.gatherB = nullptr;
-    a.dW = b.grad1_weight_;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
-  }
-  // @gemm_8: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = hp_heads;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.grad_alpha_1;
-    a.gather = nullptr;
-    a.transposeW = true;
-    a.W = b.k;
-    a.Y = b.grad2_outj;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
-  }
-  // @gemm_9: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_heads;
-    a.H = 1;
-    a.X = b.outj;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.B = b.grad_alpha_1;
-    a.gatherB = nullptr;
-    a.dW = b.grad_k;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
-  }
-  // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
-  {
-    const int64_t rows = g.num_pairs;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_10");
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_heads;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.grad_alpha_2;
+      a.gather = nullptr;
+      a.transposeW = true;
+      a.W = b.q;
+      a.Y = b.grad_outi;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
     }
-  }
-  // @gemm_11: linear GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_pairs;
-    a.K = (hp_heads * hp_out_dim);
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_outj;
-    a.gather = nullptr;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.weight_;
-    a.Y = b.grad2_x;
-    a.scatter = g.pair_src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
-  }
-  // @gemm_12: outer GEMM, rows pairs
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_pairs;
-    a.K = hp_in_dim;
-    a.N = (hp_heads * hp_out_dim);
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.pair_src;
-    a.segmentPtr = g.pair_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_outj;
-    a.gatherB = nullptr;
-    a.dW = b.grad2_weight_;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
-  }
-  // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_13");
+    // @gemm_5: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.outi;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.B = b.grad_alpha_2;
+      a.gatherB = nullptr;
+      a.dW = b.grad_q;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
-  }
-  // @trav_14: access none, schedule block_per_type feature_tile 32
-  {
-    const int64_t rows = g.num_etypes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_14");
+    // @gemm_6: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_outi;
+      a.gather = nullptr;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.weight_;
+      a.Y = b.grad1_x;
+      a.scatter = g.dst;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
     }
-  }
+    // @gemm_7: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.dst;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_outi;
+      a.gatherB = nullptr;
+      a.dW = b.grad1_weight_;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+    }
+    // @gemm_8: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_heads;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.grad_alpha_1;
+      a.gather = nullptr;
+      a.transposeW = true;
+      a.W = b.k;
+      a.Y = b.grad2_outj;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
+    }
+    // @gemm_9: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.outj;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.B = b.grad_alpha_1;
+      a.gatherB = nullptr;
+      a.dW = b.grad_k;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+    }
+    // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
+    {
+      const int64_t rows = g.num_pairs;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_10");
+      }
+    }
+    // @gemm_11: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_heads * hp_out_dim);
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_outj;
+      a.gather = nullptr;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.weight_;
+      a.Y = b.grad2_x;
+      a.scatter = g.pair_src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
+    }
+    // @gemm_12: outer GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = (hp_heads * hp_out_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_outj;
+      a.gatherB = nullptr;
+      a.dW = b.grad2_weight_;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+    }
+    // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_13");
+      }
+    }
+    // @trav_14: access none, schedule block_per_type feature_tile 32
+    {
+      const int64_t rows = g.num_etypes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_14");
+      }
+    }
   }
 
   // The scalar types the torch binding dispatches to.

@@ -198,55 +198,55 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
     hector::trav::check(cudaMemsetAsync(b.h_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_h_0), stream), "zero-fill h_0");
-  // @gemm_0: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.W = b.weight_;
-    a.Y = b.h_0;
-    a.scatter = g.dst;
-    a.accumulate = true;
-    a.atomic = true;
-    a.epilogue = hector::templates::EpilogueOp::Div;
-    a.scale = gv.rel_in_degree;
-    a.scaleGather = nullptr;
-    a.scalePerHead = false;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-  }
-  // @gemm_1: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.W = b.root;
-    a.Y = b.h_2;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
-  }
-  // @trav_2: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_out_dim;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "forward_trav_2");
+    // @gemm_0: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.weight_;
+      a.Y = b.h_0;
+      a.scatter = g.dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.epilogue = hector::templates::EpilogueOp::Div;
+      a.scale = gv.rel_in_degree;
+      a.scaleGather = nullptr;
+      a.scalePerHead = false;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-  }
+    // @gemm_1: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.root;
+      a.Y = b.h_2;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
+    }
+    // @trav_2: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = hp_out_dim;
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "forward_trav_2");
+      }
+    }
   }
 
   template <typename scalar_t>
@@ -270,100 +270,100 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     hector::trav::check(cudaMemsetAsync(b.grad_root, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_root), stream), "zero-fill grad_root");
     hector::trav::check(cudaMemsetAsync(b.grad_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_), stream), "zero-fill grad_weight_");
-  // @gemm_0: linear GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_nodes;
-    a.K = hp_out_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_h;
-    a.gather = nullptr;
-    a.transposeW = true;
-    a.W = b.root;
-    a.Y = b.grad1_x;
-    a.scatter = nullptr;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
-  }
-  // @gemm_1: outer GEMM, rows nodes
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_nodes;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = nullptr;
-    a.transposeW = false;
-    a.B = b.grad_h;
-    a.gatherB = nullptr;
-    a.dW = b.grad_root;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-  }
-  // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = hp_out_dim;
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_2");
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_out_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_h;
+      a.gather = nullptr;
+      a.transposeW = true;
+      a.W = b.root;
+      a.Y = b.grad1_x;
+      a.scatter = nullptr;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
     }
-  }
-  // @gemm_3: linear GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.M = g.num_edges;
-    a.K = hp_out_dim;
-    a.N = hp_in_dim;
-    a.H = 1;
-    a.X = b.grad_h_1;
-    a.gather = nullptr;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = true;
-    a.W = b.weight_;
-    a.Y = b.grad2_x;
-    a.scatter = g.src;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
-  }
-  // @gemm_4: outer GEMM, rows edges
-  {
-    hector::templates::SegmentGemmArgsT<scalar_t> a;
-    a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-    a.M = g.num_edges;
-    a.K = hp_in_dim;
-    a.N = hp_out_dim;
-    a.H = 1;
-    a.X = b.x;
-    a.gather = g.src;
-    a.rowIds = g.etype_sorted_eid;
-    a.segmentPtr = g.etype_ptr;
-    a.numSlices = g.num_etypes;
-    a.transposeW = false;
-    a.B = b.grad_h_1;
-    a.gatherB = nullptr;
-    a.dW = b.grad_weight_;
-    a.accumulate = true;
-    a.atomic = true;
-    hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-  }
-  // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-  {
-    const int64_t rows = g.num_nodes;
-    const int64_t scratch_size = INT64_C(0);
-    if (rows > 0) {
-      const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-      backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
-      hector::trav::check(cudaGetLastError(), "backward_trav_5");
+    // @gemm_1: outer GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.B = b.grad_h;
+      a.gatherB = nullptr;
+      a.dW = b.grad_root;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
     }
-  }
+    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = hp_out_dim;
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
+    }
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_edges;
+      a.K = hp_out_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.grad_h_1;
+      a.gather = nullptr;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.weight_;
+      a.Y = b.grad2_x;
+      a.scatter = g.src;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
+    }
+    // @gemm_4: outer GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+      a.M = g.num_edges;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.src;
+      a.rowIds = g.etype_sorted_eid;
+      a.segmentPtr = g.etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.B = b.grad_h_1;
+      a.gatherB = nullptr;
+      a.dW = b.grad_weight_;
+      a.accumulate = true;
+      a.atomic = true;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+    }
+    // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        hector::trav::check(cudaGetLastError(), "backward_trav_5");
+      }
+    }
   }
 
   // The scalar types the torch binding dispatches to.
