@@ -30,7 +30,7 @@ from torch.nn import Module, ModuleDict, Parameter, ParameterDict
 
 from .graph import Graph
 
-__all__ = ["RGCNConv", "RGATConv", "HGTConv"]
+__all__ = ["RGCNConv", "RGATConv", "HGTConv", "hgt_pyg_params"]
 
 # The dtypes the generated kernels are built for.
 _KERNEL_DTYPES = (torch.float32, torch.float64)
@@ -667,10 +667,6 @@ class _DictLinear(Module):
         for lin in self.lins.values():
             lin.reset_parameters()
 
-    def stacked(self, types, attr):
-        """[T, ...]: the `attr` of each type's linear, in `types` order."""
-        return torch.stack([getattr(self.lins[t], attr) for t in types])
-
 
 class _TypedWeight(Module):
     """torch_geometric.nn.HeteroLinear(bias=False)'s parameter: weight
@@ -685,6 +681,32 @@ class _TypedWeight(Module):
 
     def reset_parameters(self):
         _kaiming_uniform(self.weight, fan=self.in_channels)
+
+
+def hgt_pyg_params(conv, node_types, edge_types, heads):
+    """The parameters of an HGTConv (PyG's, or ours: the same attributes)
+    in models/hgt_pyg.hgnn's layout, as differentiable views: the per-type
+    linears stacked in `node_types` order, k_rel/v_rel [heads*R, d, d]
+    regrouped per relation, p_rel and skip concatenated."""
+    R = len(edge_types)
+    d = conv.k_rel.weight.size(-1)
+
+    def stacked(lins, attr):
+        return torch.stack([getattr(lins[t], attr) for t in node_types])
+
+    def per_relation(w):
+        return w.view(heads, R, d, d).transpose(0, 1).contiguous()
+
+    return {
+        "kqv_weight": stacked(conv.kqv_lin.lins, "weight"),
+        "kqv_bias": stacked(conv.kqv_lin.lins, "bias"),
+        "k_rel": per_relation(conv.k_rel.weight),
+        "v_rel": per_relation(conv.v_rel.weight),
+        "p_rel": torch.cat([conv.p_rel["__".join(et)] for et in edge_types]),
+        "out_lin_weight": stacked(conv.out_lin.lins, "weight"),
+        "out_lin_bias": stacked(conv.out_lin.lins, "bias"),
+        "skip": torch.cat([conv.skip[t] for t in node_types]),
+    }
 
 
 class HGTConv(Module):
@@ -777,23 +799,8 @@ class HGTConv(Module):
 
     def _model_params(self):
         """The parameters in hgt_pyg's layout (differentiable views)."""
-        types, R = self.node_types, len(self.edge_types)
-        H, d = self.heads, self.out_channels // self.heads
-
-        def per_relation(w):
-            return w.view(H, R, d, d).transpose(0, 1).contiguous()
-
-        return {
-            "kqv_weight": self.kqv_lin.stacked(types, "weight"),
-            "kqv_bias": self.kqv_lin.stacked(types, "bias"),
-            "k_rel": per_relation(self.k_rel.weight),
-            "v_rel": per_relation(self.v_rel.weight),
-            "p_rel": torch.cat([self.p_rel["__".join(et)]
-                                for et in self.edge_types]),
-            "out_lin_weight": self.out_lin.stacked(types, "weight"),
-            "out_lin_bias": self.out_lin.stacked(types, "bias"),
-            "skip": torch.cat([self.skip[t] for t in types]),
-        }
+        return hgt_pyg_params(self, self.node_types, self.edge_types,
+                              self.heads)
 
     def forward(self, x_dict: dict, edge_index_dict: dict) -> dict:
         """x_dict: node type -> [N_t, in_channels] float32; edge_index_dict:

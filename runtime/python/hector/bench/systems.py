@@ -224,29 +224,6 @@ def _generated_ir(name):
     return os.path.join(_REPO_ROOT, "generated", name, f"{name}.inter.ir")
 
 
-def _hgt_params(prob):
-    """HGTConv's parameters in hgt_pyg's layout (differentiable views of the
-    PyG parameters, as in tests/python/test_interpreter_pyg.py)."""
-    conv, heads = prob.conv, prob.heads
-    R, d = len(prob.edge_types), prob.dim // heads
-    nts = prob.node_types
-
-    def stack(lins, attr):
-        return torch.stack([getattr(lins[t], attr) for t in nts])
-
-    return {
-        "kqv_weight": stack(conv.kqv_lin.lins, "weight"),
-        "kqv_bias": stack(conv.kqv_lin.lins, "bias"),
-        "k_rel": conv.k_rel.weight.view(heads, R, d, d).transpose(0, 1),
-        "v_rel": conv.v_rel.weight.view(heads, R, d, d).transpose(0, 1),
-        "p_rel": torch.cat([conv.p_rel["__".join(et)]
-                            for et in prob.edge_types]),
-        "out_lin_weight": stack(conv.out_lin.lins, "weight"),
-        "out_lin_bias": stack(conv.out_lin.lins, "bias"),
-        "skip": torch.cat([conv.skip[t] for t in nts]),
-    }
-
-
 def _hypers(prob):
     """The *_pyg model's hyper-parameters for the problem."""
     dim, heads = prob.dim, prob.heads
@@ -270,7 +247,8 @@ def _model_values(prob):
     if prob.model == "rgat":
         return {"weight_": conv.weight, "q": conv.q, "k": conv.k,
                 "bias": conv.bias}
-    return _hgt_params(prob)
+    from ..nn import hgt_pyg_params
+    return hgt_pyg_params(conv, prob.node_types, prob.edge_types, prob.heads)
 
 
 def _output_rows(prob):
