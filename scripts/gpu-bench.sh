@@ -7,6 +7,8 @@
 #
 #   scripts/gpu-bench.sh --build-only        configure and build, no bench
 #   scripts/gpu-bench.sh --datasets aifb,mutag --models rgcn --modes inference
+#   scripts/gpu-bench.sh --profile --datasets mutag --systems hector,hector-u
+#                                            kernel profile (hector.bench.profile)
 #
 # The build goes to build-bench/ (not gpu-check.sh's build-gpu/, whose
 # cache would then keep the variants on); a second call reuses it, so a
@@ -40,13 +42,19 @@ cmake --build build-bench -j "$(nproc)" 2>&1 | tee "$logs/build.log" | tail -n 5
 if [ "${1:-}" = "--build-only" ]; then
   exit 0
 fi
+module=hector.bench
+if [ "${1:-}" = "--profile" ]; then
+  # Kernel-level profile instead of the benchmark (hector.bench.profile).
+  module=hector.bench.profile
+  shift
+fi
 
 out_args=()
 if [ -n "${OUT:-}" ]; then
   case " $* " in
     *" --out "*|*" --out="*) ;;
-    *) out_args=(--out "$OUT/bench") ;;
+    *) out_args=(--out "$OUT/${module##*.}") ;;
   esac
 fi
 HECTOR_BUILD_DIR="$PWD/build-bench" PYTHONPATH="$PWD/runtime/python" \
-  "$python" -m hector.bench ${out_args[@]+"${out_args[@]}"} "$@" 2>&1 | tee "$logs/bench.log"
+  "$python" -m "$module" ${out_args[@]+"${out_args[@]}"} "$@" 2>&1 | tee "$logs/bench.log"

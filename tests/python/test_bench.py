@@ -181,6 +181,38 @@ def test_oom_and_failures_recorded_and_run_goes_on(tmp_path, fake_systems):
     assert f"{len(records)} cases: " in text
 
 
+def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
+    import time as _time
+
+    def slow(prob):
+        w = prob.weights()
+
+        def forward():
+            _time.sleep(0.3)
+            return prob.x @ torch.eye(prob.dim)
+        return bench.Prepared(forward, w)
+
+    fake_systems(bench.System("fake-slow", "baseline", ("rgcn",), slow))
+    records, out = bench.run(
+        _cfg(tmp_path, models=["rgcn"], modes=["inference"],
+             systems=["fake-slow", "pyg-rgcn"], case_timeout=0.2),
+        log=_quiet)
+    by = {(r["dataset"], r["system"]): r for r in records}
+    for ds in DATASETS:
+        r = by[(ds, "fake-slow")]
+        assert r["status"] == "timeout", r
+        assert "--case-timeout 0.2" in r["error"]
+        assert r["probe_ms"] >= 300
+        assert "time_ms" not in r
+        assert by[(ds, "pyg-rgcn")]["status"] == "ok"
+    with open(os.path.join(out, "table.md")) as f:
+        text = f.read()
+    assert "slow" in text
+    assert f"{len(DATASETS)} over the case timeout" in text
+    with pytest.raises(SystemExit):
+        bench.main(["--case-timeout", "0", "--device", "cpu"])
+
+
 def test_repeats_minimum_enforced(tmp_path):
     with pytest.raises(ValueError, match="repeats"):
         bench.run(_cfg(tmp_path, min_repeats=10), log=_quiet)

@@ -41,6 +41,10 @@ def parse_args(argv=None):
                         "median is reported")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--case-timeout", type=float, default=None,
+                   help="seconds: a system whose single step takes longer "
+                        "is recorded as 'timeout' for that case instead of "
+                        "being timed (default: no limit)")
     p.add_argument("--out", default=None,
                    help="output folder (default "
                         "bench/results/<gpu-or-cpu>-<date>/)")
@@ -54,6 +58,8 @@ def parse_args(argv=None):
         sys.exit(0)
     if args.repeats < MIN_REPEATS:
         p.error(f"--repeats must be >= {MIN_REPEATS}")
+    if args.case_timeout is not None and args.case_timeout <= 0:
+        p.error("--case-timeout must be positive")
     if args.warmup < 0:
         p.error("--warmup must be >= 0")
     if args.dim <= 0 or args.heads <= 0 or args.dim % args.heads:
@@ -69,7 +75,8 @@ def main(argv=None):
                  modes=args.modes, systems=args.systems, dim=args.dim,
                  heads=args.heads, scale=args.scale, device=args.device,
                  repeats=args.repeats, warmup=args.warmup, out=args.out,
-                 seed=args.seed, chart=not args.no_chart)
+                 seed=args.seed, chart=not args.no_chart,
+                 case_timeout=args.case_timeout)
     try:
         import torch_geometric  # noqa: F401
     except ImportError:

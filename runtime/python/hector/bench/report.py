@@ -45,7 +45,8 @@ def _cell(r):
     if r["status"] == "ok":
         t = r["time_ms"]
         return f"{t:.3g}" if t < 100 else f"{t:.0f}"
-    return {"oom": "OOM", "failed": "fail", "unavailable": "n/a"}.get(
+    return {"oom": "OOM", "failed": "fail", "unavailable": "n/a",
+            "timeout": "slow"}.get(
         r["status"], r["status"])
 
 
@@ -116,7 +117,9 @@ def table_md(records, meta):
     fails = sum(1 for r in records if r["status"] == "failed")
     lines.append("")
     unavailable = sum(1 for r in records if r["status"] == "unavailable")
+    slow = sum(1 for r in records if r["status"] == "timeout")
     lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed, "
+                 f"{slow} over the case timeout (\"slow\"), "
                  f"{unavailable} unavailable.")
     lines.append("")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """The benchmark loop: for each dataset, model, system and mode, a
 correctness check and then timing; every failure is recorded and the run
-goes on. Statuses: "ok", "oom", "failed", and "unavailable" (the system
-cannot run in this build, e.g. a Hector variant whose library is not
-built)."""
+goes on. Statuses: "ok", "oom", "failed", "timeout" (one step took longer
+than Config.case_timeout seconds: the system is not timed further there),
+and "unavailable" (the system cannot run in this build, e.g. a Hector
+variant whose library is not built)."""
 
 import datetime
 import math
@@ -45,6 +46,9 @@ class Config:
     seed: int = 0
     min_repeats: int = MIN_REPEATS    # tests lower it; the CLI does not
     chart: bool = True
+    # A step slower than this (seconds, measured once before timing) is
+    # recorded as "timeout" instead of being run warmup + repeats times.
+    case_timeout: Optional[float] = None
 
 
 def device_slug(device):
@@ -259,7 +263,17 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             try:
                 fn = _step(prepared, prob, mode)
                 reset_peak(device)
-                times = time_fn(fn, device, cfg.repeats, cfg.warmup)
+                probe = _probe(fn, device)
+                rec["probe_ms"] = probe * 1e3
+                if cfg.case_timeout is not None and probe > cfg.case_timeout:
+                    rec["status"] = "timeout"
+                    rec["error"] = (f"one step took {probe:.1f} s > "
+                                    f"--case-timeout {cfg.case_timeout:g} s")
+                    emit(rec)
+                    continue
+                # The probe was a warm-up run; a slow step needs no more.
+                warmup = cfg.warmup - 1 if probe < 1.0 else 0
+                times = time_fn(fn, device, cfg.repeats, max(0, warmup))
                 rec["peak_mem_bytes"] = peak_bytes(device)
                 rec["times_ms"] = times
                 rec["time_ms"] = statistics.median(times)
@@ -276,6 +290,17 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             emit(rec)
         del prepared
         empty_cache(device)
+
+
+def _probe(fn, device):
+    """Runs fn() once; returns its wall time in seconds (synchronized)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    t0 = time.perf_counter()
+    fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter() - t0
 
 
 def _step(prepared, prob, mode):

@@ -1,0 +1,108 @@
+"""Kernel-level profile of benchmark cases (python -m hector.bench.profile).
+
+For each (dataset, model, system, mode) it prepares the case exactly as the
+harness does, warms it up, and runs a few steps under torch.profiler; it
+prints the kernels sorted by total device time and, with --out, writes
+each table to <out>/<dataset>-<model>-<system>-<mode>.txt. This is the tool
+behind docs/perf-notes.md: it says which generated kernel or template
+launch a case spends its time in.
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+from .__main__ import _csv
+
+
+def _profile_case(prepared, prob, mode, steps, warmup, device):
+    from torch.profiler import ProfilerActivity, profile
+
+    from .runner import _step
+
+    fn = _step(prepared, prob, mode)
+    for _ in range(warmup):
+        fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    acts = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        acts.append(ProfilerActivity.CUDA)
+    with profile(activities=acts) as prof:
+        for _ in range(steps):
+            fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+    return prof
+
+
+def _table(prof, device, steps, rows):
+    sort = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+    head = f"(totals over {steps} steps)\n"
+    return head + prof.key_averages().table(sort_by=sort, row_limit=rows,
+                                            max_name_column_width=70)
+
+
+def main(argv=None):
+    from .. import datasets as hds
+    from . import systems as S
+    from .problem import make_problem
+
+    p = argparse.ArgumentParser(prog="python -m hector.bench.profile")
+    p.add_argument("--datasets", type=_csv, default=["mutag"])
+    p.add_argument("--models", type=_csv, default=["rgcn", "rgat", "hgt"])
+    p.add_argument("--systems", type=_csv, default=["hector"])
+    p.add_argument("--modes", type=_csv, default=["inference", "training"])
+    p.add_argument("--dim", type=int, default=64)
+    p.add_argument("--heads", type=int, default=1)
+    p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--rows", type=int, default=15)
+    p.add_argument("--device", default=None)
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    device = torch.device(args.device or
+                          ("cuda" if torch.cuda.is_available() else "cpu"))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    for ds in args.datasets:
+        graph = hds.synthetic(ds, device=device, scale=args.scale)
+        for model in args.models:
+            prob = make_problem(ds, model, graph, args.dim, args.heads,
+                                device)
+            for name in args.systems:
+                if name not in S.SYSTEMS:
+                    p.error(f"unknown system {name!r}")
+                if model not in S.SYSTEMS[name].models:
+                    continue
+                try:
+                    prepared = S.SYSTEMS[name].prepare(prob)
+                except Exception as exc:  # noqa: BLE001
+                    print(f"== {ds} {model} {name}: {type(exc).__name__}: "
+                          f"{exc}", flush=True)
+                    continue
+                for mode in args.modes:
+                    title = f"{ds}-{model}-{name}-{mode}"
+                    try:
+                        prof = _profile_case(prepared, prob, mode, args.steps,
+                                             args.warmup, device)
+                        text = _table(prof, device, args.steps, args.rows)
+                    except Exception as exc:  # noqa: BLE001
+                        text = f"{type(exc).__name__}: {exc}"
+                    print(f"== {title}\n{text}", flush=True)
+                    if args.out:
+                        with open(os.path.join(args.out, title + ".txt"),
+                                  "w") as f:
+                            f.write(text + "\n")
+                    for prm in prepared.params:
+                        prm.grad = None
+                del prepared
+            del prob
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
