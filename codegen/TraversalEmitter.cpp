@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace hector::codegen {
@@ -33,10 +34,25 @@ struct Binding {
   std::optional<ir::Attr> parentEnd;
 };
 
-/// A per-thread-group scratch slot of `size` scalars.
+/// A per-thread-group scratch slot of `size` scalars, or of `size` times
+/// the worker count `workers` (a local of the kernel) for the per-worker
+/// copies of a worker-split edge loop.
 struct Slot {
   std::string name;
   ir::Dim size;
+  std::string workers;
+};
+
+/// An edge loop split over workers (Traversal.h): its worker count local,
+/// the widest row it writes, and the statements whose per-row state each
+/// worker keeps to itself.
+struct WorkerLoop {
+  int index = 0;
+  std::string workers;              ///< "hector_workers_0"
+  std::vector<std::string> widths;  ///< dimExpr of every target's row size
+  std::vector<const TravStmt *> segmented;
+  std::vector<std::string> registers; ///< roots of registers it writes
+  std::string suffix() const { return std::to_string(index); }
 };
 
 /// Prints one traversal instance's row body. Its scratch slots and row
@@ -53,6 +69,7 @@ public:
   void print(CodeWriter &w);
 
   const std::vector<Slot> &slots() const { return slots_; }
+  const std::vector<WorkerLoop> &workerLoops() const { return workerLoops_; }
   /// Partial-atomic accumulators (statement ids) and their targets.
   struct Partial {
     int id;
@@ -67,8 +84,11 @@ public:
 
 private:
   void collectSlots();
+  void findWorkerLoops();
+  bool canSplitOverWorkers(const TravLoop &loop) const;
   void chooseRows();
-  void addSlot(const std::string &name, const ir::Dim &size);
+  void addSlot(const std::string &name, const ir::Dim &size,
+               const std::string &workers = "");
   std::string rowExpr(const ir::IndexPath &path) const;
   std::string operandPtr(const ir::Access &a) const;
   std::string sizeOf(const std::string &value) const {
@@ -78,32 +98,121 @@ private:
   void printSubLoop(CodeWriter &w, const TravLoop &loop,
                     const std::string &nodeVar);
   void printStmt(CodeWriter &w, const TravStmt &s);
+  /// Whether the statement reads storage it writes (same root value).
+  bool sharesStorage(const ir::Stmt &stmt) const;
   void printSegmentedInit(CodeWriter &w, const TravLoop &sub);
   void printSegmentedFinish(CodeWriter &w, const TravLoop &sub,
                             const std::string &degree);
+  void printWorkerLoop(CodeWriter &w, const TravLoop &loop,
+                       const WorkerLoop &wl, const std::string &ptr,
+                       const std::string &node);
+  const WorkerLoop *workerLoopOf(const TravLoop &loop) const;
+  std::string workerAccumulator(const TravStmt &s) const;
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
   std::map<std::string, Binding> scope_;
   std::vector<Slot> slots_;
   std::vector<Partial> partials_;
+  std::vector<WorkerLoop> workerLoops_;
+  std::map<const TravLoop *, size_t> workerLoopIndex_;
+  /// The worker-split loop being printed (its segmented statements
+  /// accumulate into per-worker copies).
+  const WorkerLoop *inWorkerLoop_ = nullptr;
   /// Hoisted statements whose buffer target the next edge loop stores.
   std::vector<const TravStmt *> pendingStores_;
   std::string rowBinding_, rowCount_;
 };
 
-void NestPrinter::addSlot(const std::string &name, const ir::Dim &size) {
+void NestPrinter::addSlot(const std::string &name, const ir::Dim &size,
+                          const std::string &workers) {
   for (const Slot &s : slots_)
     if (s.name == name)
       return;
-  slots_.push_back(Slot{name, size});
+  slots_.push_back(Slot{name, size, workers});
+}
+
+/// An edge loop can be split over workers when its edges are independent
+/// apart from segmented and atomic reductions: only statements, no
+/// partial-atomic accumulator (its flush follows one group's row order),
+/// every plain write per edge, and no read of a row it is still reducing.
+bool NestPrinter::canSplitOverWorkers(const TravLoop &loop) const {
+  if (loop.body.empty())
+    return false;
+  std::vector<std::string> reducing;
+  for (const TravItem &item : loop.body) {
+    const auto *s = std::get_if<TravStmt>(&item);
+    if (!s || s->reduction == ReductionScheme::PartialAtomic)
+      return false;
+    const std::string &target = s->stmt.target.value;
+    if (s->reduction == ReductionScheme::None &&
+        layout_.layout(target).decl.space != ir::Space::Edge)
+      return false;
+    if (s->hoisted)
+      return false;
+    if (s->reduction == ReductionScheme::Segmented)
+      reducing.push_back(layout_.root(target));
+  }
+  for (const TravItem &item : loop.body)
+    for (const ir::Operand &op : std::get<TravStmt>(item).stmt.operands)
+      if (const auto *a = std::get_if<ir::Access>(&op))
+        for (const std::string &r : reducing)
+          if (layout_.root(a->value) == r)
+            return false;
+  return true;
+}
+
+void NestPrinter::findWorkerLoops() {
+  for (const TravItem &item : inst_.root->body) {
+    const auto *sub = std::get_if<std::unique_ptr<TravLoop>>(&item);
+    if (!sub || !isEdgeSubLoop((*sub)->kind) || !canSplitOverWorkers(**sub))
+      continue;
+    WorkerLoop wl;
+    wl.index = static_cast<int>(workerLoops_.size());
+    wl.workers = "hector_workers_" + wl.suffix();
+    for (const TravItem &it : (*sub)->body) {
+      const TravStmt &s = std::get<TravStmt>(it);
+      const std::string &target = s.stmt.target.value;
+      wl.widths.push_back(
+          dimExpr(shapeSize(layout_.layout(target).decl.shape)));
+      if (s.reduction == ReductionScheme::Segmented)
+        wl.segmented.push_back(&s);
+      else if (layout_.home(target) == Home::Register)
+        wl.registers.push_back(layout_.root(target));
+    }
+    workerLoopIndex_[sub->get()] = workerLoops_.size();
+    workerLoops_.push_back(std::move(wl));
+  }
+}
+
+const WorkerLoop *NestPrinter::workerLoopOf(const TravLoop &loop) const {
+  auto it = workerLoopIndex_.find(&loop);
+  return it == workerLoopIndex_.end() ? nullptr : &workerLoops_[it->second];
+}
+
+std::string NestPrinter::workerAccumulator(const TravStmt &s) const {
+  return fmt::format("w_acc_s{}", s.id);
 }
 
 void NestPrinter::collectSlots() {
+  findWorkerLoops();
+  for (const WorkerLoop &wl : workerLoops_) {
+    for (const TravStmt *s : wl.segmented)
+      addSlot(workerAccumulator(*s),
+              shapeSize(layout_.layout(s->stmt.target.value).decl.shape),
+              wl.workers);
+    for (const std::string &root : wl.registers)
+      addSlot("w_" + registerLocal(root),
+              shapeSize(layout_.layout(root).decl.shape), wl.workers);
+  }
+  std::set<std::string> perWorker;
+  for (const WorkerLoop &wl : workerLoops_)
+    perWorker.insert(wl.registers.begin(), wl.registers.end());
   intra::forEachTravStmt(*inst_.root, [&](const TravStmt &s) {
     const std::string &target = s.stmt.target.value;
     const ir::Dim size = shapeSize(layout_.layout(target).decl.shape);
-    if (layout_.home(target) == Home::Register)
+    if (layout_.home(target) == Home::Register &&
+        !perWorker.count(layout_.root(target)))
       addSlot(registerLocal(layout_.root(target)), size);
     else if (s.hoisted && s.storeInInnerLoop)
       addSlot(registerLocal(target), size);
@@ -201,7 +310,10 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
              ? std::string()
              : std::string(" {") + intra::reductionSchemeName(s.reduction) +
                    "}");
-  w.open("");
+  // In a worker loop, a worker past its last edge skips the statement but
+  // still takes part in the warp's syncs.
+  w.open(inWorkerLoop_ ? "if (hector_active_" + inWorkerLoop_->suffix() + ")"
+                       : std::string());
   std::vector<OperandRef> ops;
   int k = 0;
   for (const ir::Operand &op : stmt.operands) {
@@ -230,7 +342,11 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     store = "t[i] = v;";
     break;
   case ReductionScheme::Segmented:
-    w.line("scalar_t *t = {};", operandPtr(stmt.target));
+    if (inWorkerLoop_)
+      w.line("scalar_t *t = {} + {} * {};", workerAccumulator(s),
+             "hector_worker_" + inWorkerLoop_->suffix(), size);
+    else
+      w.line("scalar_t *t = {};", operandPtr(stmt.target));
     store = stmt.reduce == ir::Reduce::Max ? "t[i] = hector::trav::max(t[i], v);"
                                            : "t[i] += v;";
     break;
@@ -266,12 +382,36 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     break;
   }
   }
-  w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
-  printElement(w, stmt, shape, ops);
-  w.raw(store);
-  w.close();
+  if (sharesStorage(stmt)) {
+    // Element at a time: a later element may read what an earlier stored.
+    w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
+    printElement(w, stmt, shape, ops);
+    w.raw(store);
+    w.close();
+  } else {
+    w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
+    w.line("scalar_t hv[HECTOR_BATCH];");
+    w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+    printElement(w, stmt, shape, ops);
+    w.line("hv[u] = v;");
+    w.close();
+    w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+    w.line("const scalar_t v = hv[u];");
+    w.raw(store);
+    w.close();
+    w.close();
+  }
   w.close();
   w.line("HECTOR_GROUP_SYNC();");
+}
+
+bool NestPrinter::sharesStorage(const ir::Stmt &stmt) const {
+  const std::string target = layout_.root(stmt.target.value);
+  for (const ir::Operand &op : stmt.operands)
+    if (const auto *a = std::get_if<ir::Access>(&op))
+      if (layout_.root(a->value) == target)
+        return true;
+  return false;
 }
 
 void NestPrinter::printSegmentedInit(CodeWriter &w, const TravLoop &sub) {
@@ -326,22 +466,96 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
   printSegmentedInit(w, loop);
   w.line("HECTOR_GROUP_SYNC();");
   const std::string e = loopVarLocal(loop.var);
-  w.open(fmt::format("for (int64_t {0} = {1}[{2}]; {0} < {1}[{2} + 1]; ++{0})",
-                     k, ptr, node));
-  w.line("const int64_t {} = {}[{}];", e, eids, k);
+  const WorkerLoop *wl = workerLoopOf(loop);
+  if (wl) {
+    printWorkerLoop(w, loop, *wl, ptr, node);
+  } else {
+    w.open(fmt::format(
+        "for (int64_t {0} = {1}[{2}]; {0} < {1}[{2} + 1]; ++{0})", k, ptr,
+        node));
+  }
+  if (wl)
+    w.line("const int64_t {} = hector_active_{} ? {}[{}] : 0;", e,
+           wl->suffix(), eids, k);
+  else
+    w.line("const int64_t {} = {}[{}];", e, eids, k);
   scope_[loop.var] = Binding{e, ir::Space::Edge, nodeVar,
                              incoming ? ir::Attr::Dst : ir::Attr::Src};
   for (const TravStmt *s : pendingStores_) {
     // A hoisted statement's node-level result, stored to every edge row.
     const std::string root = layout_.root(s->stmt.target.value);
-    w.line("HECTOR_FOR_ELEMENTS(i, {0}) b.{1}[{2} * {0} + i] = {3}[i];",
-           sizeOf(root), root, e, registerLocal(s->stmt.target.value));
+    w.line("{4}HECTOR_FOR_ELEMENTS(i, {0}) b.{1}[{2} * {0} + i] = {3}[i];",
+           sizeOf(root), root, e, registerLocal(s->stmt.target.value),
+           wl ? "if (hector_active_" + wl->suffix() + ") " : "");
   }
   pendingStores_.clear();
+  inWorkerLoop_ = wl;
   printLoopBody(w, loop);
+  inWorkerLoop_ = nullptr;
   scope_.erase(loop.var);
   w.close();
+  if (wl) {
+    w.close(); // the worker's block
+    w.line("HECTOR_GROUP_SYNC();");
+    // Fold the workers' accumulators into the row (initialised above).
+    for (const TravStmt *s : wl->segmented) {
+      const std::string size = sizeOf(s->stmt.target.value);
+      w.open("");
+      w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
+      w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
+      w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl->workers));
+      w.line(s->stmt.reduce == ir::Reduce::Max
+                 ? "t[i] = hector::trav::max(t[i], {}[w * {} + i]);"
+                 : "t[i] += {}[w * {} + i];",
+             workerAccumulator(*s), size);
+      w.close();
+      w.close();
+      w.close();
+    }
+  }
   printSegmentedFinish(w, loop, degree);
+}
+
+/// Opens the block and the edge loop of a worker-split loop: worker w of W
+/// takes edges begin + w, begin + w + W, ...; inside, the lane, lane count
+/// and sync mask are the worker's, and its registers and accumulators are
+/// its own copies.
+void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
+                                  const WorkerLoop &wl, const std::string &ptr,
+                                  const std::string &node) {
+  const std::string j = wl.suffix(), k = "k_" + loop.var;
+  for (const TravStmt *s : wl.segmented) {
+    const char *init = s->stmt.reduce == ir::Reduce::Max
+                           ? "-hector::trav::infinity<scalar_t>()"
+                           : "scalar_t(0)";
+    w.line("HECTOR_FOR_ELEMENTS(i, {} * {}) {}[i] = {};",
+           sizeOf(s->stmt.target.value), wl.workers, workerAccumulator(*s),
+           init);
+  }
+  w.line("HECTOR_GROUP_SYNC();");
+  w.open("");
+  w.line("const int hector_lanes_{0} = HECTOR_GROUP_SIZE / static_cast<int>({1});",
+         j, wl.workers);
+  w.line("const int64_t hector_worker_{0} = hector_lane / hector_lanes_{0};",
+         j);
+  w.line("[[maybe_unused]] const int hector_sublane_{0} = hector_lane % "
+         "hector_lanes_{0};",
+         j);
+  w.line("const int64_t hector_end_{0} = {1}[{2} + 1];", j, ptr, node);
+  // Every lane runs the same number of iterations, so that the syncs are
+  // the whole warp's: workers syncing on their own lane masks would be
+  // run one after another (divergent paths of a warp are serialised).
+  w.open(fmt::format(
+      "for (int64_t hector_base_{0} = {1}[{2}]; hector_base_{0} < "
+      "hector_end_{0}; hector_base_{0} += {3})",
+      j, ptr, node, wl.workers));
+  w.line("const int64_t {0} = hector_base_{1} + hector_worker_{1};", k, j);
+  w.line("const bool hector_active_{0} = {1} < hector_end_{0};", j, k);
+  w.line("[[maybe_unused]] const int hector_lane = hector_sublane_{};", j);
+  w.line("[[maybe_unused]] const int hector_lanes = hector_lanes_{};", j);
+  for (const std::string &root : wl.registers)
+    w.line("scalar_t *{0} = w_{0} + hector_worker_{1} * {2};",
+           registerLocal(root), j, sizeOf(root));
 }
 
 void NestPrinter::printLoopBody(CodeWriter &w, const TravLoop &loop) {
@@ -419,19 +633,48 @@ void NestPrinter::print(CodeWriter &w) {
   scope_.erase(root.var);
 }
 
-/// `scalar_t *r_x = scratch + 0;`, ... and the total.
-std::string scratchTotal(const std::vector<Slot> &slots) {
-  ir::Dim total = ir::Dim::constant(0);
-  for (const Slot &s : slots)
-    total = total + s.size;
-  return dimExpr(total);
+/// A slot's scalars: its size, times the worker count for per-worker
+/// slots.
+std::string slotSize(const Slot &s) {
+  const std::string size = dimExpr(s.size);
+  return s.workers.empty() ? size
+                           : fmt::format("({} * {})", size, s.workers);
 }
 
-void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
-  ir::Dim offset = ir::Dim::constant(0);
+/// The scratch scalars of one thread group: the sum of its slots.
+std::string scratchTotal(const std::vector<Slot> &slots) {
+  ir::Dim total = ir::Dim::constant(0);
+  std::string perWorker;
   for (const Slot &s : slots) {
-    w.line("scalar_t *{} = scratch + {};", s.name, dimExpr(offset));
-    offset = offset + s.size;
+    if (s.workers.empty())
+      total = total + s.size;
+    else
+      perWorker += " + " + slotSize(s);
+  }
+  if (perWorker.empty())
+    return dimExpr(total);
+  return "(" + dimExpr(total) + perWorker + ")";
+}
+
+/// `scalar_t *r_x = scratch + 0;`, ...
+void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
+  std::string offset = "0";
+  for (const Slot &s : slots) {
+    w.line("scalar_t *{} = scratch + {};", s.name, offset);
+    offset = offset == "0" ? slotSize(s) : offset + " + " + slotSize(s);
+  }
+}
+
+/// The worker count of every worker-split loop (Traversal.h workersFor),
+/// declared before the scratch size that depends on it.
+void printWorkerCounts(CodeWriter &w, const NestPrinter &nest) {
+  for (const WorkerLoop &wl : nest.workerLoops()) {
+    std::string widths;
+    for (const std::string &x : wl.widths)
+      widths += (widths.empty() ? "" : ", ") + x;
+    w.line("const int64_t {} = hector::trav::workersFor("
+           "hector::trav::maxOf({}));",
+           wl.workers, widths);
   }
 }
 
@@ -501,6 +744,8 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
     printPrologue(w, layout);
     w.line("const int hector_lane = static_cast<int>(threadIdx.x % 32);");
+    w.line("[[maybe_unused]] const int hector_lanes = 32;");
+    printWorkerCounts(w, nest);
     w.line("const int64_t warps_per_block = blockDim.x / 32;");
     w.line("const int64_t group = static_cast<int64_t>(blockIdx.x) * "
            "warps_per_block + threadIdx.x / 32;");
@@ -521,12 +766,14 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                      "{}<scalar_t> &b, const Hypers &hp)",
                      name, buffers));
   printPrologue(w, layout);
+  printWorkerCounts(w, nest);
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.line("#pragma omp parallel");
   w.open("");
   w.line("std::vector<scalar_t> scratch_storage(static_cast<size_t>("
          "scratch_size) + 1);");
   w.line("[[maybe_unused]] scalar_t *scratch = scratch_storage.data();");
+  w.line("[[maybe_unused]] const int hector_lane = 0;");
   w.line("const int64_t group = hector::trav::cpuThreadNum();");
   w.line("const int64_t groups = hector::trav::cpuNumThreads();");
   printSlotPointers(w, nest.slots());
@@ -549,6 +796,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.line("// {}", scheduleComment(t));
   w.open("");
   w.line("const int64_t rows = {};", nest.rowCount());
+  printWorkerCounts(w, nest);
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   w.line("const hector::trav::LaunchShape shape = hector::trav::launchShape("

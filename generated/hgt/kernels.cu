@@ -56,13 +56,20 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_att_2 = scratch + INT64_C(0);
-  scalar_t *r_att_max = scratch + hp_heads;
-  scalar_t *r_att_shifted = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *w_acc_s11 = scratch + 0;
+  scalar_t *w_r_att_2 = scratch + (hp_heads * hector_workers_0);
+  scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
+  scalar_t *w_r_att_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+  scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
+  scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -71,53 +78,103 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s8: att_1[e] = dot(att_0[e.pair], q[e])
-      {
-        const scalar_t *o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
-        const scalar_t *o1 = (b.q_0 + (v_e) * sz_q_0);
-        scalar_t *t = (b.att_1 + (v_e) * sz_att_1);
-        HECTOR_FOR_ELEMENTS(i, sz_att_1) {
-          scalar_t v = 0;
-          for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-            v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
+    HECTOR_FOR_ELEMENTS(i, sz_att_max * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        scalar_t *r_att_2 = w_r_att_2 + hector_worker_0 * sz_att_2;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s8: att_1[e] = dot(att_0[e.pair], q[e])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
+          const scalar_t *o1 = (b.q_0 + (v_e) * sz_q_0);
+          scalar_t *t = (b.att_1 + (v_e) * sz_att_1);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_1) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_1) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_1) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
-          t[i] = v;
+        }
+        HECTOR_GROUP_SYNC();
+        // s9: att_2[e] = mul(att_1[e], mu[e.etype])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.att_1 + (v_e) * sz_att_1);
+          const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+          scalar_t *t = r_att_2;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_2) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_2) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_2) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
+        if (hector_active_0) {
+          const scalar_t *o0 = r_att_2;
+          scalar_t *t = (b.att_score + (v_e) * sz_att_score);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_score) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_score) {
+              const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_score) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s11: att_max[n] max= detach(att_score[e]) {segmented}
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
+          scalar_t *t = w_acc_s11 + hector_worker_0 * sz_att_max;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_max) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_max) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_max) {
+              const scalar_t v = hv[u];
+              t[i] = hector::trav::max(t[i], v);
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_att_max;
+      HECTOR_FOR_ELEMENTS(i, sz_att_max) {
+        for (int64_t w = 0; w < hector_workers_0; ++w) {
+          t[i] = hector::trav::max(t[i], w_acc_s11[w * sz_att_max + i]);
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s9: att_2[e] = mul(att_1[e], mu[e.etype])
-      {
-        const scalar_t *o0 = (b.att_1 + (v_e) * sz_att_1);
-        const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-        scalar_t *t = r_att_2;
-        HECTOR_FOR_ELEMENTS(i, sz_att_2) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
-      {
-        const scalar_t *o0 = r_att_2;
-        scalar_t *t = (b.att_score + (v_e) * sz_att_score);
-        HECTOR_FOR_ELEMENTS(i, sz_att_score) {
-          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s11: att_max[n] max= detach(att_score[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
-        scalar_t *t = r_att_max;
-        HECTOR_FOR_ELEMENTS(i, sz_att_max) {
-          const scalar_t v = o0[i];
-          t[i] = hector::trav::max(t[i], v);
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
       scalar_t *t = r_att_max;
@@ -129,39 +186,82 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
-      {
-        const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
-        const scalar_t *o1 = r_att_max;
-        scalar_t *t = r_att_shifted;
-        HECTOR_FOR_ELEMENTS(i, sz_att_shifted) {
-          const scalar_t v = o0[i] - o1[i];
-          t[i] = v;
+    HECTOR_FOR_ELEMENTS(i, sz_att_sum * hector_workers_1) w_acc_s14[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+        const int64_t k_e = hector_base_1 + hector_worker_1;
+        const bool hector_active_1 = k_e < hector_end_1;
+        [[maybe_unused]] const int hector_lane = hector_sublane_1;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+        scalar_t *r_att_shifted = w_r_att_shifted + hector_worker_1 * sz_att_shifted;
+        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
+        if (hector_active_1) {
+          const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
+          const scalar_t *o1 = r_att_max;
+          scalar_t *t = r_att_shifted;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_shifted) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_shifted) {
+              const scalar_t v = o0[i] - o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_shifted) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s13: att_exp[e] = exp(att_shifted[e])
+        if (hector_active_1) {
+          const scalar_t *o0 = r_att_shifted;
+          scalar_t *t = (b.att_exp + (v_e) * sz_att_exp);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_exp) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_exp) {
+              const scalar_t v = hector::trav::exp(o0[i]);
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_exp) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s14: att_sum[n] += copy(att_exp[e]) {segmented}
+        if (hector_active_1) {
+          const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
+          scalar_t *t = w_acc_s14 + hector_worker_1 * sz_att_sum;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_sum) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_sum) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att_sum) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
+        for (int64_t w = 0; w < hector_workers_1; ++w) {
+          t[i] += w_acc_s14[w * sz_att_sum + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s13: att_exp[e] = exp(att_shifted[e])
-      {
-        const scalar_t *o0 = r_att_shifted;
-        scalar_t *t = (b.att_exp + (v_e) * sz_att_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_att_exp) {
-          const scalar_t v = hector::trav::exp(o0[i]);
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s14: att_sum[n] += copy(att_exp[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
-        scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     {
@@ -169,39 +269,81 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_t_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s15: att[e] = div(att_exp[e], att_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
-        const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
-        scalar_t *t = (b.att + (v_e) * sz_att);
-        HECTOR_FOR_ELEMENTS(i, sz_att) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
+    HECTOR_FOR_ELEMENTS(i, sz_t_0 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+      const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+      [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+      const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+        const int64_t k_e = hector_base_2 + hector_worker_2;
+        const bool hector_active_2 = k_e < hector_end_2;
+        [[maybe_unused]] const int hector_lane = hector_sublane_2;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+        const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        // s15: att[e] = div(att_exp[e], att_sum[e.dst])
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.att + (v_e) * sz_att);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_att) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_att) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.att + (v_e) * sz_att);
+          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
+              const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
+      HECTOR_FOR_ELEMENTS(i, sz_t_0) {
+        for (int64_t w = 0; w < hector_workers_2; ++w) {
+          t[i] += w_acc_s16[w * sz_t_0 + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
-      {
-        const scalar_t *o0 = (b.att + (v_e) * sz_att);
-        const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
-        scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
-        HECTOR_FOR_ELEMENTS(i, sz_t_0) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     // s18: gate[n] = sigmoid(skip[n.ntype])
     {
       const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
       scalar_t *t = (b.gate + (v_n) * sz_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_gate) {
-        const scalar_t v = hector::trav::sigmoid(o0[i]);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
+          const scalar_t v = hector::trav::sigmoid(o0[i]);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -209,9 +351,16 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -220,9 +369,16 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.h_2 + (v_n) * sz_h_2);
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
-      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        const scalar_t v = o0[i / hp_in_dim] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -271,11 +427,12 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_h_1 = scratch + INT64_C(0);
+  scalar_t *r_h_1 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -284,9 +441,16 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
       const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
       scalar_t *t = r_h_1;
-      HECTOR_FOR_ELEMENTS(i, sz_h_1) {
-        const scalar_t v = o0[i / hp_in_dim] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -295,9 +459,16 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = r_h_1;
       const scalar_t *o1 = (b.h_3 + (v_n) * sz_h_3);
       scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -380,19 +551,21 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_d = scratch + INT64_C(0);
+  scalar_t *r_d = scratch + 0;
   scalar_t *r_grad_h_2 = scratch + hp_in_dim;
-  scalar_t *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
-  scalar_t *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
-  scalar_t *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
-  scalar_t *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
-  scalar_t *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
-  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
-  scalar_t *acc_s12 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
+  scalar_t *r_grad1_gate = scratch + hp_in_dim + INT64_C(1);
+  scalar_t *r_d_1 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1);
+  scalar_t *r_grad2_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim;
+  scalar_t *r_grad_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1);
+  scalar_t *r_d_2 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
+  scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
+  scalar_t *acc_s12 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
   int64_t cur_s12 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -402,9 +575,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = r_d;
-      HECTOR_FOR_ELEMENTS(i, sz_d) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -412,12 +592,19 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d;
       scalar_t *t = r_grad_h_2;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_h_2) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < hp_in_dim; ++t) {
-          v += o0[i * hp_in_dim + t];
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_2) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < hp_in_dim; ++t) {
+            v += o0[i * hp_in_dim + t];
+          }
+          hv[u] = v;
         }
-        t[i] = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -426,9 +613,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
       scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_x) {
-        const scalar_t v = o0[i] * o1[i / hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -436,9 +630,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_grad_h_2;
       scalar_t *t = r_grad1_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
-        const scalar_t v = -o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
+          const scalar_t v = -o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -447,9 +648,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
       scalar_t *t = r_d_1;
-      HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -457,12 +665,19 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d_1;
       scalar_t *t = r_grad2_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < hp_in_dim; ++t) {
-          v += o0[i * hp_in_dim + t];
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < hp_in_dim; ++t) {
+            v += o0[i * hp_in_dim + t];
+          }
+          hv[u] = v;
         }
-        t[i] = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -471,9 +686,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = (b.grad_h_0 + (v_n) * sz_grad_h_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_h_0) {
-        const scalar_t v = o0[i] * o1[i / hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -482,9 +704,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad1_gate;
       const scalar_t *o1 = r_grad2_gate;
       scalar_t *t = r_grad_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -492,9 +721,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = r_d_2;
-      HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -503,9 +739,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
       const scalar_t *o1 = r_d_2;
       scalar_t *t = r_d_3;
-      HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -523,27 +766,53 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s12 = row;
       }
       scalar_t *t = acc_s12;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] += v;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s18: d_5[e] = div(att[e], att_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.att + (v_e) * sz_att);
-        const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
-        scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
-        HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_skip) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
+          const scalar_t v = hv[u];
+          t[i] += v;
         }
       }
-      HECTOR_GROUP_SYNC();
     }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s18: d_5[e] = div(att[e], att_sum[e.dst])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.att + (v_e) * sz_att);
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
   if (cur_s12 >= 0) {
@@ -628,16 +897,20 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_d_4 = scratch + INT64_C(0);
-  scalar_t *r_grad_att = scratch + hp_in_dim;
-  scalar_t *r_d_6 = scratch + (hp_heads + hp_in_dim);
-  scalar_t *r_grad_att_sum = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
-  scalar_t *r_grad2_att_exp = scratch + ((INT64_C(3) * hp_heads) + hp_in_dim);
-  scalar_t *r_grad_att_exp = scratch + ((INT64_C(4) * hp_heads) + hp_in_dim);
+  scalar_t *w_acc_s20 = scratch + 0;
+  scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0);
+  scalar_t *w_r_grad_att = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0);
+  scalar_t *w_r_d_6 = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0);
+  scalar_t *w_r_grad_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
+  scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+  scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -646,113 +919,213 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
-      {
-        const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
-        const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
-        scalar_t *t = r_d_4;
-        HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s15: grad_att[e] = sum_to(d_4[e]) shape [heads]
-      {
-        const scalar_t *o0 = r_d_4;
-        scalar_t *t = r_grad_att;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att) {
-          scalar_t v = 0;
-          for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
-            v += o0[i * (hp_in_dim / hp_heads) + t];
+    HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum * hector_workers_0) w_acc_s20[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
+        scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * sz_grad_att;
+        scalar_t *r_d_6 = w_r_d_6 + hector_worker_0 * sz_d_6;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
+          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          scalar_t *t = r_d_4;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
-          t[i] = v;
+        }
+        HECTOR_GROUP_SYNC();
+        // s15: grad_att[e] = sum_to(d_4[e]) shape [heads]
+        if (hector_active_0) {
+          const scalar_t *o0 = r_d_4;
+          scalar_t *t = r_grad_att;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
+              scalar_t v = 0;
+              for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
+                v += o0[i * (hp_in_dim / hp_heads) + t];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s16: grad_msg[e.pair] += mul(grad_t_0[n], att[e]) {atomic}
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
+          const scalar_t *o1 = (b.att + (v_e) * sz_att);
+          scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+              const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+              const scalar_t v = hv[u];
+              hector::trav::atomicAdd(t + i, v);
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s17: grad1_att_exp[e] = div(grad_att[e], att_sum[e.dst])
+        if (hector_active_0) {
+          const scalar_t *o0 = r_grad_att;
+          const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
+          scalar_t *t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_att_exp) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad1_att_exp) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad1_att_exp) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s19: d_6[e] = mul(grad_att[e], d_5[e])
+        if (hector_active_0) {
+          const scalar_t *o0 = r_grad_att;
+          const scalar_t *o1 = (b.d_5 + (v_e) * sz_d_5);
+          scalar_t *t = r_d_6;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s20: grad_att_sum[n] += neg(d_6[e]) {segmented}
+        if (hector_active_0) {
+          const scalar_t *o0 = r_d_6;
+          scalar_t *t = w_acc_s20 + hector_worker_0 * sz_grad_att_sum;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_sum) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_sum) {
+              const scalar_t v = -o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_sum) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_grad_att_sum;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
+        for (int64_t w = 0; w < hector_workers_0; ++w) {
+          t[i] += w_acc_s20[w * sz_grad_att_sum + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s16: grad_msg[e.pair] += mul(grad_t_0[n], att[e]) {atomic}
-      {
-        const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
-        const scalar_t *o1 = (b.att + (v_e) * sz_att);
-        scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-          const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
-          hector::trav::atomicAdd(t + i, v);
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s17: grad1_att_exp[e] = div(grad_att[e], att_sum[e.dst])
-      {
-        const scalar_t *o0 = r_grad_att;
-        const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
-        scalar_t *t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_grad1_att_exp) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s19: d_6[e] = mul(grad_att[e], d_5[e])
-      {
-        const scalar_t *o0 = r_grad_att;
-        const scalar_t *o1 = (b.d_5 + (v_e) * sz_d_5);
-        scalar_t *t = r_d_6;
-        HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s20: grad_att_sum[n] += neg(d_6[e]) {segmented}
-      {
-        const scalar_t *o0 = r_d_6;
-        scalar_t *t = r_grad_att_sum;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
-          const scalar_t v = -o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     // s21: grad2_att_exp[e] = copy(grad_att_sum[n])
     {
       const scalar_t *o0 = r_grad_att_sum;
       scalar_t *t = r_grad2_att_exp;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_att_exp) {
-        const scalar_t v = o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_att_exp) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
-      {
-        const scalar_t *o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-        const scalar_t *o1 = r_grad2_att_exp;
-        scalar_t *t = r_grad_att_exp;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+        const int64_t k_e = hector_base_1 + hector_worker_1;
+        const bool hector_active_1 = k_e < hector_end_1;
+        [[maybe_unused]] const int hector_lane = hector_sublane_1;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+        scalar_t *r_grad_att_exp = w_r_grad_att_exp + hector_worker_1 * sz_grad_att_exp;
+        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
+        if (hector_active_1) {
+          const scalar_t *o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+          const scalar_t *o1 = r_grad2_att_exp;
+          scalar_t *t = r_grad_att_exp;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_exp) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_exp) {
+              const scalar_t v = o0[i] + o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_exp) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
         }
-      }
-      HECTOR_GROUP_SYNC();
-      // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
-      {
-        const scalar_t *o0 = r_grad_att_exp;
-        const scalar_t *o1 = (b.att_exp + (v_e) * sz_att_exp);
-        scalar_t *t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_shifted) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_GROUP_SYNC();
+        // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
+        if (hector_active_1) {
+          const scalar_t *o0 = r_grad_att_exp;
+          const scalar_t *o1 = (b.att_exp + (v_e) * sz_att_exp);
+          scalar_t *t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_shifted) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_shifted) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_shifted) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
         }
+        HECTOR_GROUP_SYNC();
       }
-      HECTOR_GROUP_SYNC();
     }
+    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
 }
@@ -833,13 +1206,14 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad_att_2 = scratch + INT64_C(0);
+  scalar_t *r_grad_att_2 = scratch + 0;
   scalar_t *r_grad_att_1 = scratch + hp_heads;
-  scalar_t *acc_s28 = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *acc_s28 = scratch + hp_heads + hp_heads;
   int64_t cur_s28 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -848,9 +1222,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
       scalar_t *t = r_grad_att_2;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_att_2) {
-        const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_2) {
+          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -859,9 +1240,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_att_2;
       const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
       scalar_t *t = r_grad_att_1;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_att_1) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_1) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -879,9 +1267,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s28 = row;
       }
       scalar_t *t = acc_s28;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_mu) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -890,9 +1285,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_att_1;
       const scalar_t *o1 = (b.q + (v_e) * sz_q);
       scalar_t *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_att_0) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -901,9 +1303,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_att_1;
       const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
       scalar_t *t = (b.grad_q + (v_e) * sz_grad_q);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -990,11 +1399,12 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_d_7 = scratch + INT64_C(0);
+  scalar_t *r_d_7 = scratch + 0;
   scalar_t *r_d_8 = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -1004,9 +1414,16 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = r_d_7;
-      HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1015,9 +1432,16 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = r_d_7;
       const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
       scalar_t *t = r_d_8;
-      HECTOR_FOR_ELEMENTS(i, sz_d_8) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_8) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1026,9 +1450,16 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = r_d_8;
       const scalar_t *o1 = (b.grad4_x + (v_n) * sz_grad4_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1163,7 +1594,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = (INT64_C(3) * hp_heads);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim));
+      const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
@@ -1288,6 +1722,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads));
       const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
@@ -1337,7 +1772,9 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = ((INT64_C(5) * hp_heads) + hp_in_dim);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
         backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);

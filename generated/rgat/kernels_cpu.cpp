@@ -49,6 +49,7 @@ void forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
@@ -58,16 +59,23 @@ void forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       {
         const scalar_t *o0 = (b.W + (v_r) * sz_W);
         scalar_t *t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_1_wt) {
-          int64_t rest = i;
-          int64_t src = 0;
-          src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
-          rest /= (hp_out_dim / hp_heads);
-          src += (rest % hp_in_dim) * hp_out_dim;
-          rest /= hp_in_dim;
-          src += (rest % hp_heads) * (hp_out_dim / hp_heads);
-          const scalar_t v = o0[src];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_1_wt) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1_wt) {
+            int64_t rest = i;
+            int64_t src = 0;
+            src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+            rest /= (hp_out_dim / hp_heads);
+            src += (rest % hp_in_dim) * hp_out_dim;
+            rest /= hp_in_dim;
+            src += (rest % hp_heads) * (hp_out_dim / hp_heads);
+            const scalar_t v = o0[src];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1_wt) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -112,6 +120,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
@@ -122,12 +131,19 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = (b.z_0 + (v_p) * sz_z_0);
         const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
         scalar_t *t = (b.alpha_0 + (v_p) * sz_alpha_0);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_0) {
-          scalar_t v = 0;
-          for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
-            v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_0) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
+            scalar_t v = 0;
+            for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
+              v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
+            }
+            hv[u] = v;
           }
-          t[i] = v;
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -167,17 +183,24 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim));
+  const int64_t scratch_size = ((hp_heads + (INT64_C(2) * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_alpha_max = scratch + INT64_C(0);
-    scalar_t *r_alpha_shifted = scratch + hp_heads;
-    scalar_t *r_h_0 = scratch + (INT64_C(2) * hp_heads);
-    scalar_t *r_h_3 = scratch + ((INT64_C(2) * hp_heads) + hp_out_dim);
+    scalar_t *w_acc_s9 = scratch + 0;
+    scalar_t *w_acc_s12 = scratch + (hp_heads * hector_workers_0);
+    scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
+    scalar_t *r_h_3 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads + hp_out_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -186,39 +209,81 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
-        {
-          const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-          const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
-          scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-            const scalar_t v = o0[i] + o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+            const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+            scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+                const scalar_t v = o0[i] + o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+            scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+                const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *t = w_acc_s9 + hector_worker_0 * sz_alpha_max;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+                const scalar_t v = o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+                const scalar_t v = hv[u];
+                t[i] = hector::trav::max(t[i], v);
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            t[i] = hector::trav::max(t[i], w_acc_s9[w * sz_alpha_max + i]);
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
-        {
-          const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-          scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-            const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *t = r_alpha_max;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-            const scalar_t v = o0[i];
-            t[i] = hector::trav::max(t[i], v);
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
         scalar_t *t = r_alpha_max;
@@ -230,39 +295,82 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          const scalar_t *o1 = r_alpha_max;
-          scalar_t *t = r_alpha_shifted;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-            const scalar_t v = o0[i] - o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s12[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
+          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+          if (hector_active_1) {
+            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *o1 = r_alpha_max;
+            scalar_t *t = r_alpha_shifted;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+                const scalar_t v = o0[i] - o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s11: alpha_exp[e] = exp(alpha_shifted[e])
+          if (hector_active_1) {
+            const scalar_t *o0 = r_alpha_shifted;
+            scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+                const scalar_t v = hector::trav::exp(o0[i]);
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+          if (hector_active_1) {
+            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *t = w_acc_s12 + hector_worker_1 * sz_alpha_sum;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+                const scalar_t v = o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            t[i] += w_acc_s12[w * sz_alpha_sum + i];
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s11: alpha_exp[e] = exp(alpha_shifted[e])
-        {
-          const scalar_t *o0 = r_alpha_shifted;
-          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-            const scalar_t v = hector::trav::exp(o0[i]);
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-            const scalar_t v = o0[i];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       {
@@ -270,30 +378,65 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-            const scalar_t v = o0[i] / o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+        [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+        const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+          const int64_t k_e = hector_base_2 + hector_worker_2;
+          const bool hector_active_2 = k_e < hector_end_2;
+          [[maybe_unused]] const int hector_lane = hector_sublane_2;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+          const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *t = (b.alpha + (v_e) * sz_alpha);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
+            scalar_t *t = w_acc_s14 + hector_worker_2 * sz_h_0;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          for (int64_t w = 0; w < hector_workers_2; ++w) {
+            t[i] += w_acc_s14[w * sz_h_0 + i];
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
-        {
-          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
-          scalar_t *t = r_h_0;
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       // s17: h_3[n] = add(h_1[n], h_2[n])
@@ -301,9 +444,16 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = r_h_0;
         const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
         scalar_t *t = r_h_3;
-        HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -312,9 +462,16 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = r_h_3;
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -374,21 +531,25 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t scratch_size = ((INT64_C(6) * hp_heads) + (INT64_C(2) * hp_out_dim));
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *acc_s0 = scratch + INT64_C(0);
-    scalar_t *r_d_2 = scratch + hp_out_dim;
-    scalar_t *r_grad_alpha = scratch + (INT64_C(2) * hp_out_dim);
-    scalar_t *r_d_3 = scratch + (hp_heads + (INT64_C(2) * hp_out_dim));
-    scalar_t *r_d_4 = scratch + ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_out_dim));
-    scalar_t *r_grad_alpha_sum = scratch + ((INT64_C(3) * hp_heads) + (INT64_C(2) * hp_out_dim));
-    scalar_t *r_grad2_alpha_exp = scratch + ((INT64_C(4) * hp_heads) + (INT64_C(2) * hp_out_dim));
-    scalar_t *r_grad_alpha_exp = scratch + ((INT64_C(5) * hp_heads) + (INT64_C(2) * hp_out_dim));
+    scalar_t *w_acc_s10 = scratch + 0;
+    scalar_t *w_r_d_2 = scratch + (hp_heads * hector_workers_0);
+    scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0);
+    scalar_t *w_r_d_3 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0);
+    scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
+    scalar_t *w_r_grad_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
+    scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_out_dim;
+    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_out_dim + hp_heads;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -406,9 +567,16 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           cur_s0 = row;
         }
         scalar_t *t = acc_s0;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-          const scalar_t v = o0[i];
-          t[i] += v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = hv[u];
+            t[i] += v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -417,124 +585,232 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
-        {
-          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-          const scalar_t *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
-          scalar_t *t = r_d_2;
-          HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-            const scalar_t v = o0[i] * o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s5: grad_alpha[e] = sum_to(d_2[e]) shape [heads]
-        {
-          const scalar_t *o0 = r_d_2;
-          scalar_t *t = r_grad_alpha;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-            scalar_t v = 0;
-            for (int64_t t = 0; t < (hp_out_dim / hp_heads); ++t) {
-              v += o0[i * (hp_out_dim / hp_heads) + t];
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
+          scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
+          scalar_t *r_d_3 = w_r_d_3 + hector_worker_0 * sz_d_3;
+          scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+            const scalar_t *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
+            scalar_t *t = r_d_2;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+                const scalar_t v = o0[i] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
             }
-            t[i] = v;
+          }
+          HECTOR_GROUP_SYNC();
+          // s5: grad_alpha[e] = sum_to(d_2[e]) shape [heads]
+          if (hector_active_0) {
+            const scalar_t *o0 = r_d_2;
+            scalar_t *t = r_grad_alpha;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+                scalar_t v = 0;
+                for (int64_t t = 0; t < (hp_out_dim / hp_heads); ++t) {
+                  v += o0[i * (hp_out_dim / hp_heads) + t];
+                }
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s6: grad1_z[e.pair] += mul(grad_h_0[n], alpha[e]) {atomic}
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+            const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
+            scalar_t *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
+                const scalar_t v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
+                const scalar_t v = hv[u];
+                hector::trav::atomicAdd(t + i, v);
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+          if (hector_active_0) {
+            const scalar_t *o0 = r_grad_alpha;
+            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s8: d_3[e] = div(alpha[e], alpha_sum[e.dst])
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *t = r_d_3;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s9: d_4[e] = mul(grad_alpha[e], d_3[e])
+          if (hector_active_0) {
+            const scalar_t *o0 = r_grad_alpha;
+            const scalar_t *o1 = r_d_3;
+            scalar_t *t = r_d_4;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+                const scalar_t v = o0[i] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s10: grad_alpha_sum[n] += neg(d_4[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *o0 = r_d_4;
+            scalar_t *t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+                const scalar_t v = -o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_grad_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            t[i] += w_acc_s10[w * sz_grad_alpha_sum + i];
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s6: grad1_z[e.pair] += mul(grad_h_0[n], alpha[e]) {atomic}
-        {
-          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-          const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
-          scalar_t *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
-          HECTOR_FOR_ELEMENTS(i, sz_grad1_z) {
-            const scalar_t v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
-            hector::trav::atomicAdd(t + i, v);
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-        {
-          const scalar_t *o0 = r_grad_alpha;
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-            const scalar_t v = o0[i] / o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s8: d_3[e] = div(alpha[e], alpha_sum[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = r_d_3;
-          HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-            const scalar_t v = o0[i] / o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s9: d_4[e] = mul(grad_alpha[e], d_3[e])
-        {
-          const scalar_t *o0 = r_grad_alpha;
-          const scalar_t *o1 = r_d_3;
-          scalar_t *t = r_d_4;
-          HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-            const scalar_t v = o0[i] * o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s10: grad_alpha_sum[n] += neg(d_4[e]) {segmented}
-        {
-          const scalar_t *o0 = r_d_4;
-          scalar_t *t = r_grad_alpha_sum;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-            const scalar_t v = -o0[i];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
       {
         const scalar_t *o0 = r_grad_alpha_sum;
         scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        {
-          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *o1 = r_grad2_alpha_exp;
-          scalar_t *t = r_grad_alpha_exp;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            const scalar_t v = o0[i] + o1[i];
-            t[i] = v;
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_1 * sz_grad_alpha_exp;
+          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+          if (hector_active_1) {
+            const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *o1 = r_grad2_alpha_exp;
+            scalar_t *t = r_grad_alpha_exp;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+                const scalar_t v = o0[i] + o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
           }
-        }
-        HECTOR_GROUP_SYNC();
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-        {
-          const scalar_t *o0 = r_grad_alpha_exp;
-          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-            const scalar_t v = o0[i] * o1[i];
-            t[i] = v;
+          HECTOR_GROUP_SYNC();
+          // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+          if (hector_active_1) {
+            const scalar_t *o0 = r_grad_alpha_exp;
+            const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+                const scalar_t v = o0[i] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
           }
+          HECTOR_GROUP_SYNC();
         }
-        HECTOR_GROUP_SYNC();
       }
+      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
@@ -601,9 +877,10 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_5 = scratch + INT64_C(0);
+    scalar_t *r_d_5 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
@@ -611,9 +888,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
         scalar_t *t = r_d_5;
-        HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-          const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+            const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -622,9 +906,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
         const scalar_t *o1 = r_d_5;
         scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+            const scalar_t v = o0[i] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -632,9 +923,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
-          const scalar_t v = o0[i];
-          hector::trav::atomicAdd(t + i, v);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+            const scalar_t v = hv[u];
+            hector::trav::atomicAdd(t + i, v);
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -699,9 +997,10 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad2_z = scratch + INT64_C(0);
+    scalar_t *r_grad2_z = scratch + 0;
     scalar_t *acc_s20 = scratch + hp_out_dim;
     int64_t cur_s20 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
@@ -712,9 +1011,16 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
         const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
         scalar_t *t = r_grad2_z;
-        HECTOR_FOR_ELEMENTS(i, sz_grad2_z) {
-          const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_z) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
+            const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -732,9 +1038,16 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           cur_s20 = row;
         }
         scalar_t *t = acc_s20;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) {
-          const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
-          t[i] += v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a_src) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
+            const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
+            const scalar_t v = hv[u];
+            t[i] += v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -743,9 +1056,16 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
         const scalar_t *o1 = r_grad2_z;
         scalar_t *t = (b.grad_z + (v_p) * sz_grad_z);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_z) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_z) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -814,9 +1134,10 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad_alpha_1_wt = scratch + INT64_C(0);
+    scalar_t *r_grad_alpha_1_wt = scratch + 0;
     scalar_t *r_grad_alpha_1_wr = scratch + (hp_in_dim * hp_out_dim);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -826,12 +1147,19 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.grad_alpha_1_w + (v_r) * sz_grad_alpha_1_w);
         const scalar_t *o1 = (b.a_dst + (v_r) * sz_a_dst);
         scalar_t *t = r_grad_alpha_1_wt;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1_wt) {
-          const int64_t lead = i / (hp_in_dim * (hp_out_dim / hp_heads));
-          const int64_t row = (i / (hp_out_dim / hp_heads)) % hp_in_dim;
-          const int64_t col = i % (hp_out_dim / hp_heads);
-          const scalar_t v = o0[lead * hp_in_dim + row] * o1[lead * (hp_out_dim / hp_heads) + col];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1_wt) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wt) {
+            const int64_t lead = i / (hp_in_dim * (hp_out_dim / hp_heads));
+            const int64_t row = (i / (hp_out_dim / hp_heads)) % hp_in_dim;
+            const int64_t col = i % (hp_out_dim / hp_heads);
+            const scalar_t v = o0[lead * hp_in_dim + row] * o1[lead * (hp_out_dim / hp_heads) + col];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wt) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -839,16 +1167,23 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       {
         const scalar_t *o0 = r_grad_alpha_1_wt;
         scalar_t *t = r_grad_alpha_1_wr;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1_wr) {
-          int64_t rest = i;
-          int64_t src = 0;
-          src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
-          rest /= (hp_out_dim / hp_heads);
-          src += (rest % hp_heads) * ((hp_in_dim * hp_out_dim) / hp_heads);
-          rest /= hp_heads;
-          src += (rest % hp_in_dim) * (hp_out_dim / hp_heads);
-          const scalar_t v = o0[src];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1_wr) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wr) {
+            int64_t rest = i;
+            int64_t src = 0;
+            src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+            rest /= (hp_out_dim / hp_heads);
+            src += (rest % hp_heads) * ((hp_in_dim * hp_out_dim) / hp_heads);
+            rest /= hp_heads;
+            src += (rest % hp_in_dim) * (hp_out_dim / hp_heads);
+            const scalar_t v = o0[src];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wr) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -857,9 +1192,16 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.grad1_W + (v_r) * sz_grad1_W);
         const scalar_t *o1 = r_grad_alpha_1_wr;
         scalar_t *t = (b.grad_W + (v_r) * sz_grad_W);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_W) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_W) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_W) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_W) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -924,9 +1266,10 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_6 = scratch + INT64_C(0);
+    scalar_t *r_d_6 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -935,9 +1278,16 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = r_d_6;
-        HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -946,9 +1296,16 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = r_d_6;
         const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();

@@ -40,17 +40,24 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim));
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)));
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_alpha_max = scratch + INT64_C(0);
-    scalar_t *r_alpha_shifted = scratch + hp_heads;
-    scalar_t *r_msg = scratch + (INT64_C(2) * hp_heads);
-    scalar_t *r_h_0 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+    scalar_t *w_acc_s7 = scratch + 0;
+    scalar_t *w_acc_s10 = scratch + (hp_heads * hector_workers_0);
+    scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
+    scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
+    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -59,39 +66,81 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
-        {
-          const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-          const scalar_t *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
-          scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-            const scalar_t v = o0[i] + o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+            const scalar_t *o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
+            scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+                const scalar_t v = o0[i] + o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+            scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+                const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *t = w_acc_s7 + hector_worker_0 * sz_alpha_max;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+                const scalar_t v = o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+                const scalar_t v = hv[u];
+                t[i] = hector::trav::max(t[i], v);
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            t[i] = hector::trav::max(t[i], w_acc_s7[w * sz_alpha_max + i]);
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
-        {
-          const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-          scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-            const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *t = r_alpha_max;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-            const scalar_t v = o0[i];
-            t[i] = hector::trav::max(t[i], v);
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
         scalar_t *t = r_alpha_max;
@@ -103,39 +152,82 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          const scalar_t *o1 = r_alpha_max;
-          scalar_t *t = r_alpha_shifted;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-            const scalar_t v = o0[i] - o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s10[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
+          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+          if (hector_active_1) {
+            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *o1 = r_alpha_max;
+            scalar_t *t = r_alpha_shifted;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+                const scalar_t v = o0[i] - o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s9: alpha_exp[e] = exp(alpha_shifted[e])
+          if (hector_active_1) {
+            const scalar_t *o0 = r_alpha_shifted;
+            scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+                const scalar_t v = hector::trav::exp(o0[i]);
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+          if (hector_active_1) {
+            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *t = w_acc_s10 + hector_worker_1 * sz_alpha_sum;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+                const scalar_t v = o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            t[i] += w_acc_s10[w * sz_alpha_sum + i];
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s9: alpha_exp[e] = exp(alpha_shifted[e])
-        {
-          const scalar_t *o0 = r_alpha_shifted;
-          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-            const scalar_t v = hector::trav::exp(o0[i]);
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-            const scalar_t v = o0[i];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       {
@@ -143,40 +235,83 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-        {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-            const scalar_t v = o0[i] / o1[i];
-            t[i] = v;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+        [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+        const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+          const int64_t k_e = hector_base_2 + hector_worker_2;
+          const bool hector_active_2 = k_e < hector_end_2;
+          [[maybe_unused]] const int hector_lane = hector_sublane_2;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+          scalar_t *r_msg = w_r_msg + hector_worker_2 * sz_msg;
+          const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *t = (b.alpha + (v_e) * sz_alpha);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
+            scalar_t *t = r_msg;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+                const scalar_t v = o0[i / hp_out_dim] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+          // s13: h_0[n] += copy(msg[e]) {segmented}
+          if (hector_active_2) {
+            const scalar_t *o0 = r_msg;
+            scalar_t *t = w_acc_s13 + hector_worker_2 * sz_h_0;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = o0[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          for (int64_t w = 0; w < hector_workers_2; ++w) {
+            t[i] += w_acc_s13[w * sz_h_0 + i];
           }
         }
-        HECTOR_GROUP_SYNC();
-        // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
-        {
-          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
-          scalar_t *t = r_msg;
-          HECTOR_FOR_ELEMENTS(i, sz_msg) {
-            const scalar_t v = o0[i / hp_out_dim] * o1[i];
-            t[i] = v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        // s13: h_0[n] += copy(msg[e]) {segmented}
-        {
-          const scalar_t *o0 = r_msg;
-          scalar_t *t = r_h_0;
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const scalar_t v = o0[i];
-            t[i] += v;
-          }
-        }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       // s15: h[n] = add(h_1[n], bias)
@@ -184,9 +319,16 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = r_h_0;
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -248,9 +390,10 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *acc_s0 = scratch + INT64_C(0);
+    scalar_t *acc_s0 = scratch + 0;
     scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -269,9 +412,16 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           cur_s0 = row;
         }
         scalar_t *t = acc_s0;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-          const scalar_t v = o0[i];
-          t[i] += v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = hv[u];
+            t[i] += v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -279,9 +429,16 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
         scalar_t *t = r_grad_msg;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-          const scalar_t v = o0[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -353,12 +510,13 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_1 = scratch + INT64_C(0);
+    scalar_t *r_d_1 = scratch + 0;
     scalar_t *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
-    scalar_t *r_d_2 = scratch + (hp_heads + (hp_heads * hp_out_dim));
-    scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+    scalar_t *r_d_2 = scratch + (hp_heads * hp_out_dim) + hp_heads;
+    scalar_t *r_d_3 = scratch + (hp_heads * hp_out_dim) + hp_heads + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
@@ -367,9 +525,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
         const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
         scalar_t *t = r_d_1;
-        HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+            const scalar_t v = o0[i] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -377,12 +542,19 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad_alpha;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-          scalar_t v = 0;
-          for (int64_t t = 0; t < hp_out_dim; ++t) {
-            v += o0[i * hp_out_dim + t];
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+            scalar_t v = 0;
+            for (int64_t t = 0; t < hp_out_dim; ++t) {
+              v += o0[i * hp_out_dim + t];
+            }
+            hv[u] = v;
           }
-          t[i] = v;
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -391,9 +563,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-          const scalar_t v = o0[i] * o1[i / hp_out_dim];
-          hector::trav::atomicAdd(t + i, v);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+            const scalar_t v = o0[i] * o1[i / hp_out_dim];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+            const scalar_t v = hv[u];
+            hector::trav::atomicAdd(t + i, v);
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -402,9 +581,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_alpha;
         const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
         scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+            const scalar_t v = o0[i] / o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -413,9 +599,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
         const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
         scalar_t *t = r_d_2;
-        HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+            const scalar_t v = o0[i] / o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -424,9 +617,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_alpha;
         const scalar_t *o1 = r_d_2;
         scalar_t *t = r_d_3;
-        HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+            const scalar_t v = o0[i] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -434,9 +634,16 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_3;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-          const scalar_t v = -o0[i];
-          hector::trav::atomicAdd(t + i, v);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+            const scalar_t v = -o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+            const scalar_t v = hv[u];
+            hector::trav::atomicAdd(t + i, v);
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -493,15 +700,17 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t scratch_size = (INT64_C(2) * hp_heads);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
-    scalar_t *r_grad_alpha_exp = scratch + hp_heads;
+    scalar_t *w_r_grad_alpha_exp = scratch + 0;
+    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -509,38 +718,72 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
         scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        {
-          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *o1 = r_grad2_alpha_exp;
-          scalar_t *t = r_grad_alpha_exp;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            const scalar_t v = o0[i] + o1[i];
-            t[i] = v;
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_0 * sz_grad_alpha_exp;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *o1 = r_grad2_alpha_exp;
+            scalar_t *t = r_grad_alpha_exp;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+                const scalar_t v = o0[i] + o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
           }
-        }
-        HECTOR_GROUP_SYNC();
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-        {
-          const scalar_t *o0 = r_grad_alpha_exp;
-          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-            const scalar_t v = o0[i] * o1[i];
-            t[i] = v;
+          HECTOR_GROUP_SYNC();
+          // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+          if (hector_active_0) {
+            const scalar_t *o0 = r_grad_alpha_exp;
+            const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+                const scalar_t v = o0[i] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
           }
+          HECTOR_GROUP_SYNC();
         }
-        HECTOR_GROUP_SYNC();
       }
+      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
   }
@@ -600,9 +843,10 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_4 = scratch + INT64_C(0);
+    scalar_t *r_d_4 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
@@ -610,9 +854,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
         scalar_t *t = r_d_4;
-        HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+            const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -621,9 +872,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
         const scalar_t *o1 = r_d_4;
         scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+            const scalar_t v = o0[i] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -631,9 +889,16 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-          const scalar_t v = o0[i];
-          hector::trav::atomicAdd(t + i, v);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+            const scalar_t v = hv[u];
+            hector::trav::atomicAdd(t + i, v);
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -695,6 +960,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
@@ -705,9 +971,16 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
         const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
         scalar_t *t = (b.grad_outj + (v_p) * sz_grad_outj);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_outj) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_outj) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -769,11 +1042,12 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_6 = scratch + INT64_C(0);
+    scalar_t *r_d_6 = scratch + 0;
     scalar_t *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-    scalar_t *acc_s27 = scratch + (INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+    scalar_t *acc_s27 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
     int64_t cur_s27 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -783,12 +1057,19 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.weight_ + (v_r) * sz_weight_);
         const scalar_t *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
         scalar_t *t = r_d_6;
-        HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-          const int64_t lead = i / ((hp_heads * hp_out_dim) * hp_heads);
-          const int64_t row = (i / hp_heads) % (hp_heads * hp_out_dim);
-          const int64_t col = i % hp_heads;
-          const scalar_t v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+            const int64_t lead = i / ((hp_heads * hp_out_dim) * hp_heads);
+            const int64_t row = (i / hp_heads) % (hp_heads * hp_out_dim);
+            const int64_t col = i % hp_heads;
+            const scalar_t v = o0[lead * (hp_heads * hp_out_dim) + row] * o1[lead * hp_heads + col];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -796,16 +1077,23 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       {
         const scalar_t *o0 = r_d_6;
         scalar_t *t = r_d_7;
-        HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-          int64_t rest = i;
-          int64_t src = 0;
-          src += (rest % hp_in_dim) * (hp_heads * hp_heads * hp_out_dim);
-          rest /= hp_in_dim;
-          src += (rest % hp_heads) * INT64_C(1);
-          rest /= hp_heads;
-          src += (rest % (hp_heads * hp_out_dim)) * hp_heads;
-          const scalar_t v = o0[src];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+            int64_t rest = i;
+            int64_t src = 0;
+            src += (rest % hp_in_dim) * (hp_heads * hp_heads * hp_out_dim);
+            rest /= hp_in_dim;
+            src += (rest % hp_heads) * INT64_C(1);
+            rest /= hp_heads;
+            src += (rest % (hp_heads * hp_out_dim)) * hp_heads;
+            const scalar_t v = o0[src];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -822,12 +1110,19 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           cur_s27 = row;
         }
         scalar_t *t = acc_s27;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-          scalar_t v = 0;
-          for (int64_t t = 0; t < hp_in_dim; ++t) {
-            v += o0[i * hp_in_dim + t];
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+            scalar_t v = 0;
+            for (int64_t t = 0; t < hp_in_dim; ++t) {
+              v += o0[i * hp_in_dim + t];
+            }
+            hv[u] = v;
           }
-          t[i] += v;
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+            const scalar_t v = hv[u];
+            t[i] += v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -836,9 +1131,16 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
         const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
         scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_weight_) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_weight_) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -904,6 +1206,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -914,9 +1217,16 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();

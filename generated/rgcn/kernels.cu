@@ -34,13 +34,16 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_msg = scratch + INT64_C(0);
-  scalar_t *r_h_0 = scratch + hp_out_dim;
-  scalar_t *r_h_2 = scratch + (INT64_C(2) * hp_out_dim);
+  scalar_t *w_acc_s2 = scratch + 0;
+  scalar_t *w_r_msg = scratch + (hp_out_dim * hector_workers_0);
+  scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0);
+  scalar_t *r_h_2 = scratch + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0) + hp_out_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -49,29 +52,65 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s1: msg[e] = div(msg_0[e.pair], rel_in_degree[e])
-      {
-        const scalar_t *o0 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-        const scalar_t *o1 = (gv.rel_in_degree + v_e);
-        scalar_t *t = r_msg;
-        HECTOR_FOR_ELEMENTS(i, sz_msg) {
-          const scalar_t v = o0[i] / o1[i / hp_out_dim];
-          t[i] = v;
+    HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_0) w_acc_s2[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        scalar_t *r_msg = w_r_msg + hector_worker_0 * sz_msg;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s1: msg[e] = div(msg_0[e.pair], rel_in_degree[e])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+          const scalar_t *o1 = (gv.rel_in_degree + v_e);
+          scalar_t *t = r_msg;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+              const scalar_t v = o0[i] / o1[i / hp_out_dim];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s2: h_0[n] += copy(msg[e]) {segmented}
+        if (hector_active_0) {
+          const scalar_t *o0 = r_msg;
+          scalar_t *t = w_acc_s2 + hector_worker_0 * sz_h_0;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_h_0;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+        for (int64_t w = 0; w < hector_workers_0; ++w) {
+          t[i] += w_acc_s2[w * sz_h_0 + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s2: h_0[n] += copy(msg[e]) {segmented}
-      {
-        const scalar_t *o0 = r_msg;
-        scalar_t *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     // s4: h_2[n] = add(h_0[n], h_1[n])
@@ -79,9 +118,16 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = r_h_0;
       const scalar_t *o1 = (b.h_1 + (v_n) * sz_h_1);
       scalar_t *t = r_h_2;
-      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -90,9 +136,16 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = r_h_2;
       const scalar_t *o1 = b.bias;
       scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -121,11 +174,12 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *acc_s0 = scratch + INT64_C(0);
+  scalar_t *acc_s0 = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_out_dim;
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -144,9 +198,16 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s0 = row;
       }
       scalar_t *t = acc_s0;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-        const scalar_t v = o0[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -154,9 +215,16 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const scalar_t v = o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -195,6 +263,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -207,9 +276,16 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
       const scalar_t *o1 = (gv.rel_in_degree + v_e);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-        const scalar_t v = o0[i] / o1[i / hp_out_dim];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+          const scalar_t v = o0[i] / o1[i / hp_out_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -238,6 +314,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -250,9 +327,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -312,7 +396,8 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = (INT64_C(3) * hp_out_dim);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim));
+      const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);

@@ -7,10 +7,21 @@
 // thread group: a warp on the GPU, one thread on the CPU. Within a group,
 // every statement is an element loop over its target row,
 // HECTOR_FOR_ELEMENTS(i, n), in which element i always goes to the same
-// lane (i mod 32 on the GPU), so per-element accumulators (segmented and
-// partial-atomic reductions) need no synchronisation; values other lanes
-// read (registers, kept in per-group scratch memory) are published by
-// HECTOR_GROUP_SYNC() after each statement.
+// lane (i mod hector_lanes on the GPU), so per-element accumulators
+// (segmented and partial-atomic reductions) need no synchronisation;
+// values other lanes read (registers, kept in per-group scratch memory)
+// are published by HECTOR_GROUP_SYNC() after each statement.
+//
+// An edge loop of a row (a node's incoming or outgoing edges) may be split
+// over workers: the warp's 32 lanes form workersFor(n) workers of
+// 32 / workersFor(n) lanes each (n: the widest row the loop writes), each
+// worker takes every W-th edge, and the kernel shadows hector_lane and
+// hector_lanes with the worker's own inside the loop. All lanes run the
+// loop the same number of times (a worker past its last edge skips the
+// statements) so that HECTOR_GROUP_SYNC stays the whole warp's. A
+// hub node's narrow edge statements (attention scores, softmax sums: one
+// scalar per head) then run 32 edges at a time instead of one, which is
+// what bounds a power-law graph's kernel time.
 #pragma once
 
 #include <cmath>
@@ -25,14 +36,40 @@
 #define HECTOR_HD __host__ __device__ __forceinline__
 /// Lanes per thread group on the GPU.
 #define HECTOR_GROUP_SIZE 32
+/// Kernels declare hector_lane and hector_lanes (32); a worker-split edge
+/// loop shadows them with its worker's.
 #define HECTOR_FOR_ELEMENTS(i, n)                                              \
-  for (int64_t i = hector_lane; i < (n); i += HECTOR_GROUP_SIZE)
+  for (int64_t i = hector_lane; i < (n); i += hector_lanes)
 #define HECTOR_GROUP_SYNC() __syncwarp()
+#define HECTOR_UNROLL _Pragma("unroll")
+/// Batches of HECTOR_BATCH elements per lane: element i0 + u * hector_lanes
+/// for u < HECTOR_BATCH (see HECTOR_FOR_ELEMENT_BATCHES below).
+#define HECTOR_FOR_ELEMENT_BATCHES(i0, n)                                      \
+  for (int64_t i0 = hector_lane; i0 < (n); i0 += hector_lanes * HECTOR_BATCH)
+#define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
+  HECTOR_UNROLL for (int u = 0; u < HECTOR_BATCH; ++u)                        \
+    if (const int64_t i = (i0) + u * hector_lanes; i < (n))
 #else
 #define HECTOR_HD inline
 #define HECTOR_GROUP_SIZE 1
 #define HECTOR_FOR_ELEMENTS(i, n) for (int64_t i = 0; i < (n); ++i)
 #define HECTOR_GROUP_SYNC() ((void)0)
+#define HECTOR_UNROLL
+#define HECTOR_FOR_ELEMENT_BATCHES(i0, n)                                      \
+  for (int64_t i0 = 0; i0 < (n); i0 += HECTOR_BATCH)
+#define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
+  for (int u = 0; u < HECTOR_BATCH; ++u)                                      \
+    if (const int64_t i = (i0) + u; i < (n))
+#endif
+
+/// A statement whose target shares no storage with its operands computes
+/// HECTOR_BATCH elements into registers before storing any: the compiler
+/// cannot prove that a store to the target does not change the next
+/// element's operands, so an element-at-a-time loop waits for every load
+/// in turn (one memory latency per element); a batch issues its loads
+/// together.
+#ifndef HECTOR_BATCH
+#define HECTOR_BATCH 8
 #endif
 
 namespace hector::trav {
@@ -88,6 +125,38 @@ template <typename T> HECTOR_HD T geluGrad(T x) {
   return cdf + x * pdf;
 }
 template <typename T> HECTOR_HD T eq(T a, T b) { return a == b ? T(1) : T(0); }
+
+/// The larger of its arguments (the widest row a loop writes).
+HECTOR_HD int64_t maxOf(int64_t a) { return a; }
+template <typename... Rest>
+HECTOR_HD int64_t maxOf(int64_t a, int64_t b, Rest... rest) {
+  return maxOf(a > b ? a : b, rest...);
+}
+
+/// Elements each lane of a worker handles in the widest row of a
+/// worker-split loop: fewer lanes per worker (more edges in flight) for
+/// narrow rows, at most this many sequential elements per lane for wide
+/// ones.
+#ifndef HECTOR_ELEMENTS_PER_WORKER_LANE
+#define HECTOR_ELEMENTS_PER_WORKER_LANE 8
+#endif
+constexpr int64_t kElementsPerWorkerLane = HECTOR_ELEMENTS_PER_WORKER_LANE;
+
+/// How many workers a warp forms for an edge loop whose widest row has
+/// `widest` elements: 32 / (lanes per worker), with lanes per worker the
+/// power of two >= widest / kElementsPerWorkerLane, within [1, 32]. One on
+/// the CPU, whose thread group is a single thread.
+HECTOR_HD int64_t workersFor(int64_t widest) {
+#if defined(__CUDACC__)
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes * kElementsPerWorkerLane < widest)
+    lanes *= 2;
+  return 32 / lanes;
+#else
+  (void)widest;
+  return 1;
+#endif
+}
 
 /// The rows [begin, end) a thread group handles when `rows` rows are split
 /// into contiguous chunks over `groups` groups (contiguous, so that

@@ -244,6 +244,53 @@ TEST_P(EmitterTest, KernelsHeaderNamespaceAndBuffers) {
   EXPECT_NE(h.find("struct BackwardBuffers"), std::string::npos);
 }
 
+// Every node's edge loop with statements and no partial-atomic accumulator
+// is split over workers (Traversal.h): a worker-count local, a uniform
+// trip count, statements guarded by the worker's activity, and the
+// segmented reductions folded from per-worker accumulators afterwards.
+TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const size_t begin = cu.find("\nforward_trav_");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  for (int j = 0; j < 3; ++j) {
+    const std::string n = std::to_string(j);
+    EXPECT_EQ(countOf(kernel, "const int64_t hector_workers_" + n +
+                                  " = hector::trav::workersFor("),
+              1u);
+    EXPECT_EQ(countOf(kernel, "for (int64_t hector_base_" + n +
+                                  " = g.dst_ptr[v_n]; hector_base_" + n +
+                                  " < hector_end_" + n + "; hector_base_" +
+                                  n + " += hector_workers_" + n + ")"),
+              1u);
+    EXPECT_GE(countOf(kernel, "if (hector_active_" + n + ") {"), 1u);
+  }
+  EXPECT_EQ(countOf(kernel, "hector_workers_3"), 0u);
+  // max= and the two sum= of the softmax and the aggregation.
+  EXPECT_EQ(countOf(kernel, "for (int64_t w = 0; w < hector_workers_"), 3u);
+  EXPECT_EQ(countOf(kernel, "++k_e)"), 0u);
+  // The launch sizes scratch with the same worker counts.
+  const size_t launch = cu.find("const int64_t rows = g.num_nodes;");
+  ASSERT_NE(launch, std::string::npos);
+  const std::string host = cu.substr(launch, cu.find("<<<", launch) - launch);
+  EXPECT_EQ(countOf(host, "const int64_t hector_workers_"), 3u);
+  EXPECT_EQ(countOf(host, "* hector_workers_2)"), 2u);
+}
+
+// rgcn's backward keeps a plain edge loop for the hoisted store of
+// grad_msg (a loop with no statements of its own).
+TEST(EmitterWorkerLoops, LoopWithoutStatementsStaysPlain) {
+  std::optional<Emitted> e = compileAndEmit("rgcn");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  EXPECT_EQ(countOf(cu, "for (int64_t k_e = g.dst_ptr[v_n]; k_e < "
+                        "g.dst_ptr[v_n + 1]; ++k_e)"),
+            1u);
+  EXPECT_EQ(countOf(cu, "for (int64_t hector_base_"), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),

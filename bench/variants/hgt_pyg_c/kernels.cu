@@ -61,11 +61,12 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_kqv = scratch + INT64_C(0);
+  scalar_t *r_kqv = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -74,9 +75,16 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
       const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
       scalar_t *t = r_kqv;
-      HECTOR_FOR_ELEMENTS(i, sz_kqv) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_kqv) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -84,9 +92,16 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = r_kqv;
       scalar_t *t = (b.k_0 + (v_n) * sz_k_0);
-      HECTOR_FOR_ELEMENTS(i, sz_k_0) {
-        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_k_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_k_0) {
+          const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_k_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -94,9 +109,16 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = r_kqv;
       scalar_t *t = (b.q_0 + (v_n) * sz_q_0);
-      HECTOR_FOR_ELEMENTS(i, sz_q_0) {
-        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_q_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_q_0) {
+          const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_q_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -104,9 +126,16 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = r_kqv;
       scalar_t *t = (b.v_0 + (v_n) * sz_v_0);
-      HECTOR_FOR_ELEMENTS(i, sz_v_0) {
-        const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_v_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_v_0) {
+          const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_v_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -160,14 +189,21 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_alpha_2 = scratch + INT64_C(0);
-  scalar_t *r_alpha_max = scratch + hp_heads;
-  scalar_t *r_alpha_shifted = scratch + (INT64_C(2) * hp_heads);
-  scalar_t *r_msg = scratch + (INT64_C(3) * hp_heads);
+  scalar_t *w_acc_s13 = scratch + 0;
+  scalar_t *w_r_alpha_2 = scratch + (hp_heads * hector_workers_0);
+  scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
+  scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+  scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
+  scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
+  scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -176,53 +212,103 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s10: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-        const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
-        scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-          scalar_t v = 0;
-          for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-            v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
+    HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s13[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        scalar_t *r_alpha_2 = w_r_alpha_2 + hector_worker_0 * sz_alpha_2;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s10: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+          const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
+          scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_1) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
-          t[i] = v;
+        }
+        HECTOR_GROUP_SYNC();
+        // s11: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
+          const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+          scalar_t *t = r_alpha_2;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s12: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
+        if (hector_active_0) {
+          const scalar_t *o0 = r_alpha_2;
+          scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+              const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s13: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *t = w_acc_s13 + hector_worker_0 * sz_alpha_max;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
+              const scalar_t v = hv[u];
+              t[i] = hector::trav::max(t[i], v);
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+        for (int64_t w = 0; w < hector_workers_0; ++w) {
+          t[i] = hector::trav::max(t[i], w_acc_s13[w * sz_alpha_max + i]);
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s11: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
-      {
-        const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
-        const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-        scalar_t *t = r_alpha_2;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s12: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
-      {
-        const scalar_t *o0 = r_alpha_2;
-        scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_score) {
-          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s13: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        scalar_t *t = r_alpha_max;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          const scalar_t v = o0[i];
-          t[i] = hector::trav::max(t[i], v);
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
       scalar_t *t = r_alpha_max;
@@ -234,39 +320,82 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s14: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-        const scalar_t *o1 = r_alpha_max;
-        scalar_t *t = r_alpha_shifted;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-          const scalar_t v = o0[i] - o1[i];
-          t[i] = v;
+    HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s16[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+        const int64_t k_e = hector_base_1 + hector_worker_1;
+        const bool hector_active_1 = k_e < hector_end_1;
+        [[maybe_unused]] const int hector_lane = hector_sublane_1;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+        scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
+        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        // s14: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+        if (hector_active_1) {
+          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *o1 = r_alpha_max;
+          scalar_t *t = r_alpha_shifted;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+              const scalar_t v = o0[i] - o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s15: alpha_exp[e] = exp(alpha_shifted[e])
+        if (hector_active_1) {
+          const scalar_t *o0 = r_alpha_shifted;
+          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+              const scalar_t v = hector::trav::exp(o0[i]);
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s16: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+        if (hector_active_1) {
+          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *t = w_acc_s16 + hector_worker_1 * sz_alpha_sum;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+        for (int64_t w = 0; w < hector_workers_1; ++w) {
+          t[i] += w_acc_s16[w * sz_alpha_sum + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s15: alpha_exp[e] = exp(alpha_shifted[e])
-      {
-        const scalar_t *o0 = r_alpha_shifted;
-        scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_exp) {
-          const scalar_t v = hector::trav::exp(o0[i]);
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s16: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
-      {
-        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     {
@@ -274,49 +403,99 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s17: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha) {
-          const scalar_t v = o0[i] / o1[i];
-          t[i] = v;
+    HECTOR_FOR_ELEMENTS(i, sz_agg_0 * hector_workers_2) w_acc_s19[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+      const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+      [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+      const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+        const int64_t k_e = hector_base_2 + hector_worker_2;
+        const bool hector_active_2 = k_e < hector_end_2;
+        [[maybe_unused]] const int hector_lane = hector_sublane_2;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+        scalar_t *r_msg = w_r_msg + hector_worker_2 * sz_msg;
+        const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        // s17: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          scalar_t *t = (b.alpha + (v_e) * sz_alpha);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s18: msg[e] = mul(alpha[e], msg_0[e.pair])
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
+          const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+          scalar_t *t = r_msg;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+              const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+        // s19: agg_0[n] += copy(msg[e]) {segmented}
+        if (hector_active_2) {
+          const scalar_t *o0 = r_msg;
+          scalar_t *t = w_acc_s19 + hector_worker_2 * sz_agg_0;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_agg_0) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_agg_0) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_agg_0) {
+              const scalar_t v = hv[u];
+              t[i] += v;
+            }
+          }
+        }
+        HECTOR_GROUP_SYNC();
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
+      HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
+        for (int64_t w = 0; w < hector_workers_2; ++w) {
+          t[i] += w_acc_s19[w * sz_agg_0 + i];
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s18: msg[e] = mul(alpha[e], msg_0[e.pair])
-      {
-        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-        scalar_t *t = r_msg;
-        HECTOR_FOR_ELEMENTS(i, sz_msg) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-          t[i] = v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s19: agg_0[n] += copy(msg[e]) {segmented}
-      {
-        const scalar_t *o0 = r_msg;
-        scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
-        HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
     }
     HECTOR_GROUP_SYNC();
     // s21: a_0[n] = gelu(agg[n])
     {
       const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
       scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
-      HECTOR_FOR_ELEMENTS(i, sz_a_0) {
-        const scalar_t v = hector::trav::gelu(o0[i]);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+          const scalar_t v = hector::trav::gelu(o0[i]);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -324,9 +503,16 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
       scalar_t *t = (b.gate + (v_n) * sz_gate);
-      HECTOR_FOR_ELEMENTS(i, sz_gate) {
-        const scalar_t v = hector::trav::sigmoid(o0[i]);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
+          const scalar_t v = hector::trav::sigmoid(o0[i]);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -334,9 +520,16 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
-      HECTOR_FOR_ELEMENTS(i, sz_h_1) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -345,9 +538,16 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.h_1 + (v_n) * sz_h_1);
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-        const scalar_t v = o0[i / hp_in_dim] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -401,11 +601,12 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_h_0 = scratch + INT64_C(0);
+  scalar_t *r_h_0 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -414,9 +615,16 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.a_1 + (v_n) * sz_a_1);
       const scalar_t *o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
       scalar_t *t = (b.a + (v_n) * sz_a);
-      HECTOR_FOR_ELEMENTS(i, sz_a) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_a) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_a) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -425,9 +633,16 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
       const scalar_t *o1 = (b.a + (v_n) * sz_a);
       scalar_t *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-        const scalar_t v = o0[i / hp_in_dim] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+          const scalar_t v = o0[i / hp_in_dim] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -436,9 +651,16 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = r_h_0;
       const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
       scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -524,20 +746,21 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_d = scratch + INT64_C(0);
+  scalar_t *r_d = scratch + 0;
   scalar_t *r_grad_h_1 = scratch + hp_in_dim;
-  scalar_t *r_grad1_gate = scratch + (hp_in_dim + INT64_C(1));
-  scalar_t *r_d_1 = scratch + (hp_in_dim + INT64_C(2));
-  scalar_t *r_grad2_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(2));
-  scalar_t *r_grad_gate = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(3));
-  scalar_t *r_d_2 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(4));
-  scalar_t *r_d_3 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(5));
-  scalar_t *acc_s10 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(6));
-  scalar_t *acc_s11 = scratch + ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+  scalar_t *r_grad1_gate = scratch + hp_in_dim + INT64_C(1);
+  scalar_t *r_d_1 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1);
+  scalar_t *r_grad2_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim;
+  scalar_t *r_grad_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1);
+  scalar_t *r_d_2 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
+  scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
+  scalar_t *acc_s10 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
+  scalar_t *acc_s11 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
   int64_t cur_s10 = -1;
   int64_t cur_s11 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -548,9 +771,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = r_d;
-      HECTOR_FOR_ELEMENTS(i, sz_d) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -558,12 +788,19 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d;
       scalar_t *t = r_grad_h_1;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < hp_in_dim; ++t) {
-          v += o0[i * hp_in_dim + t];
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < hp_in_dim; ++t) {
+            v += o0[i * hp_in_dim + t];
+          }
+          hv[u] = v;
         }
-        t[i] = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -572,9 +809,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.h_1 + (v_n) * sz_h_1);
       scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_x) {
-        const scalar_t v = o0[i] * o1[i / hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -582,9 +826,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_grad_h_1;
       scalar_t *t = r_grad1_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_gate) {
-        const scalar_t v = -o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
+          const scalar_t v = -o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -593,9 +844,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.a + (v_n) * sz_a);
       scalar_t *t = r_d_1;
-      HECTOR_FOR_ELEMENTS(i, sz_d_1) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -603,12 +861,19 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d_1;
       scalar_t *t = r_grad2_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_gate) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < hp_in_dim; ++t) {
-          v += o0[i * hp_in_dim + t];
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < hp_in_dim; ++t) {
+            v += o0[i * hp_in_dim + t];
+          }
+          hv[u] = v;
         }
-        t[i] = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -617,9 +882,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = (b.grad_a + (v_n) * sz_grad_a);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_a) {
-        const scalar_t v = o0[i] * o1[i / hp_in_dim];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_a) {
+          const scalar_t v = o0[i] * o1[i / hp_in_dim];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_a) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -628,9 +900,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad1_gate;
       const scalar_t *o1 = r_grad2_gate;
       scalar_t *t = r_grad_gate;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_gate) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -638,9 +917,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = r_d_2;
-      HECTOR_FOR_ELEMENTS(i, sz_d_2) {
-        const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -649,9 +935,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
       const scalar_t *o1 = r_d_2;
       scalar_t *t = r_d_3;
-      HECTOR_FOR_ELEMENTS(i, sz_d_3) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -669,9 +962,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s10 = row;
       }
       scalar_t *t = acc_s10;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_skip) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -688,9 +988,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s11 = row;
       }
       scalar_t *t = acc_s11;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) {
-        const scalar_t v = o0[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_out_lin_bias) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_out_lin_bias) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_out_lin_bias) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -698,9 +1005,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
       scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
-      HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        const scalar_t v = hector::trav::geluGrad(o0[i]);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+          const scalar_t v = hector::trav::geluGrad(o0[i]);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -794,11 +1108,12 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad_agg = scratch + INT64_C(0);
+  scalar_t *r_grad_agg = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -808,9 +1123,16 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
       const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
       scalar_t *t = r_grad_agg;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_agg) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_agg) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -818,9 +1140,16 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_grad_agg;
       scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) {
-        const scalar_t v = o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -912,14 +1241,15 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_d_5 = scratch + INT64_C(0);
+  scalar_t *r_d_5 = scratch + 0;
   scalar_t *r_grad_alpha = scratch + hp_in_dim;
-  scalar_t *r_d_6 = scratch + (hp_heads + hp_in_dim);
-  scalar_t *r_d_7 = scratch + ((INT64_C(2) * hp_heads) + hp_in_dim);
+  scalar_t *r_d_6 = scratch + hp_in_dim + hp_heads;
+  scalar_t *r_d_7 = scratch + hp_in_dim + hp_heads + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
@@ -928,9 +1258,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
       const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
       scalar_t *t = r_d_5;
-      HECTOR_FOR_ELEMENTS(i, sz_d_5) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -938,12 +1275,19 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d_5;
       scalar_t *t = r_grad_alpha;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha) {
-        scalar_t v = 0;
-        for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
-          v += o0[i * (hp_in_dim / hp_heads) + t];
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+          scalar_t v = 0;
+          for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
+            v += o0[i * (hp_in_dim / hp_heads) + t];
+          }
+          hv[u] = v;
         }
-        t[i] = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -952,9 +1296,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
       const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg_0) {
-        const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+          const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -963,9 +1314,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha;
       const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
       scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
-        const scalar_t v = o0[i] / o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+          const scalar_t v = o0[i] / o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -974,9 +1332,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
       const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
       scalar_t *t = r_d_6;
-      HECTOR_FOR_ELEMENTS(i, sz_d_6) {
-        const scalar_t v = o0[i] / o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+          const scalar_t v = o0[i] / o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -985,9 +1350,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha;
       const scalar_t *o1 = r_d_6;
       scalar_t *t = r_d_7;
-      HECTOR_FOR_ELEMENTS(i, sz_d_7) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -995,9 +1367,16 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = r_d_7;
       scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
-        const scalar_t v = -o0[i];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = -o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1083,12 +1462,14 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad2_alpha_exp = scratch + INT64_C(0);
-  scalar_t *r_grad_alpha_exp = scratch + hp_heads;
+  scalar_t *w_r_grad_alpha_exp = scratch + 0;
+  scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0);
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -1096,38 +1477,72 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
       scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_alpha_exp) {
-        const scalar_t v = o0[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-      {
-        const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const scalar_t *o1 = r_grad2_alpha_exp;
-        scalar_t *t = r_grad_alpha_exp;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_0 * sz_grad_alpha_exp;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
+        if (hector_active_0) {
+          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *o1 = r_grad2_alpha_exp;
+          scalar_t *t = r_grad_alpha_exp;
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+              const scalar_t v = o0[i] + o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
         }
-      }
-      HECTOR_GROUP_SYNC();
-      // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-      {
-        const scalar_t *o0 = r_grad_alpha_exp;
-        const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-        scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_shifted) {
-          const scalar_t v = o0[i] * o1[i];
-          t[i] = v;
+        HECTOR_GROUP_SYNC();
+        // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+        if (hector_active_0) {
+          const scalar_t *o0 = r_grad_alpha_exp;
+          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
+            scalar_t hv[HECTOR_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+              const scalar_t v = o0[i] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
         }
+        HECTOR_GROUP_SYNC();
       }
-      HECTOR_GROUP_SYNC();
     }
+    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
 }
@@ -1211,13 +1626,14 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad_alpha_2 = scratch + INT64_C(0);
+  scalar_t *r_grad_alpha_2 = scratch + 0;
   scalar_t *r_grad_alpha_1 = scratch + hp_heads;
-  scalar_t *acc_s32 = scratch + (INT64_C(2) * hp_heads);
+  scalar_t *acc_s32 = scratch + hp_heads + hp_heads;
   int64_t cur_s32 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -1226,9 +1642,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
       scalar_t *t = r_grad_alpha_2;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+          const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1237,9 +1660,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_2;
       const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
       scalar_t *t = r_grad_alpha_1;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_1) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1257,9 +1687,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         cur_s32 = row;
       }
       scalar_t *t = acc_s32;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) {
-        const scalar_t v = o0[i] * o1[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_p_rel) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_p_rel) {
+          const scalar_t v = o0[i] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_p_rel) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1268,9 +1705,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
       scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_0) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1279,9 +1723,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
       scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) {
-        const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-        hector::trav::atomicAdd(t + i, v);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = hv[u];
+          hector::trav::atomicAdd(t + i, v);
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1371,15 +1822,16 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
-  scalar_t *r_grad1_kqv = scratch + INT64_C(0);
+  scalar_t *r_grad1_kqv = scratch + 0;
   scalar_t *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
-  scalar_t *r_grad3_kqv = scratch + (INT64_C(6) * hp_in_dim);
-  scalar_t *r_d_8 = scratch + (INT64_C(9) * hp_in_dim);
-  scalar_t *acc_s45 = scratch + (INT64_C(12) * hp_in_dim);
+  scalar_t *r_grad3_kqv = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
+  scalar_t *r_d_8 = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
+  scalar_t *acc_s45 = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
   int64_t cur_s45 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -1388,10 +1840,17 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     {
       const scalar_t *o0 = (b.grad_v + (v_n) * sz_grad_v);
       scalar_t *t = r_grad1_kqv;
-      HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
-        const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
-        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_kqv) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_kqv) {
+          const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
+          const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad1_kqv) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1399,10 +1858,17 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     {
       const scalar_t *o0 = (b.grad_q + (v_n) * sz_grad_q);
       scalar_t *t = r_grad2_kqv;
-      HECTOR_FOR_ELEMENTS(i, sz_grad2_kqv) {
-        const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
-        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_kqv) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_kqv) {
+          const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
+          const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_kqv) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1410,10 +1876,17 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     {
       const scalar_t *o0 = (b.grad_k + (v_n) * sz_grad_k);
       scalar_t *t = r_grad3_kqv;
-      HECTOR_FOR_ELEMENTS(i, sz_grad3_kqv) {
-        const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
-        const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad3_kqv) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad3_kqv) {
+          const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
+          const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad3_kqv) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1422,9 +1895,16 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = r_grad1_kqv;
       const scalar_t *o1 = r_grad2_kqv;
       scalar_t *t = r_d_8;
-      HECTOR_FOR_ELEMENTS(i, sz_d_8) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_8) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1433,9 +1913,16 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = r_d_8;
       const scalar_t *o1 = r_grad3_kqv;
       scalar_t *t = (b.grad_kqv + (v_n) * sz_grad_kqv);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1452,9 +1939,16 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         cur_s45 = row;
       }
       scalar_t *t = acc_s45;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) {
-        const scalar_t v = o0[i];
-        t[i] += v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv_bias) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv_bias) {
+          const scalar_t v = o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv_bias) {
+          const scalar_t v = hv[u];
+          t[i] += v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1544,6 +2038,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
+  [[maybe_unused]] const int hector_lanes = 32;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1556,9 +2051,16 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-        const scalar_t v = o0[i] + o1[i];
-        t[i] = v;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+        scalar_t hv[HECTOR_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1675,7 +2177,10 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim));
+      const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
@@ -1912,7 +2417,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = (INT64_C(2) * hp_heads);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
         backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);

@@ -27,15 +27,18 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_0 = scratch + INT64_C(0);
-    scalar_t *r_h_3 = scratch + hp_out_dim;
+    scalar_t *w_acc_s1 = scratch + 0;
+    scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0);
+    scalar_t *r_h_3 = scratch + (hp_out_dim * hector_workers_0) + hp_out_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -44,19 +47,47 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
-        {
-          const scalar_t *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
-          const scalar_t *o1 = (gv.rel_in_degree + v_e);
-          scalar_t *t = r_h_0;
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            const scalar_t v = o0[i] / o1[i / hp_out_dim];
-            t[i] += v;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_0) w_acc_s1[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
+            const scalar_t *o1 = (gv.rel_in_degree + v_e);
+            scalar_t *t = w_acc_s1 + hector_worker_0 * sz_h_0;
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = o0[i] / o1[i / hp_out_dim];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            t[i] += w_acc_s1[w * sz_h_0 + i];
           }
         }
-        HECTOR_GROUP_SYNC();
       }
       HECTOR_GROUP_SYNC();
       // s3: h_3[n] = add(h_0[n], h_2[n])
@@ -64,9 +95,16 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = r_h_0;
         const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
         scalar_t *t = r_h_3;
-        HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -75,9 +113,16 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = r_h_3;
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
@@ -102,14 +147,16 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
   const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *acc_s0 = scratch + INT64_C(0);
+    scalar_t *acc_s0 = scratch + 0;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -127,27 +174,53 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           cur_s0 = row;
         }
         scalar_t *t = acc_s0;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) {
-          const scalar_t v = o0[i];
-          t[i] += v;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
-        {
-          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-          const scalar_t *o1 = (gv.rel_in_degree + v_e);
-          scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_h_1) {
-            const scalar_t v = o0[i] / o1[i / hp_out_dim];
-            hector::trav::atomicAdd(t + i, v);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = hv[u];
+            t[i] += v;
           }
         }
-        HECTOR_GROUP_SYNC();
       }
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
+          if (hector_active_0) {
+            const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+            const scalar_t *o1 = (gv.rel_in_degree + v_e);
+            scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
+              scalar_t hv[HECTOR_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+                const scalar_t v = o0[i] / o1[i / hp_out_dim];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+                const scalar_t v = hv[u];
+                hector::trav::atomicAdd(t + i, v);
+              }
+            }
+          }
+          HECTOR_GROUP_SYNC();
+        }
+      }
+      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
@@ -179,6 +252,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -189,9 +263,16 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENTS(i, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          t[i] = v;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
+          scalar_t hv[HECTOR_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
       HECTOR_GROUP_SYNC();
