@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On a GPU machine, after scripts/gpu-check.sh built build-gpu/: runs the
+# On a GPU machine, after scripts/gpu-check.sh built build-gpu/ (or with
+# HECTOR_BUILD_DIR naming another CUDA build, e.g. build-bench/): runs the
 # CUDA cases of the generated-kernel tests (and the GEMM template's CUDA
 # tests) under compute-sanitizer's memcheck, racecheck and initcheck, each
 # of which must report nothing. Logs go to $OUT when set.
@@ -9,7 +10,7 @@ out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
 python="${HECTOR_PYTHON:-$(command -v python3)}"
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-export HECTOR_BUILD_DIR="$PWD/build-gpu" PYTHONPATH="$PWD/runtime/python"
+export HECTOR_BUILD_DIR="${HECTOR_BUILD_DIR:-$PWD/build-gpu}" PYTHONPATH="$PWD/runtime/python"
 status=0
 for tool in memcheck racecheck initcheck; do
   log="$out/sanitize-$tool.log"
