@@ -14,7 +14,7 @@ packages=(
   build-essential cmake ninja-build git pkg-config
   antlr4 libantlr4-runtime-dev
   libtorch-dev python3-torch python3-dev python3-venv python3-pip
-  pybind11-dev python3-pytest python3-numpy
+  pybind11-dev python3-pytest python3-numpy python3-matplotlib
   libgtest-dev libgmock-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   clang libclang-rt-14-dev llvm-14-tools

@@ -1,7 +1,8 @@
 """The benchmark loop: for each dataset, model, system and mode, a
 correctness check and then timing; every failure is recorded and the run
-goes on. Statuses: "ok", "oom", "failed", "timeout" (one step took longer
-than Config.case_timeout seconds: the system is not timed further there),
+goes on. Statuses: "ok", "oom", "failed", "timeout" (a step, the second
+when the first was slower, took longer than Config.case_timeout seconds:
+the system is not timed further there),
 and "unavailable" (the system cannot run in this build, e.g. a Hector
 variant whose library is not built)."""
 
@@ -264,6 +265,11 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
                 fn = _step(prepared, prob, mode)
                 reset_peak(device)
                 probe = _probe(fn, device)
+                if cfg.case_timeout is not None and probe > cfg.case_timeout:
+                    # A first call may compile (torch.compile's backward
+                    # is compiled on the first training step): judge the
+                    # second.
+                    probe = _probe(fn, device)
                 rec["probe_ms"] = probe * 1e3
                 if cfg.case_timeout is not None and probe > cfg.case_timeout:
                     rec["status"] = "timeout"
