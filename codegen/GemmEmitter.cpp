@@ -149,6 +149,7 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     // The host code zero-filled dW (ProgramLayout::zeroFilled).
     w.line("a.accumulate = true;");
     w.line("a.atomic = true;");
+    w.line("a.deterministic = hp.hector_deterministic;");
   } else {
     // The weight is sliced by the segment key (or shared).
     w.line("a.W = {};", dataPtr(layout, g, g.weight));
@@ -160,6 +161,8 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
         throw EmitError{where(g) + ": a GEMM can only accumulate with +="};
       w.line("a.accumulate = true;");
       w.line("a.atomic = {};", g.atomic ? "true" : "false");
+      if (g.atomic)
+        w.line("a.deterministic = hp.hector_deterministic;");
     }
     if (g.epilogue) {
       w.line("a.epilogue = hector::templates::EpilogueOp::{};",

@@ -121,6 +121,10 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
              static_cast<int64_t>(h.defaultValue));
     else
       w.line("double {} = {:.17g};", h.name, h.defaultValue);
+  w.raw("/// Not a hyper-parameter: torch.use_deterministic_algorithms. When set,");
+  w.raw("/// no float atomics: the GEMMs and traversals that would add with");
+  w.raw("/// them add in a fixed order instead, so runs are bitwise repeatable.");
+  w.line("bool hector_deterministic = false;");
   w.close(";");
   w.blank();
   printBuffersStruct(w, forward);

@@ -98,6 +98,7 @@ void printMakeHypers(CodeWriter &w, const ProgramLayout &fwd,
         "dimension a positive whole number.");
   w.open("Hypers makeHypers(" + params + ")");
   w.line("Hypers hp;");
+  w.line("hp.hector_deterministic = at::globalContext().deterministicAlgorithms();");
   for (const ir::HyperDecl &h : p.hypers) {
     if (h.type == ir::HyperDecl::Type::Int)
       w.line("hp.{0} = hector::rt::positiveHyper({0}, \"{0}\");", h.name);

@@ -70,6 +70,9 @@ public:
 
   const std::vector<Slot> &slots() const { return slots_; }
   const std::vector<WorkerLoop> &workerLoops() const { return workerLoops_; }
+  /// Whether the instance adds with atomics (atomic or partial-atomic
+  /// reductions): in deterministic mode it then runs as one thread group.
+  bool hasAtomics() const;
   /// Partial-atomic accumulators (statement ids) and their targets.
   struct Partial {
     int id;
@@ -185,6 +188,16 @@ void NestPrinter::findWorkerLoops() {
   }
 }
 
+bool NestPrinter::hasAtomics() const {
+  bool found = false;
+  intra::forEachTravStmt(*inst_.root, [&](const TravStmt &s) {
+    if (s.reduction == ReductionScheme::Atomic ||
+        s.reduction == ReductionScheme::PartialAtomic)
+      found = true;
+  });
+  return found;
+}
+
 const WorkerLoop *NestPrinter::workerLoopOf(const TravLoop &loop) const {
   auto it = workerLoopIndex_.find(&loop);
   return it == workerLoopIndex_.end() ? nullptr : &workerLoops_[it->second];
@@ -295,8 +308,8 @@ void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {
           : fmt::format("b.{} + cur_s{} * {}", root, p.id, sizeOf(root));
   w.open(fmt::format("if (cur_s{} >= 0)", p.id));
   w.line("scalar_t *t = {};", base);
-  w.line("HECTOR_FOR_ELEMENTS(i, {}) hector::trav::atomicAdd(t + i, "
-         "{}[i]);",
+  w.line("HECTOR_FOR_ELEMENTS(i, {}) hector::trav::accumulate(t + i, "
+         "{}[i], hector_ordered);",
          sizeOf(p.target), p.slot);
   w.close();
 }
@@ -356,7 +369,7 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
           "@{}: s{}: an atomic {} reduction is not supported by the emitters",
           inst_.name, s.id, ir::reduceToken(stmt.reduce))};
     w.line("scalar_t *t = {};", operandPtr(stmt.target));
-    store = "hector::trav::atomicAdd(t + i, v);";
+    store = "hector::trav::accumulate(t + i, v, hector_ordered);";
     break;
   case ReductionScheme::PartialAtomic: {
     if (stmt.reduce != ir::Reduce::Sum)
@@ -667,15 +680,25 @@ void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
 
 /// The worker count of every worker-split loop (Traversal.h workersFor),
 /// declared before the scratch size that depends on it.
+/// In deterministic mode an instance with atomics has one worker per loop
+/// (the atomic adds of one thread group then come in program order).
 void printWorkerCounts(CodeWriter &w, const NestPrinter &nest) {
   for (const WorkerLoop &wl : nest.workerLoops()) {
     std::string widths;
     for (const std::string &x : wl.widths)
       widths += (widths.empty() ? "" : ", ") + x;
-    w.line("const int64_t {} = hector::trav::workersFor("
+    w.line("const int64_t {} = {}hector::trav::workersFor("
            "hector::trav::maxOf({}));",
-           wl.workers, widths);
+           wl.workers, nest.hasAtomics() ? "hp.hector_deterministic ? 1 : " : "",
+           widths);
   }
+}
+
+/// `hector_ordered`: adds of atomic reductions are plain adds (the
+/// instance runs as one thread group in deterministic mode).
+void printOrdered(CodeWriter &w, const NestPrinter &nest) {
+  if (nest.hasAtomics())
+    w.line("const bool hector_ordered = hp.hector_deterministic;");
 }
 
 void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
@@ -746,6 +769,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     w.line("const int hector_lane = static_cast<int>(threadIdx.x % 32);");
     w.line("[[maybe_unused]] const int hector_lanes = 32;");
     printWorkerCounts(w, nest);
+    printOrdered(w, nest);
     w.line("const int64_t warps_per_block = blockDim.x / 32;");
     w.line("const int64_t group = static_cast<int64_t>(blockIdx.x) * "
            "warps_per_block + threadIdx.x / 32;");
@@ -767,8 +791,11 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                      name, buffers));
   printPrologue(w, layout);
   printWorkerCounts(w, nest);
+  printOrdered(w, nest);
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
-  w.line("#pragma omp parallel");
+  // Deterministic mode: an instance with atomics runs on one thread.
+  w.line(nest.hasAtomics() ? "#pragma omp parallel if (!hector_ordered)"
+                           : "#pragma omp parallel");
   w.open("");
   w.line("std::vector<scalar_t> scratch_storage(static_cast<size_t>("
          "scratch_size) + 1);");
@@ -801,8 +828,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.open("if (rows > 0)");
   w.line("const hector::trav::LaunchShape shape = hector::trav::launchShape("
          "reinterpret_cast<const void *>(&{}<scalar_t>), rows, scratch_size, "
-         "sizeof(scalar_t));",
-         name);
+         "sizeof(scalar_t){});",
+         name, nest.hasAtomics() ? ", hp.hector_deterministic" : "");
   w.line("{}<scalar_t><<<static_cast<unsigned>(shape.blocks), "
          "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, "
          "scratch_size);",

@@ -552,7 +552,8 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -760,7 +761,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s12) {
         if (cur_s12 >= 0) {
           scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s12[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s12[i] = scalar_t(0);
         cur_s12 = row;
@@ -817,7 +818,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s12 >= 0) {
     scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s12[i], hector_ordered);
   }
 }
 
@@ -898,8 +899,9 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -986,7 +988,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
               const scalar_t v = hv[u];
-              hector::trav::atomicAdd(t + i, v);
+              hector::trav::accumulate(t + i, v, hector_ordered);
             }
           }
         }
@@ -1207,6 +1209,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1261,7 +1264,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s28) {
         if (cur_s28 >= 0) {
           scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = scalar_t(0);
         cur_s28 = row;
@@ -1293,7 +1296,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1319,7 +1322,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s28 >= 0) {
     scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
   }
 }
 
@@ -1722,10 +1725,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
       const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -1767,16 +1770,17 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_A;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
     }
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
       const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
@@ -1816,6 +1820,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_W_msg;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @trav_6: access coo, schedule warp_per_edge feature_tile 32
@@ -1823,7 +1828,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = (INT64_C(3) * hp_heads);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_6");
       }
@@ -1845,6 +1850,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
     }
     // @gemm_8: outer GEMM, rows edges
@@ -1865,6 +1871,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_Q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
     }
     // @gemm_9: linear GEMM, rows pairs
@@ -1902,6 +1909,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_W_att;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
     }
     // @gemm_11: linear GEMM, rows pairs
@@ -1921,6 +1929,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
     }
     // @gemm_12: outer GEMM, rows pairs
@@ -1941,6 +1950,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_V;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
     }
     // @gemm_13: linear GEMM, rows pairs
@@ -1960,6 +1970,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
     }
     // @gemm_14: outer GEMM, rows pairs
@@ -1980,6 +1991,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_K;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
     }
     // @trav_15: access none, schedule warp_per_vertex feature_tile 32

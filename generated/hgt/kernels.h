@@ -13,6 +13,10 @@ namespace hector_gen::hgt {
   struct Hypers {
     int64_t in_dim = 64;
     int64_t heads = 1;
+    /// Not a hyper-parameter: torch.use_deterministic_algorithms. When set,
+    /// no float atomics: the GEMMs and traversals that would add with
+    /// them add in a fixed order instead, so runs are bitwise repeatable.
+    bool hector_deterministic = false;
   };
 
   /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.

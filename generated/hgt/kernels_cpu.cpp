@@ -545,9 +545,10 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -757,7 +758,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s12) {
           if (cur_s12 >= 0) {
             scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s12[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s12[i] = scalar_t(0);
           cur_s12 = row;
@@ -814,7 +815,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s12 >= 0) {
       scalar_t *t = b.grad_skip + cur_s12 * sz_grad_skip;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s12[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s12[i], hector_ordered);
     }
   }
 }
@@ -891,10 +892,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -983,7 +985,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
                 const scalar_t v = hv[u];
-                hector::trav::atomicAdd(t + i, v);
+                hector::trav::accumulate(t + i, v, hector_ordered);
               }
             }
           }
@@ -1200,8 +1202,9 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(3) * hp_heads);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1258,7 +1261,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s28) {
           if (cur_s28 >= 0) {
             scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = scalar_t(0);
           cur_s28 = row;
@@ -1290,7 +1293,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1316,7 +1319,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s28 >= 0) {
       scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::atomicAdd(t + i, acc_s28[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
     }
   }
 }
@@ -1732,6 +1735,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_A;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1770,6 +1774,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_W_msg;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
@@ -1790,6 +1795,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_8: outer GEMM, rows edges
@@ -1810,6 +1816,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_Q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_9: linear GEMM, rows pairs
@@ -1847,6 +1854,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_W_att;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_11: linear GEMM, rows pairs
@@ -1866,6 +1874,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_12: outer GEMM, rows pairs
@@ -1886,6 +1895,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_V;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_13: linear GEMM, rows pairs
@@ -1905,6 +1915,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_14: outer GEMM, rows pairs
@@ -1925,6 +1936,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_K;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32

@@ -740,8 +740,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -953,7 +954,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s10) {
           if (cur_s10 >= 0) {
             scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s10[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = scalar_t(0);
           cur_s10 = row;
@@ -979,7 +980,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s11) {
           if (cur_s11 >= 0) {
             scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::accumulate(t + i, acc_s11[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = scalar_t(0);
           cur_s11 = row;
@@ -1018,11 +1019,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s10 >= 0) {
       scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s10[i], hector_ordered);
     }
     if (cur_s11 >= 0) {
       scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::accumulate(t + i, acc_s11[i], hector_ordered);
     }
   }
 }
@@ -1235,8 +1236,9 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1301,7 +1303,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1372,7 +1374,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1620,8 +1622,9 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(3) * hp_heads);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1678,7 +1681,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s32) {
           if (cur_s32 >= 0) {
             scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
           cur_s32 = row;
@@ -1710,7 +1713,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1728,7 +1731,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1736,7 +1739,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s32 >= 0) {
       scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
     }
   }
 }
@@ -1816,8 +1819,9 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1930,7 +1934,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         if (row != cur_s45) {
           if (cur_s45 >= 0) {
             scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = scalar_t(0);
           cur_s45 = row;
@@ -1952,7 +1956,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     }
     if (cur_s45 >= 0) {
       scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
     }
   }
 }
@@ -2310,6 +2314,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_out_lin_weight;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -2331,6 +2336,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_6: outer GEMM, rows pairs
@@ -2351,6 +2357,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_v_rel;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -2372,6 +2379,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_10: outer GEMM, rows pairs
@@ -2392,6 +2400,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_k_rel;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
@@ -2432,6 +2441,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_kqv_weight;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_14<scalar_t>(g, gv, b, hp); // @trav_14: access none, schedule warp_per_vertex feature_tile 32

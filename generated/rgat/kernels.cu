@@ -538,8 +538,9 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -564,7 +565,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
           scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
@@ -656,7 +657,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
               const scalar_t v = hv[u];
-              hector::trav::atomicAdd(t + i, v);
+              hector::trav::accumulate(t + i, v, hector_ordered);
             }
           }
         }
@@ -818,7 +819,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
   }
 }
 
@@ -879,6 +880,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -934,7 +936,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -999,6 +1001,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1035,7 +1038,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s20) {
         if (cur_s20 >= 0) {
           scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = scalar_t(0);
         cur_s20 = row;
@@ -1075,7 +1078,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s20 >= 0) {
     scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
   }
 }
 
@@ -1543,16 +1546,17 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_W_self;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
     }
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
       const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_2");
       }
@@ -1562,7 +1566,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = hp_heads;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
@@ -1585,6 +1589,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
     }
     // @gemm_5: outer GEMM, rows edges
@@ -1606,6 +1611,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_alpha_1_w;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1613,7 +1619,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_pairs;
       const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_6");
       }
@@ -1635,6 +1641,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
     }
     // @gemm_8: outer GEMM, rows pairs
@@ -1655,6 +1662,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad1_W;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
     }
     // @gemm_9: linear GEMM, rows etypes

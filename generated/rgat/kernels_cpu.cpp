@@ -531,10 +531,11 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -561,7 +562,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -653,7 +654,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
                 const scalar_t v = hv[u];
-                hector::trav::atomicAdd(t + i, v);
+                hector::trav::accumulate(t + i, v, hector_ordered);
               }
             }
           }
@@ -815,7 +816,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -872,8 +873,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_heads;
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -931,7 +933,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -992,8 +994,9 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1032,7 +1035,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s20) {
           if (cur_s20 >= 0) {
             scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = scalar_t(0);
           cur_s20 = row;
@@ -1072,7 +1075,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s20 >= 0) {
       scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::atomicAdd(t + i, acc_s20[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
     }
   }
 }
@@ -1509,6 +1512,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_W_self;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1531,6 +1535,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_5: outer GEMM, rows edges
@@ -1552,6 +1557,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_alpha_1_w;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1572,6 +1578,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_8: outer GEMM, rows pairs
@@ -1592,6 +1599,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad1_W;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_9: linear GEMM, rows etypes

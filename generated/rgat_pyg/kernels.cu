@@ -392,6 +392,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -409,7 +410,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
           scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
@@ -454,7 +455,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
   }
 }
 
@@ -512,6 +513,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -574,7 +576,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -645,7 +647,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -845,6 +847,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -900,7 +903,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1044,6 +1047,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1107,7 +1111,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       if (row != cur_s27) {
         if (cur_s27 >= 0) {
           scalar_t *t = b.grad_q;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = scalar_t(0);
         cur_s27 = row;
@@ -1150,7 +1154,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
   if (cur_s27 >= 0) {
     scalar_t *t = b.grad_q;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
   }
 }
 
@@ -1410,7 +1414,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -1420,7 +1424,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_1");
       }
@@ -1441,7 +1445,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = hp_heads;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
@@ -1464,6 +1468,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
     }
     // @gemm_5: outer GEMM, rows edges
@@ -1485,6 +1490,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_alpha_0_w;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @gemm_6: linear GEMM, rows pairs
@@ -1518,6 +1524,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
     }
     // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1547,6 +1554,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
     }
     // @gemm_10: outer GEMM, rows pairs
@@ -1567,6 +1575,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
     }
     // @gemm_11: linear GEMM, rows etypes
@@ -1589,7 +1598,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_etypes;
       const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_12<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_12");
       }

@@ -385,8 +385,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -406,7 +407,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -451,7 +452,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -505,8 +506,9 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -571,7 +573,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -642,7 +644,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -838,8 +840,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_heads;
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -897,7 +900,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1037,8 +1040,9 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -1104,7 +1108,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         if (row != cur_s27) {
           if (cur_s27 >= 0) {
             scalar_t *t = b.grad_q;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = scalar_t(0);
           cur_s27 = row;
@@ -1147,7 +1151,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     }
     if (cur_s27 >= 0) {
       scalar_t *t = b.grad_q;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s27[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
     }
   }
 }
@@ -1411,6 +1415,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_5: outer GEMM, rows edges
@@ -1432,6 +1437,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_alpha_0_w;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_6: linear GEMM, rows pairs
@@ -1465,6 +1471,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1485,6 +1492,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_10: outer GEMM, rows pairs
@@ -1505,6 +1513,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_11: linear GEMM, rows etypes

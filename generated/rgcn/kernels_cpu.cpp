@@ -168,8 +168,9 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -189,7 +190,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -234,7 +235,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -257,8 +258,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -281,7 +283,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -446,6 +448,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.dW = b.grad_W_self;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -467,6 +470,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_5: outer GEMM, rows pairs
@@ -487,6 +491,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.dW = b.grad_W;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32

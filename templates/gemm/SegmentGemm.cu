@@ -232,6 +232,48 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
   }
 }
 
+/// Linear mode with `atomic` and `deterministic`: one thread per output
+/// column (h, n) adds every row's value into its scatter row in logical row
+/// order, so colliding rows are summed in the same order on every run and
+/// no atomics are needed (no two threads share a column).
+template <typename T>
+__global__ void __launch_bounds__(128)
+    linearOrderedKernel(const SegmentGemmArgsT<T> a) {
+  const int64_t K = a.K, N = a.N, H = a.H;
+  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < H * N;
+       c += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t h = c / N, n = c % N;
+    for (int64_t r = 0; r < a.M; ++r) {
+      const int64_t id = rowIdOf(a, r);
+      const int64_t s = sliceOfRow(a, r, id);
+      const int64_t src = a.gather ? a.gather[id] : id;
+      const T *x = a.X + src * H * K + h * K;
+      const T *w = a.W + (s * H + h) * K * N;
+      T v = T(0);
+      for (int64_t k = 0; k < K; ++k)
+        v += x[k] * (a.transposeW ? w[n * K + k] : w[k * N + n]);
+      if (a.epilogue != EpilogueOp::None) {
+        const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
+        const T scale = a.scale[a.scalePerHead ? sr * H + h : sr];
+        v = a.epilogue == EpilogueOp::Mul ? v * scale : v / scale;
+      }
+      const int64_t dst = a.scatter ? a.scatter[id] : id;
+      a.Y[dst * H * N + h * N + n] += v;
+    }
+  }
+}
+
+template <typename T>
+cudaError_t launchLinearOrdered(const SegmentGemmArgsT<T> &a,
+                                cudaStream_t stream) {
+  const int64_t columns = a.H * a.N;
+  const int64_t blocks = (columns + 127) / 128;
+  if (blocks > INT_MAX)
+    return cudaErrorInvalidConfiguration;
+  linearOrderedKernel<T><<<unsigned(blocks), 128, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
 // Outer mode: output tile TKO x TN of dW[s][h]; TR rows per step.
 template <typename T, int TKO, int TN, int TR, int RK, int RN>
 __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
@@ -618,6 +660,17 @@ cudaError_t launchLinear(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/// Outer mode, deterministic: one block owns each output element (the
+/// launchers then keep one chunk per slice), which it adds to without an
+/// atomic; its rows are summed in a fixed order within the block.
+template <typename T>
+SegmentGemmArgsT<T> singleWriter(const SegmentGemmArgsT<T> &a) {
+  SegmentGemmArgsT<T> b = a;
+  if (a.deterministic)
+    b.atomic = false;
+  return b;
+}
+
 /// The float outer fast path (outerVecKernel); the caller checks the shape.
 cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TR = 64;
@@ -625,7 +678,7 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   if (sliceHeads > 65535)
     return cudaErrorInvalidConfiguration;
   int64_t chunks = 1;
-  if (a.atomic) {
+  if (a.atomic && !a.deterministic) {
     // Fill the GPU once: blocks per slice = resident blocks / slices,
     // but no more than the slice's average row tiles.
     int dev = 0, sms = 0, perSm = 0;
@@ -645,7 +698,7 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
       chunks = 1;
   }
   const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
-  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a);
+  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(singleWriter(a));
   return cudaGetLastError();
 }
 
@@ -658,7 +711,7 @@ cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   // Split each slice's rows over blocks only when atomics may combine them;
   // aim at ~2048 rows per block for the average slice.
   int64_t chunks = 1;
-  if (a.atomic) {
+  if (a.atomic && !a.deterministic) {
     const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
     chunks = (rowsPerSlice + 2047) / 2048;
     chunks = chunks < 1 ? 1 : (chunks > 256 ? 256 : chunks);
@@ -668,7 +721,7 @@ cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   const dim3 grid(unsigned(kTiles * nTiles), unsigned(sliceHeads),
                   unsigned(chunks));
   outerKernel<T, TKO, TN, TR, RK, RN>
-      <<<grid, (TKO / RK) * (TN / RN), 0, stream>>>(a, kTiles);
+      <<<grid, (TKO / RK) * (TN / RN), 0, stream>>>(singleWriter(a), kTiles);
   HECTOR_CUDA_TRY(cudaGetLastError());
   return cudaSuccess;
 }
@@ -685,6 +738,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   if (a.mode == SegmentGemmMode::Linear) {
     if (a.M == 0)
       return cudaSuccess;
+    if (a.atomic && a.deterministic)
+      return launchLinearOrdered(a, stream);
     if constexpr (std::is_same_v<T, float>) {
       const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                        a.N % 4 == 0 && hostAligned16(a.X) &&

@@ -101,6 +101,12 @@ template <typename T> struct SegmentGemmArgsT {
   /// Several rows may write one output row (or, Outer, the CUDA kernel may
   /// split one slice over blocks): use atomic adds. Needs accumulate.
   bool atomic = false;
+  /// Bitwise reproducible results (torch.use_deterministic_algorithms):
+  /// where `atomic` would add rows in whatever order threads reach an
+  /// output, add them without atomics in logical row order instead (one
+  /// thread per output column; slow for large M: a debugging mode). Calls
+  /// without `atomic` are reproducible already.
+  bool deterministic = false;
 
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;

@@ -61,7 +61,11 @@ int64_t sliceOf(const SegmentGemmArgsT<T> &a, int64_t r, int64_t id) {
 
 template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
   const int64_t K = a.K, N = a.N, H = a.H;
-#pragma omp parallel
+  // Deterministic atomic calls run the rows in order on one thread (and
+  // then need no atomics).
+  const bool ordered = a.atomic && a.deterministic;
+  const bool atomic = a.atomic && !ordered;
+#pragma omp parallel if (!ordered)
   {
     std::vector<T> acc(N);
 #pragma omp for schedule(static)
@@ -95,7 +99,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
             acc[n] = a.epilogue == EpilogueOp::Mul ? acc[n] * sc : acc[n] / sc;
         }
         T *y = a.Y + dst * H * N + h * N;
-        if (a.atomic) {
+        if (atomic) {
           for (int64_t n = 0; n < N; ++n) {
 #pragma omp atomic
             y[n] += acc[n];

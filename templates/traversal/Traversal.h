@@ -86,6 +86,18 @@ template <typename T> HECTOR_HD void atomicAdd(T *target, T value) {
 #endif
 }
 
+/// `*target += value` from an atomic reduction: a plain add when `ordered`
+/// (deterministic mode: the kernel runs as one thread group, which then
+/// owns every target element, so the adds happen in program order), an
+/// atomic add otherwise.
+template <typename T>
+HECTOR_HD void accumulate(T *target, T value, bool ordered) {
+  if (ordered)
+    *target += value;
+  else
+    atomicAdd(target, value);
+}
+
 // Elementwise functions of the IR's ops (docs/ir.md), for float and double
 // (the generated kernels are templates over the scalar type).
 HECTOR_HD float exp(float x) { return expf(x); }

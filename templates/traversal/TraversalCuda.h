@@ -32,13 +32,17 @@ struct LaunchShape {
 /// 48 KiB per block; enough blocks for one row per warp, capped (the
 /// kernels split rows into contiguous chunks per warp). Raises the
 /// kernel's dynamic shared memory limit when one warp alone needs more
-/// than 48 KiB.
+/// than 48 KiB. `single`: one warp in one block for all rows (deterministic
+/// mode for kernels with atomic reductions: a fixed order of adds).
 inline LaunchShape launchShape(const void *kernel, int64_t rows,
-                               int64_t scratchSize, size_t scalarBytes) {
+                               int64_t scratchSize, size_t scalarBytes,
+                               bool single = false) {
   LaunchShape s;
   const size_t perWarp = static_cast<size_t>(scratchSize) * scalarBytes;
   const size_t budget = 48 * 1024;
-  if (perWarp > 0)
+  if (single)
+    s.warpsPerBlock = 1;
+  else if (perWarp > 0)
     s.warpsPerBlock = static_cast<int>(
         std::max<size_t>(1, std::min<size_t>(8, budget / perWarp)));
   s.sharedBytes = perWarp * s.warpsPerBlock;
@@ -48,7 +52,8 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
                                static_cast<int>(s.sharedBytes)),
           "cudaFuncSetAttribute (scratch too large for shared memory)");
   const int64_t wanted = (rows + s.warpsPerBlock - 1) / s.warpsPerBlock;
-  s.blocks = std::max<int64_t>(1, std::min<int64_t>(wanted, 65535));
+  s.blocks =
+      single ? 1 : std::max<int64_t>(1, std::min<int64_t>(wanted, 65535));
   return s;
 }
 

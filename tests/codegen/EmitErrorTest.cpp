@@ -106,7 +106,7 @@ TEST(EmitErrorTest, AtomicSumIsEmitted) {
   EXPECT_EQ(kernelFileError(p, Target::Cuda), "");
   const ProgramLayout f(p, "forward"), b(p, "backward");
   EXPECT_TRUE(contains(emitKernelFile(f, b, Target::Cuda),
-                       "hector::trav::atomicAdd(t + i, v);"));
+                       "hector::trav::accumulate(t + i, v, hector_ordered);"));
   EXPECT_EQ(f.zeroFilled().count("m"), 1u);
 }
 

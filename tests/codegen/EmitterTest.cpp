@@ -291,6 +291,35 @@ TEST(EmitterWorkerLoops, LoopWithoutStatementsStaysPlain) {
   EXPECT_EQ(countOf(cu, "for (int64_t hector_base_"), 1u);
 }
 
+// Deterministic mode (torch.use_deterministic_algorithms): the binding
+// reads the flag into the hypers; every traversal with atomic adds runs on
+// one thread (CPU) or one warp (CUDA) with plain adds and one worker per
+// edge loop; every atomic GEMM gets SegmentGemmArgs::deterministic.
+TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string &cpu = fileText(*e, "kernels_cpu.cpp");
+  EXPECT_EQ(countOf(fileText(*e, "binding.cpp"),
+                    "hp.hector_deterministic = "
+                    "at::globalContext().deterministicAlgorithms();"),
+            1u);
+  EXPECT_EQ(countOf(fileText(*e, "kernels.h"),
+                    "bool hector_deterministic = false;"),
+            1u);
+  for (const std::string *text : {&cu, &cpu}) {
+    EXPECT_EQ(countOf(*text, "atomicAdd"), 0u);
+    EXPECT_EQ(countOf(*text, "a.atomic = true;"),
+              countOf(*text, "a.deterministic = hp.hector_deterministic;"));
+  }
+  const size_t ordered = countOf(cpu, "#pragma omp parallel if (!hector_ordered)");
+  EXPECT_EQ(countOf(cu, "sizeof(scalar_t), hp.hector_deterministic);"),
+            ordered);
+  EXPECT_EQ(countOf(cu, "const bool hector_ordered = hp.hector_deterministic;"),
+            ordered);
+  EXPECT_EQ(countOf(cpu, "hector_ordered);") > 0, ordered > 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -76,6 +77,7 @@ struct Case {
   bool gatherB = false;
   bool emptySegments = false; ///< Ptr: some segments get no rows
   RowIds rowIds = RowIds::None;
+  bool deterministic = false; ///< SegmentGemmArgs::deterministic
 };
 
 /// gtest prints a case by its name (not as bytes).
@@ -99,6 +101,48 @@ std::vector<Case> cases() {
     c.gather = true;
     c.scatter = Scatter::Collide;
     c.accumulate = true;
+    add(c);
+  }
+  // Deterministic twins of the atomic cases (SegmentGemmArgs::
+  // deterministic): the same sums, added in row order without atomics;
+  // DeterministicIsBitwiseRepeatable runs them again.
+  {
+    Case c{"scatterCollideDeterministic", Mode::Linear, 300, 9, 70, 2, 3,
+           Seg::Ptr};
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"vecRepeatedIdsDeterministic", Mode::Linear, 2000, 64, 64, 1, 4,
+           Seg::RowType};
+    c.rowIds = RowIds::Repeated;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterDeterministic", Mode::Outer, 20000, 64, 64, 1, 3,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.accumulate = true;
+    c.gather = true;
+    c.gatherB = true;
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"outerHeadsDeterministic", Mode::Outer, 5000, 20, 36, 2, 3,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.deterministic = true;
     add(c);
   }
   {
@@ -650,6 +694,7 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.rowType = ptr(p.rowType);
   a.accumulate = c.accumulate;
   a.atomic = p.atomic;
+  a.deterministic = c.deterministic;
   if (c.mode == Mode::Linear) {
     a.W = ptr(p.W);
     a.Y = out;
@@ -697,7 +742,37 @@ template <typename T> void runCpu(const Case &c, const std::string &what) {
   expectClose(out, p.expected, what);
 }
 
+/// Runs a case `times` times on the CPU; the outputs.
+template <typename T>
+std::vector<std::vector<T>> repeatCpu(const Case &c, int times) {
+  const Problem<T> p = makeProblem<T>(c);
+  auto host = [](const auto &v) { return v.empty() ? nullptr : v.data(); };
+  std::vector<std::vector<T>> outs;
+  for (int i = 0; i < times; ++i) {
+    outs.push_back(p.Y0);
+    segmentGemmCpu(makeArgs(p, host, outs.back().data()));
+  }
+  return outs;
+}
+
+/// Whether two outputs are the same bits.
+template <typename T>
+bool sameBits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](T x, T y) {
+           return std::memcmp(&x, &y, sizeof(T)) == 0;
+         });
+}
+
 class SegmentGemm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCpu) {
+  if (!GetParam().deterministic)
+    GTEST_SKIP() << "not a deterministic case";
+  const auto outs = repeatCpu<float>(GetParam(), 3);
+  EXPECT_TRUE(sameBits(outs[0], outs[1]));
+  EXPECT_TRUE(sameBits(outs[0], outs[2]));
+}
 
 TEST_P(SegmentGemm, Cpu) { runCpu<float>(GetParam(), "cpu"); }
 
@@ -753,6 +828,31 @@ TEST_P(SegmentGemm, Cuda) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
   runCuda<float>(GetParam(), "cuda");
+}
+
+TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCuda) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  const Case &c = GetParam();
+  if (!c.deterministic)
+    GTEST_SKIP() << "not a deterministic case";
+  const Problem<float> p = makeProblem<float>(c);
+  std::vector<std::vector<float>> outs;
+  for (int i = 0; i < 3; ++i) {
+    DeviceArrays dev;
+    float *out = dev.copy(p.Y0);
+    auto device = [&](const auto &v) { return dev.copy(v); };
+    ASSERT_EQ(launchSegmentGemm(makeArgs(p, device, out), nullptr),
+              cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    outs.emplace_back(p.Y0.size());
+    ASSERT_EQ(cudaMemcpy(outs.back().data(), out,
+                         outs.back().size() * sizeof(float),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+  }
+  EXPECT_TRUE(sameBits(outs[0], outs[1]));
+  EXPECT_TRUE(sameBits(outs[0], outs[2]));
 }
 
 // Double takes the general kernels for every shape (the vec* cases included)

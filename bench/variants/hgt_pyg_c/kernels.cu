@@ -747,6 +747,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -956,7 +957,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s10) {
         if (cur_s10 >= 0) {
           scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s10[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_skip) acc_s10[i] = scalar_t(0);
         cur_s10 = row;
@@ -982,7 +983,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s11) {
         if (cur_s11 >= 0) {
           scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::accumulate(t + i, acc_s11[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) acc_s11[i] = scalar_t(0);
         cur_s11 = row;
@@ -1021,11 +1022,11 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s10 >= 0) {
     scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::atomicAdd(t + i, acc_s10[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_skip) hector::trav::accumulate(t + i, acc_s10[i], hector_ordered);
   }
   if (cur_s11 >= 0) {
     scalar_t *t = b.grad_out_lin_bias + cur_s11 * sz_grad_out_lin_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::atomicAdd(t + i, acc_s11[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_out_lin_bias) hector::trav::accumulate(t + i, acc_s11[i], hector_ordered);
   }
 }
 
@@ -1242,6 +1243,7 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1304,7 +1306,7 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1375,7 +1377,7 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1627,6 +1629,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1681,7 +1684,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s32) {
         if (cur_s32 >= 0) {
           scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
         cur_s32 = row;
@@ -1713,7 +1716,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1731,7 +1734,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1739,7 +1742,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s32 >= 0) {
     scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::atomicAdd(t + i, acc_s32[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
   }
 }
 
@@ -1823,6 +1826,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -1933,7 +1937,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       if (row != cur_s45) {
         if (cur_s45 >= 0) {
           scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = scalar_t(0);
         cur_s45 = row;
@@ -1955,7 +1959,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
   if (cur_s45 >= 0) {
     scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::atomicAdd(t + i, acc_s45[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
   }
 }
 
@@ -2311,7 +2315,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -2353,6 +2357,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_out_lin_weight;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
     }
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -2370,7 +2375,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_4");
       }
@@ -2392,6 +2397,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @gemm_6: outer GEMM, rows pairs
@@ -2412,6 +2418,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_v_rel;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
     }
     // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -2430,7 +2437,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = (INT64_C(3) * hp_heads);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_8");
       }
@@ -2452,6 +2459,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
     }
     // @gemm_10: outer GEMM, rows pairs
@@ -2472,6 +2480,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_k_rel;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
     }
     // @trav_11: access none, schedule warp_per_vertex feature_tile 32
@@ -2479,7 +2488,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_11");
       }
@@ -2521,6 +2530,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_kqv_weight;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
     }
     // @trav_14: access none, schedule warp_per_vertex feature_tile 32

@@ -390,6 +390,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -407,7 +408,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
           scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
@@ -452,7 +453,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
   }
 }
 
@@ -508,6 +509,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -570,7 +572,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -641,7 +643,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -837,6 +839,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -892,7 +895,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
           const scalar_t v = hv[u];
-          hector::trav::atomicAdd(t + i, v);
+          hector::trav::accumulate(t + i, v, hector_ordered);
         }
       }
     }
@@ -1312,7 +1315,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -1322,7 +1325,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_1");
       }
@@ -1343,7 +1346,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = hp_heads;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
@@ -1379,6 +1382,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @gemm_6: linear GEMM, rows edges
@@ -1399,6 +1403,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
     }
     // @gemm_7: outer GEMM, rows edges
@@ -1420,6 +1425,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
     }
     // @gemm_8: linear GEMM, rows pairs
@@ -1453,6 +1459,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
     }
     // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1482,6 +1489,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
     }
     // @gemm_12: outer GEMM, rows pairs
@@ -1502,6 +1510,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad2_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
     }
     // @trav_13: access none, schedule warp_per_vertex feature_tile 32

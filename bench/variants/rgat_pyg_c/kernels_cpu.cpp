@@ -383,8 +383,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -404,7 +405,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -449,7 +450,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -501,8 +502,9 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -567,7 +569,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -638,7 +640,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -830,8 +832,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_heads;
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -889,7 +892,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
             const scalar_t v = hv[u];
-            hector::trav::atomicAdd(t + i, v);
+            hector::trav::accumulate(t + i, v, hector_ordered);
           }
         }
       }
@@ -1326,6 +1329,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_6: linear GEMM, rows edges
@@ -1346,6 +1350,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_7: outer GEMM, rows edges
@@ -1367,6 +1372,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_8: linear GEMM, rows pairs
@@ -1400,6 +1406,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1420,6 +1427,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.pair_src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_12: outer GEMM, rows pairs
@@ -1440,6 +1448,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad2_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32

@@ -384,10 +384,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -415,7 +416,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -686,7 +687,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -919,8 +920,9 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -986,7 +988,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         if (row != cur_s26) {
           if (cur_s26 >= 0) {
             scalar_t *t = b.grad_q;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s26[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s26[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s26[i] = scalar_t(0);
           cur_s26 = row;
@@ -1029,7 +1031,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     }
     if (cur_s26 >= 0) {
       scalar_t *t = b.grad_q;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::atomicAdd(t + i, acc_s26[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s26[i], hector_ordered);
     }
   }
 }
@@ -1300,6 +1302,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_4: linear GEMM, rows edges
@@ -1320,6 +1323,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_5: outer GEMM, rows edges
@@ -1341,6 +1345,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_alpha_0_w;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
@@ -1362,6 +1367,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_8: outer GEMM, rows edges
@@ -1383,6 +1389,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_9: linear GEMM, rows etypes

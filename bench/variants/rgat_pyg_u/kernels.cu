@@ -389,8 +389,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -416,7 +417,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
           scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
@@ -687,7 +688,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
   }
 }
 
@@ -1192,11 +1193,11 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
+      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
       const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -1242,6 +1243,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
     }
     // @gemm_4: linear GEMM, rows edges
@@ -1275,6 +1277,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad_q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
     }
     // @gemm_6: linear GEMM, rows edges
@@ -1295,6 +1298,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
     }
     // @gemm_7: outer GEMM, rows edges
@@ -1316,6 +1320,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
     }
     // @trav_8: access coo, schedule warp_per_edge feature_tile 32
@@ -1346,6 +1351,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.scatter = g.src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
     }
     // @gemm_10: outer GEMM, rows edges
@@ -1367,6 +1373,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.dW = b.grad2_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
     }
     // @trav_11: access none, schedule warp_per_vertex feature_tile 32

@@ -382,10 +382,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -413,7 +414,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -684,7 +685,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -1206,6 +1207,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_k;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_4: linear GEMM, rows edges
@@ -1239,6 +1241,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad_q;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_6: linear GEMM, rows edges
@@ -1259,6 +1262,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_7: outer GEMM, rows edges
@@ -1280,6 +1284,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad1_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
@@ -1301,6 +1306,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = g.src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_10: outer GEMM, rows edges
@@ -1322,6 +1328,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.dW = b.grad2_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32

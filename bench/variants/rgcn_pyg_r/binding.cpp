@@ -23,6 +23,7 @@ namespace hector_gen::rgcn_pyg_r {
   /// The hyper-parameters, checked: integers positive, every dimension a positive whole number.
   Hypers makeHypers(int64_t in_dim, int64_t out_dim) {
     Hypers hp;
+    hp.hector_deterministic = at::globalContext().deterministicAlgorithms();
     hp.in_dim = hector::rt::positiveHyper(in_dim, "in_dim");
     hp.out_dim = hector::rt::positiveHyper(out_dim, "out_dim");
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;

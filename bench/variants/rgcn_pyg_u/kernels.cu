@@ -103,7 +103,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   const int hector_lane = static_cast<int>(threadIdx.x % 32);
   [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t warps_per_block = blockDim.x / 32;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
@@ -120,7 +121,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (row != cur_s0) {
         if (cur_s0 >= 0) {
           scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
         }
         HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
         cur_s0 = row;
@@ -177,7 +178,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
   }
 }
 
@@ -267,6 +268,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       a.epilogue = hector::templates::EpilogueOp::Div;
       a.scale = gv.rel_in_degree;
       a.scaleGather = nullptr;
@@ -352,15 +354,16 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.dW = b.grad_root;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
     }
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
       const int64_t scratch_size = hp_out_dim;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
         hector::trav::check(cudaGetLastError(), "backward_trav_2");
       }
@@ -383,6 +386,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.scatter = g.src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
     }
     // @gemm_4: outer GEMM, rows edges
@@ -404,6 +408,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.dW = b.grad_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
     }
     // @trav_5: access none, schedule warp_per_vertex feature_tile 32

@@ -96,9 +96,10 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_out_dim;
-  #pragma omp parallel
+  #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
     [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
@@ -117,7 +118,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (row != cur_s0) {
           if (cur_s0 >= 0) {
             scalar_t *t = b.grad_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
           }
           HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
           cur_s0 = row;
@@ -174,7 +175,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::atomicAdd(t + i, acc_s0[i]);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
     }
   }
 }
@@ -264,6 +265,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       a.epilogue = hector::templates::EpilogueOp::Div;
       a.scale = gv.rel_in_degree;
       a.scaleGather = nullptr;
@@ -339,6 +341,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.dW = b.grad_root;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -360,6 +363,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scatter = g.src;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     // @gemm_4: outer GEMM, rows edges
@@ -381,6 +385,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.dW = b.grad_weight_;
       a.accumulate = true;
       a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
       hector::templates::segmentGemmCpu(a);
     }
     backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
