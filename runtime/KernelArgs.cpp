@@ -25,6 +25,14 @@ GraphArrays graphArgument(const std::vector<at::Tensor> &arrays,
 
 at::ScalarType floatScalarType(const at::Tensor &t, const char *name) {
   TORCH_CHECK_TYPE(t.defined(), name, ": expected a tensor, got None");
+  TORCH_CHECK_VALUE(t.layout() == at::kStrided, name,
+                    ": expected a dense (strided) tensor, got layout ",
+                    t.layout(), " (call .to_dense())");
+  // A lazily negated or conjugated view reads other values than its data
+  // pointer holds.
+  TORCH_CHECK_VALUE(!t.is_neg() && !t.is_conj(), name,
+                    ": expected a tensor without a pending negation or "
+                    "conjugation (call .resolve_neg() / .resolve_conj())");
   TORCH_CHECK_TYPE(t.scalar_type() == at::kFloat ||
                        t.scalar_type() == at::kDouble,
                    name, ": expected a float32 or float64 tensor, got ",
@@ -37,6 +45,14 @@ void checkArgument(const at::Tensor &t, const char *name,
                    const at::Device &device, at::ScalarType dtype,
                    const char *dtypeFrom) {
   TORCH_CHECK_TYPE(t.defined(), name, ": expected a tensor, got None");
+  TORCH_CHECK_VALUE(t.layout() == at::kStrided, name,
+                    ": expected a dense (strided) tensor, got layout ",
+                    t.layout(), " (call .to_dense())");
+  // A lazily negated or conjugated view reads other values than its data
+  // pointer holds.
+  TORCH_CHECK_VALUE(!t.is_neg() && !t.is_conj(), name,
+                    ": expected a tensor without a pending negation or "
+                    "conjugation (call .resolve_neg() / .resolve_conj())");
   TORCH_CHECK_TYPE(t.scalar_type() == dtype, name, ": expected a ", dtype,
                    " tensor (the dtype of ", dtypeFrom, "), got ",
                    t.scalar_type());

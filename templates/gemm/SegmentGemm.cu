@@ -756,7 +756,7 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     return launchLinear<T, 32, 32, 16, 2, 2>(a, stream);
   }
 
-  if (a.K == 0)
+  if (a.K == 0 || a.numSlices == 0)
     return cudaSuccess;
   if constexpr (std::is_same_v<T, float>) {
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&

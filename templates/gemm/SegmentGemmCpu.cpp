@@ -12,8 +12,11 @@ namespace hector::templates {
 namespace {
 
 template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
-  if (a.M < 0 || a.K < 0 || a.N < 0 || a.H < 1 || a.numSlices < 1)
-    return "sizes must be M, K, N >= 0, H >= 1, numSlices >= 1";
+  // No slices (a graph without relations) is fine when there are no rows.
+  if (a.M < 0 || a.K < 0 || a.N < 0 || a.H < 1 || a.numSlices < 0 ||
+      (a.numSlices == 0 && a.M > 0))
+    return "sizes must be M, K, N >= 0, H >= 1, numSlices >= 1 (0 only "
+           "when M = 0)";
   if (a.segmentPtr && a.rowType)
     return "segmentPtr and rowType are exclusive";
   if (a.atomic && !a.accumulate)

@@ -60,6 +60,12 @@ def _check_range(t, name, bound, bound_name):
                          f"{bound_name}={bound}")
 
 
+def _owned_int64(t):
+    """A contiguous int64 copy of `t` that shares no memory with it."""
+    return t.to(dtype=torch.int64, memory_format=torch.contiguous_format,
+                copy=True)
+
+
 class Graph:
     """A typed multigraph: edge ``e`` goes from ``edge_index[0, e]`` to
     ``edge_index[1, e]`` and has relation ``edge_type[e]``; node ``v`` has
@@ -143,10 +149,13 @@ class Graph:
             num_ntypes = int(node_type.max()) + 1 if num_nodes > 0 else 0
         _check_range(node_type, "node_type", num_ntypes, "num_ntypes")
 
-        self._src = edge_index[0].to(torch.int64).contiguous()
-        self._dst = edge_index[1].to(torch.int64).contiguous()
-        self._edge_type = edge_type.to(torch.int64).contiguous()
-        self._node_type = node_type.to(torch.int64).contiguous()
+        # Copies, never views: an in-place change of the caller's tensors
+        # after this point would bypass the checks above (and the kernels
+        # would mix it with the derived arrays cached by cpp()).
+        self._src = _owned_int64(edge_index[0])
+        self._dst = _owned_int64(edge_index[1])
+        self._edge_type = _owned_int64(edge_type)
+        self._node_type = _owned_int64(node_type)
         self._num_nodes = num_nodes
         self._num_etypes = num_etypes
         self._num_ntypes = num_ntypes

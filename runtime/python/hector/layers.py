@@ -167,6 +167,9 @@ def _check_hypers(lib, given):
             if value < 1:
                 raise ValueError(f"{lib.name}: hyper-parameter {key} must "
                                  f"be a positive integer, got {value}")
+            if value > 2**63 - 1:
+                raise ValueError(f"{lib.name}: hyper-parameter {key} must "
+                                 f"be below 2**63, got {value}")
         else:
             value = float(value)
         out[key] = value

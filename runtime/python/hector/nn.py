@@ -24,6 +24,8 @@ float32, on the CPU or a CUDA device (the graph lives on the device of
 
 import math
 
+import numbers
+
 import torch
 from torch import Tensor
 from torch.nn import Module, ModuleDict, Parameter, ParameterDict
@@ -487,6 +489,12 @@ class RGATConv(Module):
             raise NotImplementedError(
                 f"RGATConv: edge_dim={edge_dim} (edge features) is not "
                 "supported")
+        for arg, value in (("negative_slope", negative_slope),
+                           ("dropout", dropout)):
+            if isinstance(value, bool) or \
+                    not isinstance(value, numbers.Real):
+                raise TypeError(f"RGATConv: {arg}: expected a number, got "
+                                f"{type(value).__name__}")
         if not 0.0 <= dropout <= 1.0:
             raise ValueError(f"RGATConv: dropout must be in [0, 1], got "
                              f"{dropout}")
@@ -814,6 +822,10 @@ class HGTConv(Module):
             raise TypeError("edge_index_dict: expected a dict of edge type "
                             f"-> tensor, got {type(edge_index_dict).__name__}")
         present = [t for t in self.node_types if t in x_dict]
+        for t in present:
+            if not isinstance(x_dict[t], Tensor):
+                raise TypeError(f"x_dict[{t!r}]: expected a tensor, got "
+                                f"{type(x_dict[t]).__name__}")
         if not present:
             raise ValueError("x_dict: holds none of the node types "
                              f"{self.node_types}")
