@@ -90,5 +90,16 @@ def test_rgcn_past_2_to_the_31_elements():
     # grad W sums up to 17M / 16 products per relation in fp32 (blocked
     # in both): a looser bound.
     assert _rel(gW, rW) < 1e-4
-    # The hub's row, where one node's sum runs over 170k edges.
-    assert _rel(h[0], ref[0]) < 1e-5
+    # The hub's row, where one node's sum runs over 170k edges, against an
+    # fp64 sum: both fp32 sums (Hector's and the reference's) are off by
+    # about sqrt(170k) roundings, 1.3e-5 on the H200, hence 1e-4.
+    with torch.no_grad():
+        on_hub = (dst == 0).nonzero().squeeze(1)
+        x64, W64 = x.double(), W.double()
+        counts = torch.bincount(etype[on_hub], minlength=R).double()
+        hub = x64[0] @ W_self.double() + bias.double()
+        for r in range(R):
+            sel = on_hub[etype[on_hub] == r]
+            if sel.numel():
+                hub += (x64[src[sel]] @ W64[r]).sum(0) / counts[r]
+    assert _rel(h[0], hub) < 1e-4
