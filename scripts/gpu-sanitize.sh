@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/gpu-check.sh built build-gpu/ (or with
 # HECTOR_BUILD_DIR naming another CUDA build, e.g. build-bench/): runs the
-# CUDA cases of the generated-kernel tests (and the GEMM template's CUDA
-# tests) under compute-sanitizer's memcheck, racecheck and initcheck, each
+# CUDA cases of the generated-kernel, deterministic-mode and bad-input tests
+# (and the GEMM template's CUDA tests) under compute-sanitizer's memcheck,
+# racecheck and initcheck, each
 # of which must report nothing. Logs go to $OUT when set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ for tool in memcheck racecheck initcheck; do
   log="$out/sanitize-$tool.log"
   "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 50 \
     "$python" -m pytest -q -p no:cacheprovider tests/python/test_generated.py \
+    tests/python/test_deterministic.py tests/python/test_bad_input.py \
     -k "cuda and not gradcheck" >"$log" 2>&1
   rc=$?
   summary="$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
