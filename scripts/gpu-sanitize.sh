@@ -2,7 +2,7 @@
 # On a GPU machine, after scripts/gpu-check.sh built build-gpu/ (or with
 # HECTOR_BUILD_DIR naming another CUDA build, e.g. build-bench/): runs the
 # CUDA cases of the generated-kernel, deterministic-mode and bad-input tests
-# (and the GEMM template's CUDA tests) under compute-sanitizer's memcheck,
+# under compute-sanitizer's memcheck,
 # racecheck and initcheck, each
 # of which must report nothing. Logs go to $OUT when set.
 set -uo pipefail
