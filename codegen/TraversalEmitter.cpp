@@ -20,6 +20,13 @@ using intra::TravItem;
 using intra::TravLoop;
 using intra::TravStmt;
 
+/// The value a segmented reduction starts from (max= from -inf).
+const char *reductionIdentity(const TravStmt &s) {
+  return s.stmt.reduce == ir::Reduce::Max
+             ? "-hector::trav::infinity<scalar_t>()"
+             : "scalar_t(0)";
+}
+
 bool isEdgeSubLoop(ir::LoopKind k) {
   return k == ir::LoopKind::Incoming || k == ir::LoopKind::Outgoing;
 }
@@ -432,13 +439,10 @@ void NestPrinter::printSegmentedInit(CodeWriter &w, const TravLoop &sub) {
     const auto *s = std::get_if<TravStmt>(&item);
     if (!s || s->reduction != ReductionScheme::Segmented)
       continue;
-    const char *init = s->stmt.reduce == ir::Reduce::Max
-                           ? "-hector::trav::infinity<scalar_t>()"
-                           : "scalar_t(0)";
     w.open("");
     w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
     w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = {};",
-           sizeOf(s->stmt.target.value), init);
+           sizeOf(s->stmt.target.value), reductionIdentity(*s));
     w.close();
   }
 }
@@ -537,14 +541,10 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
                                   const WorkerLoop &wl, const std::string &ptr,
                                   const std::string &node) {
   const std::string j = wl.suffix(), k = "k_" + loop.var;
-  for (const TravStmt *s : wl.segmented) {
-    const char *init = s->stmt.reduce == ir::Reduce::Max
-                           ? "-hector::trav::infinity<scalar_t>()"
-                           : "scalar_t(0)";
+  for (const TravStmt *s : wl.segmented)
     w.line("HECTOR_FOR_ELEMENTS(i, {} * {}) {}[i] = {};",
            sizeOf(s->stmt.target.value), wl.workers, workerAccumulator(*s),
-           init);
-  }
+           reductionIdentity(*s));
   w.line("HECTOR_GROUP_SYNC();");
   w.open("");
   w.line("const int hector_lanes_{0} = HECTOR_GROUP_SIZE / static_cast<int>({1});",

@@ -23,7 +23,7 @@ import torch
 from . import systems as _systems
 from .problem import MODELS, floor_bytes, make_problem
 from .timing import (copy_bandwidth, empty_cache, is_oom, peak_bytes,
-                     reset_peak, time_fn)
+                     reset_peak, time_fn, time_once)
 
 __all__ = ["Config", "run", "MODES", "device_slug", "default_out_dir"]
 
@@ -264,12 +264,12 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             try:
                 fn = _step(prepared, prob, mode)
                 reset_peak(device)
-                probe = _probe(fn, device)
+                probe = time_once(fn, device)
                 if cfg.case_timeout is not None and probe > cfg.case_timeout:
                     # A first call may compile (torch.compile's backward
                     # is compiled on the first training step): judge the
                     # second.
-                    probe = _probe(fn, device)
+                    probe = time_once(fn, device)
                 rec["probe_ms"] = probe * 1e3
                 if cfg.case_timeout is not None and probe > cfg.case_timeout:
                     rec["status"] = "timeout"
@@ -296,17 +296,6 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             emit(rec)
         del prepared
         empty_cache(device)
-
-
-def _probe(fn, device):
-    """Runs fn() once; returns its wall time in seconds (synchronized)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    t0 = time.perf_counter()
-    fn()
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    return time.perf_counter() - t0
 
 
 def _step(prepared, prob, mode):

@@ -9,8 +9,8 @@ import time
 
 import torch
 
-__all__ = ["is_oom", "time_fn", "copy_bandwidth", "reset_peak", "peak_bytes",
-           "empty_cache"]
+__all__ = ["is_oom", "time_fn", "time_once", "copy_bandwidth", "reset_peak",
+           "peak_bytes", "empty_cache"]
 
 
 def is_oom(exc):
@@ -31,6 +31,16 @@ def is_oom(exc):
 def _sync(device):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def time_once(fn, device):
+    """Runs fn() once; returns its wall time in seconds (synchronized)."""
+    device = torch.device(device)
+    _sync(device)
+    t0 = time.perf_counter()
+    fn()
+    _sync(device)
+    return time.perf_counter() - t0
 
 
 def time_fn(fn, device, repeats, warmup):
