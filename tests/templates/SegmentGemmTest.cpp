@@ -734,24 +734,26 @@ void expectClose(const std::vector<T> &got, const std::vector<T> &want,
       << want[worstAt];
 }
 
-template <typename T> void runCpu(const Case &c, const std::string &what) {
-  const Problem<T> p = makeProblem<T>(c);
+/// The output of one CPU call on a problem (starting from Y0).
+template <typename T> std::vector<T> cpuOutput(const Problem<T> &p) {
   std::vector<T> out = p.Y0;
   auto host = [](const auto &v) { return v.empty() ? nullptr : v.data(); };
   segmentGemmCpu(makeArgs(p, host, out.data()));
-  expectClose(out, p.expected, what);
+  return out;
+}
+
+template <typename T> void runCpu(const Case &c, const std::string &what) {
+  const Problem<T> p = makeProblem<T>(c);
+  expectClose(cpuOutput(p), p.expected, what);
 }
 
 /// Runs a case `times` times on the CPU; the outputs.
 template <typename T>
 std::vector<std::vector<T>> repeatCpu(const Case &c, int times) {
   const Problem<T> p = makeProblem<T>(c);
-  auto host = [](const auto &v) { return v.empty() ? nullptr : v.data(); };
   std::vector<std::vector<T>> outs;
-  for (int i = 0; i < times; ++i) {
-    outs.push_back(p.Y0);
-    segmentGemmCpu(makeArgs(p, host, outs.back().data()));
-  }
+  for (int i = 0; i < times; ++i)
+    outs.push_back(cpuOutput(p));
   return outs;
 }
 
@@ -808,19 +810,26 @@ private:
   std::vector<void *> owned_;
 };
 
-template <typename T> void runCuda(const Case &c, const std::string &what) {
-  const Problem<T> p = makeProblem<T>(c);
+/// The output of one CUDA call on a problem (starting from Y0), in `got`.
+template <typename T>
+void cudaOutput(const Problem<T> &p, std::vector<T> &got) {
   DeviceArrays dev;
   T *out = dev.copy(p.Y0);
   auto device = [&](const auto &v) { return dev.copy(v); };
   ASSERT_EQ(launchSegmentGemm(makeArgs(p, device, out), nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<T> got(p.Y0.size());
+  got.assign(p.Y0.size(), T(0));
   if (!got.empty()) {
     ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * sizeof(T),
                          cudaMemcpyDeviceToHost),
               cudaSuccess);
   }
+}
+
+template <typename T> void runCuda(const Case &c, const std::string &what) {
+  const Problem<T> p = makeProblem<T>(c);
+  std::vector<T> got;
+  ASSERT_NO_FATAL_FAILURE(cudaOutput(p, got));
   expectClose(got, p.expected, what);
 }
 
@@ -837,20 +846,9 @@ TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCuda) {
   if (!c.deterministic)
     GTEST_SKIP() << "not a deterministic case";
   const Problem<float> p = makeProblem<float>(c);
-  std::vector<std::vector<float>> outs;
-  for (int i = 0; i < 3; ++i) {
-    DeviceArrays dev;
-    float *out = dev.copy(p.Y0);
-    auto device = [&](const auto &v) { return dev.copy(v); };
-    ASSERT_EQ(launchSegmentGemm(makeArgs(p, device, out), nullptr),
-              cudaSuccess);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    outs.emplace_back(p.Y0.size());
-    ASSERT_EQ(cudaMemcpy(outs.back().data(), out,
-                         outs.back().size() * sizeof(float),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-  }
+  std::vector<std::vector<float>> outs(3);
+  for (std::vector<float> &out : outs)
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, out));
   EXPECT_TRUE(sameBits(outs[0], outs[1]));
   EXPECT_TRUE(sameBits(outs[0], outs[2]));
 }
