@@ -4,9 +4,9 @@
 #   - the GEMM template's CUDA tests (bitwise repeatability included),
 #   - the CUDA cases of the generated-kernel, deterministic-mode and
 #     bad-input tests, and the >2^31-element indexing test,
-#   - compute-sanitizer memcheck and initcheck over the CUDA cases of the
-#     generated-kernel and deterministic-mode tests
-#     (scripts/gpu-sanitize.sh runs racecheck too, over test_generated).
+#   - scripts/gpu-sanitize.sh: compute-sanitizer memcheck, racecheck and
+#     initcheck over the CUDA cases of the generated-kernel,
+#     deterministic-mode and bad-input tests.
 # Prints one line per step; logs go to $OUT (or build-gpu/logs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,11 +44,5 @@ step pytest-cuda "$python" -m pytest -q -p no:cacheprovider -k cuda \
   tests/python/test_bad_input.py
 step large-index "$python" -m pytest -q -p no:cacheprovider \
   tests/python/test_large_index.py
-sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-for tool in memcheck initcheck; do
-  step "sanitize-$tool" "$sanitizer" --tool "$tool" --error-exitcode 99 \
-    --print-limit 50 "$python" -m pytest -q -p no:cacheprovider \
-    -k "cuda and not gradcheck" tests/python/test_generated.py \
-    tests/python/test_deterministic.py
-done
+OUT="$out" scripts/gpu-sanitize.sh || status=1
 exit $status

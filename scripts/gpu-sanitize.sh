@@ -2,9 +2,8 @@
 # On a GPU machine, after scripts/gpu-check.sh built build-gpu/ (or with
 # HECTOR_BUILD_DIR naming another CUDA build, e.g. build-bench/): runs the
 # CUDA cases of the generated-kernel, deterministic-mode and bad-input tests
-# under compute-sanitizer's memcheck,
-# racecheck and initcheck, each
-# of which must report nothing. Logs go to $OUT when set.
+# under compute-sanitizer's memcheck, racecheck and initcheck, each of which
+# must report nothing. Logs go to $OUT when set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-build-gpu/logs}"

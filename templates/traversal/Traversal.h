@@ -69,7 +69,7 @@
 /// in turn (one memory latency per element); a batch issues its loads
 /// together.
 #ifndef HECTOR_BATCH
-#define HECTOR_BATCH 8
+#define HECTOR_BATCH 1
 #endif
 
 namespace hector::trav {
@@ -150,7 +150,7 @@ HECTOR_HD int64_t maxOf(int64_t a, int64_t b, Rest... rest) {
 /// narrow rows, at most this many sequential elements per lane for wide
 /// ones.
 #ifndef HECTOR_ELEMENTS_PER_WORKER_LANE
-#define HECTOR_ELEMENTS_PER_WORKER_LANE 8
+#define HECTOR_ELEMENTS_PER_WORKER_LANE 32
 #endif
 constexpr int64_t kElementsPerWorkerLane = HECTOR_ELEMENTS_PER_WORKER_LANE;
 
