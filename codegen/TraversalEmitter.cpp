@@ -71,6 +71,7 @@ public:
       : layout_(layout), inst_(t) {
     collectSlots();
     chooseRows();
+    findHeavyRows();
   }
 
   void print(CodeWriter &w);
@@ -89,6 +90,18 @@ public:
   /// The number of top-level rows ("g.num_edges").
   std::string rowCount() const { return rowCount_; }
 
+  /// A node-row instance whose edge loops all go one way and are split
+  /// over workers gets a second launch for its heavy rows (Traversal.h):
+  /// the CSR pointers of that direction and the heavy-row list.
+  struct HeavyRows {
+    std::string ptr;   ///< "g.dst_ptr"
+    std::string rows;  ///< "g.heavy_dst_rows"
+    std::string count; ///< "g.num_heavy_dst"
+  };
+  const std::optional<HeavyRows> &heavyRows() const { return heavyRows_; }
+  /// CUDA kernels: print the rows of either launch (kGroupSize says which).
+  void bindHeavyRows() { bindHeavy_ = heavyRows_.has_value(); }
+
   /// Emits the flush of a partial accumulator into its target row.
   void printFlush(CodeWriter &w, const Partial &p) const;
 
@@ -97,6 +110,7 @@ private:
   void findWorkerLoops();
   bool canSplitOverWorkers(const TravLoop &loop) const;
   void chooseRows();
+  void findHeavyRows();
   void addSlot(const std::string &name, const ir::Dim &size,
                const std::string &workers = "");
   std::string rowExpr(const ir::IndexPath &path) const;
@@ -132,6 +146,8 @@ private:
   /// Hoisted statements whose buffer target the next edge loop stores.
   std::vector<const TravStmt *> pendingStores_;
   std::string rowBinding_, rowCount_;
+  std::optional<HeavyRows> heavyRows_;
+  bool bindHeavy_ = false;
 };
 
 void NestPrinter::addSlot(const std::string &name, const ir::Dim &size,
@@ -547,7 +563,7 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
            reductionIdentity(*s));
   w.line("HECTOR_GROUP_SYNC();");
   w.open("");
-  w.line("const int hector_lanes_{0} = HECTOR_GROUP_SIZE / static_cast<int>({1});",
+  w.line("const int hector_lanes_{0} = kGroupSize / static_cast<int>({1});",
          j, wl.workers);
   w.line("const int64_t hector_worker_{0} = hector_lane / hector_lanes_{0};",
          j);
@@ -637,11 +653,41 @@ void NestPrinter::chooseRows() {
   }
 }
 
+void NestPrinter::findHeavyRows() {
+  const TravLoop &root = *inst_.root;
+  if (root.kind != ir::LoopKind::Nodes && root.kind != ir::LoopKind::DstNodes &&
+      root.kind != ir::LoopKind::SrcNodes)
+    return;
+  std::set<ir::LoopKind> directions;
+  for (const TravItem &item : root.body)
+    if (const auto *sub = std::get_if<std::unique_ptr<TravLoop>>(&item))
+      directions.insert((*sub)->kind);
+  // Only worker-split loops run faster on a block; a loop of the other
+  // direction would make a node heavy by another degree.
+  if (workerLoops_.empty() || directions.size() != 1)
+    return;
+  const bool incoming = *directions.begin() == ir::LoopKind::Incoming;
+  const std::string side = incoming ? "dst" : "src";
+  heavyRows_ = HeavyRows{"g." + side + "_ptr", "g.heavy_" + side + "_rows",
+                         "g.num_heavy_" + side};
+}
+
 void NestPrinter::print(CodeWriter &w) {
   const TravLoop &root = *inst_.root;
   const std::string v = loopVarLocal(root.var);
   scope_[root.var] = Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt};
-  w.line("const int64_t {} = {};", v, rowBinding_);
+  if (bindHeavy_) {
+    // A block group takes the k-th heavy row; a warp group skips them
+    // when a heavy launch follows (hector_heavy_limit is the edge count
+    // above which a row is heavy, or INT64_MAX when none follows).
+    w.line("const int64_t {} = hector_heavy ? {}[k] : {};", v,
+           heavyRows_->rows, rowBinding_);
+    w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
+           "hector_heavy_limit)) continue;",
+           heavyRows_->ptr, v);
+  } else {
+    w.line("const int64_t {} = {};", v, rowBinding_);
+  }
   printLoopBody(w, root);
   scope_.erase(root.var);
 }
@@ -682,15 +728,16 @@ void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
 /// declared before the scratch size that depends on it.
 /// In deterministic mode an instance with atomics has one worker per loop
 /// (the atomic adds of one thread group then come in program order).
-void printWorkerCounts(CodeWriter &w, const NestPrinter &nest) {
+void printWorkerCounts(CodeWriter &w, const NestPrinter &nest,
+                       const std::string &groupSize) {
   for (const WorkerLoop &wl : nest.workerLoops()) {
     std::string widths;
     for (const std::string &x : wl.widths)
       widths += (widths.empty() ? "" : ", ") + x;
     w.line("const int64_t {} = {}hector::trav::workersFor("
-           "hector::trav::maxOf({}));",
+           "hector::trav::maxOf({}), {});",
            wl.workers, nest.hasAtomics() ? "hp.hector_deterministic ? 1 : " : "",
-           widths);
+           widths, groupSize);
   }
 }
 
@@ -701,12 +748,16 @@ void printOrdered(CodeWriter &w, const NestPrinter &nest) {
     w.line("const bool hector_ordered = hp.hector_deterministic;");
 }
 
-void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
+void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body,
+                    bool bindsHeavy) {
   for (const NestPrinter::Partial &p : nest.partials())
     w.line("int64_t cur_s{} = -1;", p.id);
+  const auto &heavy = nest.heavyRows();
   w.line("const hector::trav::RowRange range = hector::trav::chunkOf({}, "
          "group, groups);",
-         nest.rowCount());
+         bindsHeavy ? fmt::format("hector_heavy ? {} : {}", heavy->count,
+                                  nest.rowCount())
+                    : nest.rowCount());
   w.open("for (int64_t k = range.begin; k < range.end; ++k)");
   w.verbatim(body);
   w.close();
@@ -754,31 +805,39 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   CodeWriter w;
   w.line("// {}", scheduleComment(t));
   if (target == Target::Cuda) {
+    const bool heavy = nest.heavyRows().has_value();
+    if (heavy)
+      nest.bindHeavyRows();
     const std::string body = rowBody(nest, 2);
-    w.line("template <typename scalar_t>");
-    w.line("__global__ void __launch_bounds__(256)");
+    // kGroupSize: a warp, or a block for the heavy rows (Traversal.h).
+    w.line("template <typename scalar_t, int kGroupSize>");
+    w.line("__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
+           "256)");
     w.open(fmt::format("{}([[maybe_unused]] const hector::rt::GraphArrays g, "
                        "[[maybe_unused]] const "
                        "hector::rt::GraphValues<scalar_t> gv, const "
                        "{}<scalar_t> b, const Hypers hp, const int64_t "
-                       "scratch_size)",
+                       "scratch_size, [[maybe_unused]] const int64_t "
+                       "hector_heavy_limit)",
                        name, buffers));
     w.line("extern __shared__ __align__(16) unsigned char hector_smem_bytes[];");
     w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
     printPrologue(w, layout);
-    w.line("const int hector_lane = static_cast<int>(threadIdx.x % 32);");
-    w.line("[[maybe_unused]] const int hector_lanes = 32;");
-    printWorkerCounts(w, nest);
+    w.line("const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);");
+    w.line("[[maybe_unused]] const int hector_lanes = kGroupSize;");
+    if (heavy)
+      w.line("constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;");
+    printWorkerCounts(w, nest, "kGroupSize");
     printOrdered(w, nest);
-    w.line("const int64_t warps_per_block = blockDim.x / 32;");
+    w.line("const int64_t groups_per_block = blockDim.x / kGroupSize;");
     w.line("const int64_t group = static_cast<int64_t>(blockIdx.x) * "
-           "warps_per_block + threadIdx.x / 32;");
+           "groups_per_block + threadIdx.x / kGroupSize;");
     w.line("const int64_t groups = static_cast<int64_t>(gridDim.x) * "
-           "warps_per_block;");
-    w.line("[[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * "
-           "scratch_size;");
+           "groups_per_block;");
+    w.line("[[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / "
+           "kGroupSize) * scratch_size;");
     printSlotPointers(w, nest.slots());
-    printGroupBody(w, nest, body);
+    printGroupBody(w, nest, body, heavy);
     w.close();
     return w.str();
   }
@@ -790,7 +849,8 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                      "{}<scalar_t> &b, const Hypers &hp)",
                      name, buffers));
   printPrologue(w, layout);
-  printWorkerCounts(w, nest);
+  w.line("[[maybe_unused]] constexpr int kGroupSize = 1; // one thread");
+  printWorkerCounts(w, nest, "kGroupSize");
   printOrdered(w, nest);
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   // Deterministic mode: an instance with atomics runs on one thread.
@@ -804,7 +864,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   w.line("const int64_t group = hector::trav::cpuThreadNum();");
   w.line("const int64_t groups = hector::trav::cpuNumThreads();");
   printSlotPointers(w, nest.slots());
-  printGroupBody(w, nest, body);
+  printGroupBody(w, nest, body, false);
   w.close();
   w.close();
   return w.str();
@@ -820,22 +880,51 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
     return w.str();
   }
   const NestPrinter nest(layout, t);
+  const auto &heavy = nest.heavyRows();
   w.line("// {}", scheduleComment(t));
   w.open("");
+  // The heavy launch's scratch first: whether it fits in a block's shared
+  // memory decides whether the warp launch leaves the heavy rows to it.
+  if (heavy) {
+    w.open("const int64_t heavy_scratch_size = [&]");
+    printWorkerCounts(w, nest, "hector::trav::kHeavyGroupSize");
+    w.line("return {};", scratchTotal(nest.slots()));
+    w.close("();");
+    w.line("const bool heavy_launch = {}{} > 0 && "
+           "hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));",
+           nest.hasAtomics() ? "!hp.hector_deterministic && " : "",
+           heavy->count);
+  }
   w.line("const int64_t rows = {};", nest.rowCount());
-  printWorkerCounts(w, nest);
+  printWorkerCounts(w, nest, "hector::trav::kWarpSize");
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   w.line("const hector::trav::LaunchShape shape = hector::trav::launchShape("
-         "reinterpret_cast<const void *>(&{}<scalar_t>), rows, scratch_size, "
-         "sizeof(scalar_t){});",
+         "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>), "
+         "rows, scratch_size, sizeof(scalar_t){});",
          name, nest.hasAtomics() ? ", hp.hector_deterministic" : "");
-  w.line("{}<scalar_t><<<static_cast<unsigned>(shape.blocks), "
-         "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, "
-         "scratch_size);",
-         name);
+  w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
+         "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
+         "stream>>>(g, gv, b, hp, scratch_size, {});",
+         name, heavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX"
+                     : "INT64_MAX");
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();
+  if (heavy) {
+    w.open("if (heavy_launch)");
+    w.line("const hector::trav::LaunchShape shape = "
+           "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
+           "&{}<scalar_t, hector::trav::kHeavyGroupSize>), {}, "
+           "heavy_scratch_size, sizeof(scalar_t));",
+           name, heavy->count);
+    w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+           "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
+           "shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, "
+           "INT64_MAX);",
+           name);
+    w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+    w.close();
+  }
   w.close();
   return w.str();
 }

@@ -61,6 +61,14 @@ std::tuple<torch::Tensor, torch::Tensor> stableSort(const torch::Tensor &keys) {
   return {sorted.contiguous(), perm.contiguous()};
 }
 
+/// The nodes whose segment in the CSR pointers `ptr` has more than
+/// rt::kHeavyRowEdges entries, ascending (GraphArrays::heavy_dst_rows).
+torch::Tensor heavyRows(const torch::Tensor &ptr) {
+  const int64_t n = ptr.size(0) - 1;
+  auto degree = ptr.slice(0, 1, n + 1) - ptr.slice(0, 0, n);
+  return torch::nonzero(degree > rt::kHeavyRowEdges).flatten().contiguous();
+}
+
 } // namespace
 
 Graph::Graph(torch::Tensor src, torch::Tensor dst, torch::Tensor etype,
@@ -187,11 +195,15 @@ void Graph::ensureKernelArrays() const {
 
   // A stable sort by node keeps ascending edge ids within each node.
   auto [sortedDst, dstEid] = stableSort(dst_);
-  set(GraphArray::DstPtr, segmentPointers(sortedDst, numNodes_));
+  torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
+  set(GraphArray::DstPtr, dstPtr);
   set(GraphArray::DstEid, dstEid);
+  set(GraphArray::HeavyDstRows, heavyRows(dstPtr));
   auto [sortedSrc, srcEid] = stableSort(src_);
-  set(GraphArray::SrcPtr, segmentPointers(sortedSrc, numNodes_));
+  torch::Tensor srcPtr = segmentPointers(sortedSrc, numNodes_);
+  set(GraphArray::SrcPtr, srcPtr);
   set(GraphArray::SrcEid, srcEid);
+  set(GraphArray::HeavySrcRows, heavyRows(srcPtr));
 
   set(GraphArray::PairSrc, derived_.pairSrc);
   set(GraphArray::PairEtype, derived_.pairEtype);

@@ -15,6 +15,11 @@
 
 namespace hector::rt {
 
+/// A node with more edges than this in one direction is heavy: the GPU
+/// traversal kernels give it a block of threads instead of a warp
+/// (templates/traversal/Traversal.h).
+inline constexpr int64_t kHeavyRowEdges = 128;
+
 /// The graph as the generated kernels see it: raw pointers (all on one
 /// device) plus sizes.
 struct GraphArrays {
@@ -54,6 +59,11 @@ struct GraphArrays {
   const int64_t *pair_src_ntype = nullptr;
   /// [max(R,T)+1]: 0, 1, 2, ... (the segment pointers of one-row segments).
   const int64_t *type_iota = nullptr;
+  /// The nodes with more than heavy_row_edges incoming (dst) or outgoing
+  /// (src) edges, ascending; num_heavy_dst / num_heavy_src of them.
+  const int64_t *heavy_dst_rows = nullptr, *heavy_src_rows = nullptr;
+  int64_t num_heavy_dst = 0, num_heavy_src = 0;
+  int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
 /// The order of the tensors of Graph::kernelArrays() (and of the Tensor[]
@@ -82,6 +92,8 @@ enum class GraphArray : int {
   EdgeDstNtype,
   PairSrcNtype,
   TypeIota,
+  HeavyDstRows,
+  HeavySrcRows,
   Count
 };
 
@@ -138,6 +150,10 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "pair_src_ntype";
   case GraphArray::TypeIota:
     return "type_iota";
+  case GraphArray::HeavyDstRows:
+    return "heavy_dst_rows";
+  case GraphArray::HeavySrcRows:
+    return "heavy_src_rows";
   case GraphArray::Count:
     break;
   }

@@ -110,6 +110,9 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
       return {t + 1, "num_ntypes + 1"};
     case GraphArray::TypeIota:
       return {std::max(r, t) + 1, "max(num_etypes, num_ntypes) + 1"};
+    case GraphArray::HeavyDstRows:
+    case GraphArray::HeavySrcRows:
+      return {-1, "at most num_nodes"};
     case GraphArray::Count:
       break;
     }
@@ -119,9 +122,14 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   for (int i = 0; i < rt::kNumGraphArrays; ++i) {
     auto a = static_cast<GraphArray>(i);
     Length want = expected(a);
-    if (arrays[i].size(0) != want.value)
+    const int64_t got = arrays[i].size(0);
+    if (want.value < 0 && got > n) // a node list: at most every node
+      throw ArgumentValueError(arrayText(argName, a) + " has " +
+                               std::to_string(got) + " entries, expected " +
+                               want.what + " (" + std::to_string(n) + ")");
+    if (want.value >= 0 && got != want.value)
       throw ArgumentValueError(
-          arrayText(argName, a) + " has " + std::to_string(arrays[i].size(0)) +
+          arrayText(argName, a) + " has " + std::to_string(got) +
           " entries, expected " + std::to_string(want.value) + " (" +
           want.what + ")");
   }
@@ -161,6 +169,10 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.edge_dst_ntype = ints(GraphArray::EdgeDstNtype);
   g.pair_src_ntype = ints(GraphArray::PairSrcNtype);
   g.type_iota = ints(GraphArray::TypeIota);
+  g.heavy_dst_rows = ints(GraphArray::HeavyDstRows);
+  g.heavy_src_rows = ints(GraphArray::HeavySrcRows);
+  g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
+  g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;
 }
 

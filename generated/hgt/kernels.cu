@@ -15,9 +15,9 @@ namespace hector_gen::hgt {
   namespace {
 
 // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -55,24 +55,26 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim));
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s11 = scratch + 0;
   scalar_t *w_r_att_2 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
   scalar_t *w_r_att_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
   scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     {
       scalar_t *t = r_att_max;
       HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -81,7 +83,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_att_max * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -189,7 +191,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_att_sum * hector_workers_1) w_acc_s14[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
       const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -272,7 +274,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_t_0 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+      const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
       const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
       [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
       const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -386,9 +388,9 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_7: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -426,12 +428,12 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_h_1 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -476,9 +478,9 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -550,14 +552,15 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d = scratch + 0;
   scalar_t *r_grad_h_2 = scratch + hp_in_dim;
   scalar_t *r_grad1_gate = scratch + hp_in_dim + INT64_C(1);
@@ -568,9 +571,10 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
   scalar_t *acc_s12 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
   int64_t cur_s12 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = g.ntype_sorted_nodes[k];
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : g.ntype_sorted_nodes[k];
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     // s0: d[n] = mul(grad_h[n], x[n])
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -783,7 +787,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -823,9 +827,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -897,15 +901,16 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s20 = scratch + 0;
   scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_r_grad_att = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0);
@@ -913,9 +918,10 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *w_r_grad_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
   scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_heads;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     {
       scalar_t *t = r_grad_att_sum;
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
@@ -924,7 +930,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum * hector_workers_0) w_acc_s20[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -1078,7 +1084,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
       const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -1133,9 +1139,9 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1207,13 +1213,13 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_att_2 = scratch + 0;
   scalar_t *r_grad_att_1 = scratch + hp_heads;
   scalar_t *acc_s28 = scratch + hp_heads + hp_heads;
@@ -1327,9 +1333,9 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_15: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1401,12 +1407,12 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d_7 = scratch + 0;
   scalar_t *r_d_8 = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -1596,14 +1602,26 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), hector::trav::kHeavyGroupSize);
+        return (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim));
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_5<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_5");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_5");
       }
     }
@@ -1630,8 +1648,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = hp_in_dim;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_7");
       }
     }
@@ -1724,12 +1742,22 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kHeavyGroupSize);
+        return ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+      }();
+      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_0");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
     }
@@ -1775,13 +1803,24 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        return ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
+      }();
+      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
     }
@@ -1828,8 +1867,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = (INT64_C(3) * hp_heads);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_6");
       }
     }
@@ -1999,8 +2038,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_15<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_15<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_15");
       }
     }

@@ -50,9 +50,10 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
   const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
   #pragma omp parallel
   {
@@ -78,7 +79,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_att_max * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -186,7 +187,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_att_sum * hector_workers_1) w_acc_s14[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -269,7 +270,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_t_0 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
         const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
         [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
         const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -421,6 +422,7 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = hp_in_dim;
   #pragma omp parallel
   {
@@ -545,7 +547,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
   #pragma omp parallel if (!hector_ordered)
@@ -780,7 +783,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -892,8 +895,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
   #pragma omp parallel if (!hector_ordered)
@@ -921,7 +925,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum * hector_workers_0) w_acc_s20[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -1075,7 +1079,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -1202,6 +1206,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(3) * hp_heads);
   #pragma omp parallel if (!hector_ordered)
@@ -1396,6 +1401,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
   #pragma omp parallel
   {

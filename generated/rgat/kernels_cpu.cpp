@@ -44,6 +44,7 @@ void forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
@@ -115,6 +116,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
@@ -183,9 +185,10 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
   const int64_t scratch_size = ((hp_heads + (INT64_C(2) * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
   #pragma omp parallel
   {
@@ -212,7 +215,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -298,7 +301,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s12[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -381,7 +384,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
         const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
         [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
         const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -531,8 +534,9 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
   #pragma omp parallel if (!hector_ordered)
@@ -589,7 +593,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -762,7 +766,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -873,6 +877,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_heads;
   #pragma omp parallel if (!hector_ordered)
@@ -994,6 +999,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
   #pragma omp parallel if (!hector_ordered)
@@ -1132,6 +1138,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
   #pragma omp parallel
   {
@@ -1264,6 +1271,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = hp_in_dim;
   #pragma omp parallel
   {

@@ -40,9 +40,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
   const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
   #pragma omp parallel
   {
@@ -69,7 +70,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -155,7 +156,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -238,7 +239,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
         const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
         [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
         const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -385,6 +386,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
   #pragma omp parallel if (!hector_ordered)
@@ -506,6 +508,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
   #pragma omp parallel if (!hector_ordered)
@@ -702,7 +705,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
   #pragma omp parallel
   {
@@ -736,7 +740,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -840,6 +844,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_heads;
   #pragma omp parallel if (!hector_ordered)
@@ -958,6 +963,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
@@ -1040,6 +1046,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
   #pragma omp parallel if (!hector_ordered)
@@ -1205,6 +1212,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {

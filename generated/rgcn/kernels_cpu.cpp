@@ -28,7 +28,8 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), kGroupSize);
   const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0));
   #pragma omp parallel
   {
@@ -52,7 +53,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_0) w_acc_s2[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -168,6 +169,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
   #pragma omp parallel if (!hector_ordered)
@@ -258,6 +260,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel if (!hector_ordered)
@@ -310,6 +313,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {

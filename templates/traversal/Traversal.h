@@ -4,24 +4,34 @@
 //
 // The emitter (codegen/TraversalEmitter) prints each traversal instance as
 // a loop nest over rows (edges, pairs, nodes, types). A row is handled by a
-// thread group: a warp on the GPU, one thread on the CPU. Within a group,
-// every statement is an element loop over its target row,
-// HECTOR_FOR_ELEMENTS(i, n), in which element i always goes to the same
-// lane (i mod hector_lanes on the GPU), so per-element accumulators
-// (segmented and partial-atomic reductions) need no synchronisation;
-// values other lanes read (registers, kept in per-group scratch memory)
-// are published by HECTOR_GROUP_SYNC() after each statement.
+// thread group: on the GPU a warp, or a whole block of kHeavyGroupSize
+// threads for the heavy rows below; one thread on the CPU. Every kernel
+// names its group size kGroupSize (a template parameter of the CUDA
+// kernels, 1 in the CPU ones). Within a group, every statement is an
+// element loop over its target row, HECTOR_FOR_ELEMENTS(i, n), in which
+// element i always goes to the same lane (i mod hector_lanes on the GPU),
+// so per-element accumulators (segmented and partial-atomic reductions)
+// need no synchronisation; values other lanes read (registers, kept in
+// per-group scratch memory) are published by HECTOR_GROUP_SYNC() after
+// each statement.
 //
 // An edge loop of a row (a node's incoming or outgoing edges) may be split
-// over workers: the warp's 32 lanes form workersFor(n) workers of
-// 32 / workersFor(n) lanes each (n: the widest row the loop writes), each
-// worker takes every W-th edge, and the kernel shadows hector_lane and
-// hector_lanes with the worker's own inside the loop. All lanes run the
-// loop the same number of times (a worker past its last edge skips the
-// statements) so that HECTOR_GROUP_SYNC stays the whole warp's. A
-// hub node's narrow edge statements (attention scores, softmax sums: one
-// scalar per head) then run 32 edges at a time instead of one, which is
-// what bounds a power-law graph's kernel time.
+// over workers: the group's lanes form workersFor(n, kGroupSize) workers
+// (n: the widest row the loop writes), each worker takes every W-th edge,
+// and the kernel shadows hector_lane and hector_lanes with the worker's own
+// inside the loop. All lanes run the loop the same number of times (a
+// worker past its last edge skips the statements) so that HECTOR_GROUP_SYNC
+// stays the whole group's. A hub node's narrow edge statements (attention
+// scores, softmax sums: one scalar per head) then run many edges at a time
+// instead of one.
+//
+// Heavy rows: a node-row kernel whose edge loops are split over workers is
+// launched twice on the GPU. The first launch (warp groups) skips the
+// nodes with more than GraphArrays::heavy_row_edges edges in the split
+// direction; the second gives each of those nodes (GraphArrays'
+// heavy_dst_rows / heavy_src_rows) a block of kHeavyGroupSize threads. On
+// a power-law graph the hubs otherwise keep one warp busy long after the
+// rest of the GPU is idle (docs/perf-notes.md).
 #pragma once
 
 #include <cmath>
@@ -34,13 +44,11 @@
 
 #if defined(__CUDACC__)
 #define HECTOR_HD __host__ __device__ __forceinline__
-/// Lanes per thread group on the GPU.
-#define HECTOR_GROUP_SIZE 32
-/// Kernels declare hector_lane and hector_lanes (32); a worker-split edge
-/// loop shadows them with its worker's.
+/// Kernels declare hector_lane and hector_lanes (kGroupSize); a
+/// worker-split edge loop shadows them with its worker's.
 #define HECTOR_FOR_ELEMENTS(i, n)                                              \
   for (int64_t i = hector_lane; i < (n); i += hector_lanes)
-#define HECTOR_GROUP_SYNC() __syncwarp()
+#define HECTOR_GROUP_SYNC() hector::trav::groupSync<kGroupSize>()
 #define HECTOR_UNROLL _Pragma("unroll")
 /// Batches of HECTOR_BATCH elements per lane: element i0 + u * hector_lanes
 /// for u < HECTOR_BATCH (see HECTOR_FOR_ELEMENT_BATCHES below).
@@ -51,7 +59,6 @@
     if (const int64_t i = (i0) + u * hector_lanes; i < (n))
 #else
 #define HECTOR_HD inline
-#define HECTOR_GROUP_SIZE 1
 #define HECTOR_FOR_ELEMENTS(i, n) for (int64_t i = 0; i < (n); ++i)
 #define HECTOR_GROUP_SYNC() ((void)0)
 #define HECTOR_UNROLL
@@ -73,6 +80,24 @@
 #endif
 
 namespace hector::trav {
+
+/// Threads of the group that handles one heavy row on the GPU (one block).
+#ifndef HECTOR_HEAVY_GROUP_SIZE
+#define HECTOR_HEAVY_GROUP_SIZE 512
+#endif
+constexpr int kHeavyGroupSize = HECTOR_HEAVY_GROUP_SIZE;
+constexpr int kWarpSize = 32;
+
+#if defined(__CUDACC__)
+/// Publishes a group's scratch writes to the whole group: a warp sync for
+/// warp groups, a block barrier for block groups.
+template <int GroupSize> __device__ __forceinline__ void groupSync() {
+  if constexpr (GroupSize <= kWarpSize)
+    __syncwarp();
+  else
+    __syncthreads();
+}
+#endif
 
 /// `*target += value` where several groups may add to the same element.
 template <typename T> HECTOR_HD void atomicAdd(T *target, T value) {
@@ -154,20 +179,33 @@ HECTOR_HD int64_t maxOf(int64_t a, int64_t b, Rest... rest) {
 #endif
 constexpr int64_t kElementsPerWorkerLane = HECTOR_ELEMENTS_PER_WORKER_LANE;
 
-/// How many workers a warp forms for an edge loop whose widest row has
-/// `widest` elements: 32 / (lanes per worker), with lanes per worker the
-/// power of two >= widest / kElementsPerWorkerLane, within [1, 32]. One on
-/// the CPU, whose thread group is a single thread.
-HECTOR_HD int64_t workersFor(int64_t widest) {
-#if defined(__CUDACC__)
-  int64_t lanes = 1;
-  while (lanes < 32 && lanes * kElementsPerWorkerLane < widest)
-    lanes *= 2;
-  return 32 / lanes;
-#else
-  (void)widest;
-  return 1;
+/// Most scalars one per-worker scratch buffer of a loop may take (its
+/// widest row times the worker count), so that a block group's scratch
+/// fits in shared memory; a warp group never reaches it.
+#ifndef HECTOR_MAX_WORKER_ELEMENTS
+#define HECTOR_MAX_WORKER_ELEMENTS 8192
 #endif
+constexpr int64_t kMaxWorkerElements = HECTOR_MAX_WORKER_ELEMENTS;
+
+/// How many workers a group of `groupSize` lanes forms for an edge loop
+/// whose widest row has `widest` elements: groupSize / (lanes per worker),
+/// with lanes per worker the smallest power of two >= widest /
+/// kElementsPerWorkerLane that keeps workers x widest within
+/// kMaxWorkerElements, at most groupSize. One on the CPU, whose thread
+/// group is a single thread.
+HECTOR_HD int64_t workersFor(int64_t widest, int64_t groupSize) {
+  int64_t lanes = 1;
+  while (lanes < groupSize && (lanes * kElementsPerWorkerLane < widest ||
+                               (groupSize / lanes) * widest >
+                                   kMaxWorkerElements))
+    lanes *= 2;
+  return groupSize / lanes;
+}
+
+/// Whether node `row` is heavy: more than `limit` edges in the CSR
+/// `ptr` (dst_ptr or src_ptr).
+HECTOR_HD bool isHeavy(const int64_t *ptr, int64_t row, int64_t limit) {
+  return ptr[row + 1] - ptr[row] > limit;
 }
 
 /// The rows [begin, end) a thread group handles when `rows` rows are split

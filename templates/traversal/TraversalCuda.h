@@ -57,4 +57,32 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
   return s;
 }
 
+/// Whether `bytes` of dynamic shared memory fit in one block of the
+/// current device (with the opt-in above 48 KiB).
+inline bool fitsInBlock(size_t bytes) {
+  int device = 0, optin = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               device),
+        "cudaDeviceGetAttribute");
+  return bytes <= static_cast<size_t>(optin);
+}
+
+/// The launch of a kernel's heavy rows: one block of kHeavyGroupSize
+/// threads per row (up to 65535 blocks, which then take contiguous chunks
+/// of rows), `scratchSize` scalars of shared memory each.
+inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
+                                    int64_t scratchSize, size_t scalarBytes) {
+  LaunchShape s;
+  s.warpsPerBlock = kHeavyGroupSize / kWarpSize;
+  s.sharedBytes = static_cast<size_t>(scratchSize) * scalarBytes;
+  if (s.sharedBytes > 48 * 1024)
+    check(cudaFuncSetAttribute(kernel,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(s.sharedBytes)),
+          "cudaFuncSetAttribute (heavy-row scratch)");
+  s.blocks = std::max<int64_t>(1, std::min<int64_t>(rows, 65535));
+  return s;
+}
+
 } // namespace hector::trav

@@ -103,8 +103,9 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
         continue;
       ++here;
       const std::string kernel = entry + "_" + t->name;
-      EXPECT_EQ(countOf(cu, "template <typename scalar_t>\n__global__ void "
-                            "__launch_bounds__(256)\n" +
+      EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize>\n"
+                            "__global__ void __launch_bounds__(kGroupSize > "
+                            "256 ? kGroupSize : 256)\n" +
                                 kernel +
                                 "([[maybe_unused]] const "
                                 "hector::rt::GraphArrays g"),
@@ -119,7 +120,14 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
       EXPECT_EQ(countOf(cpu, "  " + kernel + "<scalar_t>(g, gv, b, hp); //"),
                 1u)
           << kernel;
-      EXPECT_EQ(countOf(cu, kernel + "<scalar_t><<<"), 1u) << kernel;
+      // Once with warp groups, at most once more for the heavy rows.
+      EXPECT_EQ(countOf(cu, kernel + "<scalar_t, hector::trav::kWarpSize><<<"),
+                1u)
+          << kernel;
+      EXPECT_LE(countOf(cu, kernel +
+                                "<scalar_t, hector::trav::kHeavyGroupSize><<<"),
+                1u)
+          << kernel;
     }
     EXPECT_EQ(countOf(cpu, "\nvoid " + entry + "_trav"), here) << entry;
     traversals += here;
@@ -318,6 +326,78 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
   EXPECT_EQ(countOf(cu, "const bool hector_ordered = hp.hector_deterministic;"),
             ordered);
   EXPECT_EQ(countOf(cpu, "hector_ordered);") > 0, ordered > 0);
+  // A single-warp launch gets no heavy-row launch beside it.
+  for (size_t at = cu.find("    // @trav_"); at != std::string::npos;) {
+    const size_t next = cu.find("    // @trav_", at + 1);
+    const std::string launch = cu.substr(at, next - at);
+    if (countOf(launch, "hp.hector_deterministic);") > 0 &&
+        countOf(launch, "heavy_launch") > 0)
+      EXPECT_EQ(countOf(launch, "const bool heavy_launch = "
+                                "!hp.hector_deterministic && "),
+                1u)
+          << launch;
+    at = next;
+  }
+}
+
+// A node-row kernel whose edge loops are split over workers is launched a
+// second time for the heavy rows (Traversal.h): blocks of kHeavyGroupSize
+// threads take the rows of g.heavy_dst_rows, the warp launch skips them,
+// and each launch sizes its scratch with its own group size.
+TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const size_t begin = cu.find("\nforward_trav_");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  EXPECT_EQ(countOf(kernel, "constexpr bool hector_heavy = kGroupSize > "
+                            "hector::trav::kWarpSize;"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "chunkOf(hector_heavy ? g.num_heavy_dst : "
+                            "g.num_nodes, group, groups)"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
+                            "g.heavy_dst_rows[k] : k;"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "if (!hector_heavy && hector::trav::isHeavy("
+                            "g.dst_ptr, v_n, hector_heavy_limit)) continue;"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "workersFor(hector::trav::maxOf("), 3u);
+  EXPECT_EQ(countOf(kernel, "), kGroupSize);"), 3u);
+
+  const size_t launch = cu.find("const int64_t heavy_scratch_size = [&] {");
+  ASSERT_NE(launch, std::string::npos);
+  const std::string host = cu.substr(launch, cu.find("\n    }\n", launch) - launch);
+  EXPECT_EQ(countOf(host, "), hector::trav::kHeavyGroupSize);"), 3u);
+  EXPECT_EQ(countOf(host, "), hector::trav::kWarpSize);"), 3u);
+  EXPECT_EQ(countOf(host, "const bool heavy_launch = g.num_heavy_dst > 0 && "
+                          "hector::trav::fitsInBlock(heavy_scratch_size * "
+                          "sizeof(scalar_t));"),
+            1u);
+  EXPECT_EQ(countOf(host, "(g, gv, b, hp, scratch_size, heavy_launch ? "
+                          "g.heavy_row_edges : INT64_MAX);"),
+            1u);
+  EXPECT_EQ(countOf(host, "if (heavy_launch) {"), 1u);
+  EXPECT_EQ(countOf(host, "heavyLaunchShape("), 1u);
+  EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX);"),
+            1u);
+}
+
+// rgat_pyg's backward bias kernel has no worker-split loop (its only edge
+// loop stores a hoisted value): one launch, no heavy rows.
+TEST(EmitterHeavyRows, KernelWithoutWorkerLoopsHasNoHeavyLaunch) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const size_t begin = cu.find("\nbackward_trav_0(");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  EXPECT_EQ(countOf(kernel, "hector_heavy"), 1u); // the unused parameter
+  EXPECT_EQ(countOf(kernel, "const int64_t v_n = k;"), 1u);
+  EXPECT_EQ(countOf(cu, "backward_trav_0<scalar_t, "
+                        "hector::trav::kHeavyGroupSize>"),
+            0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,

@@ -90,6 +90,32 @@ def random_graph(num_nodes=30, num_edges=90, num_etypes=4, num_ntypes=3,
                      num_etypes, num_ntypes).to(device)
 
 
+def with_hubs(g, degrees=(300, 129), seed=0):
+    """`g` plus hub nodes: for each entry of `degrees`, that many extra
+    edges into the destination of one existing edge, each copying that
+    edge's relation and drawing its source among the nodes of its source's
+    type (so typed relations stay typed). The hubs exceed the kernels'
+    heavy-row limit (runtime/GraphArrays.h kHeavyRowEdges, 128), so the GPU
+    kernels' heavy-row launches run."""
+    gen = torch.Generator().manual_seed(seed)
+    src, dst = g.edge_index[0].cpu(), g.edge_index[1].cpu()
+    etype, ntype = g.edge_type.cpu(), g.node_type.cpu()
+    srcs, dsts, types = [src], [dst], [etype]
+    hubs = []
+    for degree in degrees:
+        # The first edge into a node that is not a hub yet.
+        e = next(i for i in range(src.numel()) if int(dst[i]) not in hubs)
+        hubs.append(int(dst[e]))
+        candidates = torch.nonzero(ntype == ntype[src[e]]).flatten()
+        pick = torch.randint(0, candidates.numel(), (degree,), generator=gen)
+        srcs.append(candidates[pick])
+        dsts.append(torch.full((degree,), int(dst[e]), dtype=torch.int64))
+        types.append(torch.full((degree,), int(etype[e]), dtype=torch.int64))
+    return GraphData(torch.stack([torch.cat(srcs), torch.cat(dsts)]),
+                     torch.cat(types), ntype, g.num_nodes, g.num_etypes,
+                     g.num_ntypes).to(g.edge_index.device)
+
+
 def random_typed_graph(nodes_per_type=(9, 8, 7), rel_types=None,
                        edges_per_rel=25, seed=0, device="cpu"):
     """A heterograph flattened to one node range: nodes are grouped by type

@@ -16,7 +16,8 @@ import torch
 
 import hector
 from hector import _ext
-from conftest import (GENERATED, random_graph, random_typed_graph, rel_err)
+from conftest import (GENERATED, random_graph, random_typed_graph, rel_err,
+                      with_hubs)
 
 MODELS = ["rgcn", "rgat", "hgt", "rgcn_pyg", "rgat_pyg", "hgt_pyg"]
 # fp32 kernels against the fp64 interpreter (issue 6: rel err <= 1e-5).
@@ -44,10 +45,14 @@ def ops(model):
     return getattr(torch.ops, f"hector_{model}")
 
 
-def graph_for(model, device):
+def graph_for(model, device, hubs=False):
+    """The model's random test graph; with `hubs`, plus two nodes above
+    the heavy-row limit (conftest.with_hubs)."""
     if "hgt" in model:
-        return random_typed_graph(seed=3, device=device)
-    return random_graph(seed=3, device=device)
+        g = random_typed_graph(seed=3, device=device)
+    else:
+        g = random_graph(seed=3, device=device)
+    return with_hubs(g) if hubs else g
 
 
 def hypers_for(model, heads):
@@ -95,13 +100,16 @@ def run_interpreter(module, model, g, values, hypers):
     return [out[o["name"]] for o in info["outputs"]]
 
 
+@pytest.mark.parametrize("hubs", [False, True], ids=["plain", "hubs"])
 @pytest.mark.parametrize("heads", [1, 2])
 @pytest.mark.parametrize("model", MODELS)
-def test_generated_matches_interpreter(model, heads, device):
+def test_generated_matches_interpreter(model, heads, hubs, device):
     hypers = hypers_for(model, heads)
     if heads > 1 and "heads" not in hypers:
         pytest.skip(f"{model} has no heads")
-    g = graph_for(model, device)
+    g = graph_for(model, device, hubs)
+    if hubs:
+        assert g.hector().kernel_arrays()[-2].numel() == 2  # heavy_dst_rows
     module, ref_values = make_values(model, g, hypers, device)
     info = layer_info(model)
     leaves64 = {k: v.clone().requires_grad_() for k, v in ref_values.items()}

@@ -15,7 +15,10 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "rel_in_degree", "etype_sorted_eid", "etype_ptr", "dst_ptr",
          "dst_eid", "src_ptr", "src_eid", "pair_src", "pair_etype",
          "pair_ptr", "edge_pair", "ntype_sorted_nodes", "ntype_ptr",
-         "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota"]
+         "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota",
+         "heavy_dst_rows", "heavy_src_rows"]
+# GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
+HEAVY_ROW_EDGES = 128
 FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
 
 
@@ -54,6 +57,10 @@ def reference(data):
     ref["edge_dst_ntype"] = [ntype[d] for d in dst]
     ref["pair_src_ntype"] = [ntype[s] for s in ref["pair_src"]]
     ref["type_iota"] = list(range(max(r, t) + 1))
+    ref["heavy_dst_rows"] = [v for v in range(n)
+                             if dst.count(v) > HEAVY_ROW_EDGES]
+    ref["heavy_src_rows"] = [v for v in range(n)
+                             if src.count(v) > HEAVY_ROW_EDGES]
     return ref
 
 
@@ -114,6 +121,18 @@ def test_kernel_arrays_agree_with_the_graph_accessors(device):
         assert (arrays["pair_etype"][seg] == r).all()
         s = arrays["pair_src"][seg]
         assert (s[1:] > s[:-1]).all()
+
+
+def test_heavy_rows_are_the_nodes_above_the_limit(device):
+    """Node 0 gets 129 incoming edges (heavy), node 1 exactly 128 (not);
+    node 2 sends 200 (heavy as a source)."""
+    src = [2] * 129 + [3] * 128 + [2] * 71
+    dst = [0] * 129 + [1] * 128 + [3] * 71
+    g = hector.Graph(torch.tensor([src, dst], device=device),
+                     torch.zeros(len(src), dtype=torch.long, device=device))
+    arrays = dict(zip(NAMES, g.kernel_arrays()))
+    assert arrays["heavy_dst_rows"].tolist() == [0]
+    assert arrays["heavy_src_rows"].tolist() == [2]  # node 3 sends 128
 
 
 def test_kernel_arrays_are_cached(device):

@@ -177,6 +177,9 @@ TEST(Graph, KernelArrays) {
       {GraphArray::EdgeDstNtype, {1, 0, 0, 0, 1, 0, 0}},
       {GraphArray::PairSrcNtype, {1, 1, 1, 0, 1, 0}},
       {GraphArray::TypeIota, {0, 1, 2, 3}},
+      // No node has more than kHeavyRowEdges edges either way.
+      {GraphArray::HeavyDstRows, {}},
+      {GraphArray::HeavySrcRows, {}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -220,6 +223,8 @@ TEST(GraphArrayNames, AreTheFieldNames) {
   EXPECT_STREQ(rt::graphArrayName(GraphArray::NtypeSortedNodes),
                "ntype_sorted_nodes");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::TypeIota), "type_iota");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavyDstRows), "heavy_dst_rows");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavySrcRows), "heavy_src_rows");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -258,6 +263,11 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.edge_dst_ntype, ptr(GraphArray::EdgeDstNtype));
   EXPECT_EQ(ga.pair_src_ntype, ptr(GraphArray::PairSrcNtype));
   EXPECT_EQ(ga.type_iota, ptr(GraphArray::TypeIota));
+  EXPECT_EQ(ga.heavy_dst_rows, ptr(GraphArray::HeavyDstRows));
+  EXPECT_EQ(ga.heavy_src_rows, ptr(GraphArray::HeavySrcRows));
+  EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
+  EXPECT_EQ(ga.num_heavy_src, 0);
+  EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);
   // Read through the struct as a kernel would.
   EXPECT_EQ(ga.dst_eid[ga.dst_ptr[1] + 1], 2); // second edge into node 1
   EXPECT_EQ(ga.pair_src[ga.pair_ptr[2]], 0);   // first pair of r2
@@ -291,8 +301,8 @@ TEST(GraphArraysFromTensors, RejectsBadArrays) {
 
   std::vector<torch::Tensor> tooFew(good.begin(), good.end() - 1);
   expectError<ArgumentValueError>(
-      check(tooFew), "graph: expected 23 graph arrays (Graph.kernel_arrays()), "
-                     "got 22");
+      check(tooFew), "graph: expected 25 graph arrays (Graph.kernel_arrays()), "
+                     "got 24");
   expectError<ArgumentTypeError>(
       check(with(GraphArray::InDegree,
                  array(good, GraphArray::InDegree).to(torch::kLong))),
@@ -307,6 +317,10 @@ TEST(GraphArraysFromTensors, RejectsBadArrays) {
   expectError<ArgumentValueError>(
       check(with(GraphArray::DstPtr, longs({0, 1, 4, 4, 6}))),
       "graph: array 'dst_ptr' has 5 entries, expected 7 (num_nodes + 1)");
+  expectError<ArgumentValueError>(
+      check(with(GraphArray::HeavyDstRows, longs({0, 1, 2, 3, 4, 5, 0}))),
+      "graph: array 'heavy_dst_rows' has 7 entries, expected at most "
+      "num_nodes (6)");
   // One fewer pair pointer than relations: pair_ptr disagrees with
   // etype_ptr, which sets R.
   expectError<ArgumentValueError>(

@@ -15,9 +15,9 @@ namespace hector_gen::hgt_pyg_c {
   namespace {
 
 // @trav_1: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -60,12 +60,12 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_kqv = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -143,9 +143,9 @@ forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -188,15 +188,16 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim));
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s13 = scratch + 0;
   scalar_t *w_r_alpha_2 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
@@ -204,9 +205,10 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
   scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -215,7 +217,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s13[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -323,7 +325,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s16[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
       const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -406,7 +408,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_agg_0 * hector_workers_2) w_acc_s19[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+      const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
       const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
       [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
       const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -555,9 +557,9 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_6: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -600,12 +602,12 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_h_0 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -668,9 +670,9 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_0: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -745,13 +747,13 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d = scratch + 0;
   scalar_t *r_grad_h_1 = scratch + hp_in_dim;
   scalar_t *r_grad1_gate = scratch + hp_in_dim + INT64_C(1);
@@ -1031,9 +1033,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1108,12 +1110,12 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_agg = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_in_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -1164,9 +1166,9 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_4: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1241,13 +1243,13 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d_5 = scratch + 0;
   scalar_t *r_grad_alpha = scratch + hp_in_dim;
   scalar_t *r_d_6 = scratch + hp_in_dim + hp_heads;
@@ -1386,9 +1388,9 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1463,18 +1465,20 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_r_grad_alpha_exp = scratch + 0;
   scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
       const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
@@ -1495,7 +1499,7 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -1550,9 +1554,9 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1627,13 +1631,13 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_alpha_2 = scratch + 0;
   scalar_t *r_grad_alpha_1 = scratch + hp_heads;
   scalar_t *acc_s32 = scratch + hp_heads + hp_heads;
@@ -1747,9 +1751,9 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1824,13 +1828,13 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad1_kqv = scratch + 0;
   scalar_t *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
   scalar_t *r_grad3_kqv = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
@@ -1964,9 +1968,9 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 }
 
 // @trav_14: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -2041,12 +2045,12 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -2139,8 +2143,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_1");
       }
     }
@@ -2180,14 +2184,26 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kHeavyGroupSize);
+        return (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim));
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_4");
       }
     }
@@ -2214,8 +2230,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = hp_in_dim;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_6<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_6");
       }
     }
@@ -2315,8 +2331,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
     }
@@ -2365,8 +2381,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
     }
@@ -2375,8 +2391,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_4");
       }
     }
@@ -2423,12 +2439,22 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        return (hp_heads + (hp_heads * hector_workers_0));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_7<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_7");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_7");
       }
     }
@@ -2437,8 +2463,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = (INT64_C(3) * hp_heads);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_8<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_8");
       }
     }
@@ -2488,8 +2514,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_11<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_11");
       }
     }
@@ -2538,8 +2564,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_14");
       }
     }

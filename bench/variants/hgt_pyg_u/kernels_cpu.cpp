@@ -55,6 +55,7 @@ void forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
   #pragma omp parallel
   {
@@ -183,9 +184,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
   const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2));
   #pragma omp parallel
   {
@@ -212,7 +214,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s12[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -320,7 +322,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s15[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -403,7 +405,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_agg_0 * hector_workers_2) w_acc_s19[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
         const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
         [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
         const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -595,6 +597,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = hp_in_dim;
   #pragma omp parallel
   {
@@ -740,6 +743,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
   #pragma omp parallel if (!hector_ordered)
@@ -1103,6 +1107,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
   #pragma omp parallel
   {
@@ -1236,6 +1241,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
   #pragma omp parallel if (!hector_ordered)
@@ -1458,7 +1464,8 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
   #pragma omp parallel
   {
@@ -1492,7 +1499,7 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -1622,6 +1629,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(3) * hp_heads);
   #pragma omp parallel if (!hector_ordered)
@@ -1819,6 +1827,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
   #pragma omp parallel if (!hector_ordered)
@@ -2036,6 +2045,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {

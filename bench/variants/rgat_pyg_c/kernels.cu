@@ -15,9 +15,9 @@ namespace hector_gen::rgat_pyg_c {
   namespace {
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -45,15 +45,16 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)));
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s7 = scratch + 0;
   scalar_t *w_acc_s10 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
@@ -61,9 +62,10 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2);
   scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -72,7 +74,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -158,7 +160,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s10[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
       const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -241,7 +243,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+      const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
       const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
       [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
       const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -339,9 +341,9 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -388,13 +390,13 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *acc_s0 = scratch + 0;
   scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
   int64_t cur_s0 = -1;
@@ -458,9 +460,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -507,13 +509,13 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d_1 = scratch + 0;
   scalar_t *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
   scalar_t *r_d_2 = scratch + (hp_heads * hp_out_dim) + hp_heads;
@@ -652,9 +654,9 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -701,18 +703,20 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_r_grad_alpha_exp = scratch + 0;
   scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0);
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
       const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
@@ -733,7 +737,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     {
-      const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
       const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -788,9 +792,9 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -837,13 +841,13 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d_4 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -904,9 +908,9 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -953,12 +957,12 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
@@ -984,9 +988,9 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 }
 
 // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1033,12 +1037,12 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
@@ -1064,9 +1068,9 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 }
 
 // @trav_14: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
-__global__ void __launch_bounds__(256)
-backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size) {
+template <typename scalar_t, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1113,12 +1117,12 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % 32);
-  [[maybe_unused]] const int hector_lanes = 32;
-  const int64_t warps_per_block = blockDim.x / 32;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * warps_per_block + threadIdx.x / 32;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * warps_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / 32) * scratch_size;
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
@@ -1240,14 +1244,26 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), hector::trav::kHeavyGroupSize);
+        return ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)));
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), hector::trav::kWarpSize);
       const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_4<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_4");
       }
     }
@@ -1315,8 +1331,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_0<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
     }
@@ -1325,19 +1341,29 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_1<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_1");
       }
     }
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        return (hp_heads + (hp_heads * hector_workers_0));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
+      if (heavy_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_2");
       }
     }
@@ -1346,8 +1372,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_edges;
       const int64_t scratch_size = hp_heads;
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
     }
@@ -1467,8 +1493,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_pairs;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_10<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_10");
       }
     }
@@ -1518,8 +1544,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_13<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_13");
       }
     }
@@ -1528,8 +1554,8 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_etypes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_14<scalar_t><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_14");
       }
     }

@@ -40,9 +40,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
   const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
   #pragma omp parallel
   {
@@ -69,7 +70,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s6[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -155,7 +156,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s9[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -238,7 +239,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_2 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_2);
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
         const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
         [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
         const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
@@ -382,8 +383,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
   #pragma omp parallel if (!hector_ordered)
@@ -458,7 +460,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -631,7 +633,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_1 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_1);
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
         const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
         [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
         const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
@@ -736,6 +738,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = hp_heads;
   #pragma omp parallel
   {
@@ -833,6 +836,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
@@ -912,6 +916,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
@@ -991,6 +996,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {

@@ -27,6 +27,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel
   {
@@ -96,7 +97,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim));
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel if (!hector_ordered)
@@ -140,7 +142,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
-        const int hector_lanes_0 = HECTOR_GROUP_SIZE / static_cast<int>(hector_workers_0);
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
         const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
         [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
         const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
@@ -197,6 +199,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
