@@ -64,6 +64,8 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target) {
   if (target == Target::Cuda)
     w.line("cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);");
   printPrologue(w, p);
+  if (target == Target::Cuda)
+    printInt32SizeCheck(w, p);
   printZeroFill(w, p, target);
   for (const intra::Instance &inst : p.program().instances) {
     std::string text;

@@ -786,14 +786,38 @@ std::string traversalKernelName(const ProgramLayout &layout,
   return layout.entry() + "_" + t.name;
 }
 
-void printPrologue(CodeWriter &w, const ProgramLayout &layout) {
-  for (const ir::HyperDecl &h : layout.program().hypers)
-    w.line("[[maybe_unused]] const {} {} = hp.{};",
-           h.type == ir::HyperDecl::Type::Int ? "int64_t" : "double",
-           hyperLocal(h.name), h.name);
+void printPrologue(CodeWriter &w, const ProgramLayout &layout,
+                   bool int32Sizes) {
+  const char *type = int32Sizes ? "int" : "int64_t";
+  for (const ir::HyperDecl &h : layout.program().hypers) {
+    if (h.type != ir::HyperDecl::Type::Int)
+      w.line("[[maybe_unused]] const double {} = hp.{};", hyperLocal(h.name),
+             h.name);
+    else if (int32Sizes)
+      w.line("[[maybe_unused]] const int {} = static_cast<int>(hp.{});",
+             hyperLocal(h.name), h.name);
+    else
+      w.line("[[maybe_unused]] const int64_t {} = hp.{};", hyperLocal(h.name),
+             h.name);
+  }
   for (const intra::ValueLayout &l : layout.program().layouts)
-    w.line("[[maybe_unused]] const int64_t {} = {};", sizeLocal(l.decl.name),
-           dimExpr(shapeSize(l.decl.shape)));
+    w.line(int32Sizes ? "[[maybe_unused]] const {} {} = static_cast<int>({});"
+                      : "[[maybe_unused]] const {} {} = {};",
+           type, sizeLocal(l.decl.name), dimExpr(shapeSize(l.decl.shape)));
+}
+
+void printInt32SizeCheck(CodeWriter &w, const ProgramLayout &layout) {
+  std::string sizes;
+  auto add = [&](const std::string &what, const std::string &local) {
+    sizes += fmt::format("{}{{\"{}\", {}}}", sizes.empty() ? "" : ", ", what,
+                         local);
+  };
+  for (const ir::HyperDecl &h : layout.program().hypers)
+    if (h.type == ir::HyperDecl::Type::Int)
+      add("hyper '" + h.name + "'", hyperLocal(h.name));
+  for (const intra::ValueLayout &l : layout.program().layouts)
+    add("the row size of '" + l.decl.name + "'", sizeLocal(l.decl.name));
+  w.line("hector::trav::requireInt32Sizes({{{}}});", sizes);
 }
 
 std::string emitTraversalKernel(const ProgramLayout &layout,
@@ -822,7 +846,11 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                        name, buffers));
     w.line("extern __shared__ __align__(16) unsigned char hector_smem_bytes[];");
     w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
-    printPrologue(w, layout);
+    // 32-bit hypers and row sizes: element indices and their divisions
+    // (`i / hp_out_dim`) are the inner loops' integer work, and 64-bit
+    // division costs several times as many instructions. The host function
+    // checks that every row size fits (printInt32SizeCheck).
+    printPrologue(w, layout, /*int32Sizes=*/true);
     w.line("const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);");
     w.line("[[maybe_unused]] const int hector_lanes = kGroupSize;");
     if (heavy)
@@ -895,6 +923,24 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
            nest.hasAtomics() ? "!hp.hector_deterministic && " : "",
            heavy->count);
   }
+  if (heavy) {
+    // The heavy rows first, on the side stream, so that they overlap the
+    // warp launch instead of following it.
+    w.open("if (heavy_launch)");
+    w.line("const cudaStream_t side = hector::trav::forkSide(stream);");
+    w.line("const hector::trav::LaunchShape shape = "
+           "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
+           "&{}<scalar_t, hector::trav::kHeavyGroupSize>), {}, "
+           "heavy_scratch_size, sizeof(scalar_t));",
+           name, heavy->count);
+    w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+           "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
+           "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
+           "INT64_MAX);",
+           name);
+    w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+    w.close();
+  }
   w.line("const int64_t rows = {};", nest.rowCount());
   printWorkerCounts(w, nest, "hector::trav::kWarpSize");
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
@@ -910,21 +956,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
                      : "INT64_MAX");
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();
-  if (heavy) {
-    w.open("if (heavy_launch)");
-    w.line("const hector::trav::LaunchShape shape = "
-           "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
-           "&{}<scalar_t, hector::trav::kHeavyGroupSize>), {}, "
-           "heavy_scratch_size, sizeof(scalar_t));",
-           name, heavy->count);
-    w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
-           "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
-           "shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, "
-           "INT64_MAX);",
-           name);
-    w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
-    w.close();
-  }
+  if (heavy)
+    w.line("if (heavy_launch) hector::trav::joinSide(stream);");
   w.close();
   return w.str();
 }

@@ -47,7 +47,14 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
                                 Target target);
 
 /// Prints the hyper and row-size locals every kernel and host function
-/// starts with (`hp_<h>`, `sz_<value>`).
-void printPrologue(CodeWriter &w, const ProgramLayout &layout);
+/// starts with (`hp_<h>`, `sz_<value>`): int64_t, or int in the CUDA
+/// traversal kernels (`int32Sizes`).
+void printPrologue(CodeWriter &w, const ProgramLayout &layout,
+                   bool int32Sizes = false);
+
+/// Prints the CUDA host function's check that every row size fits in the
+/// int the CUDA traversal kernels index rows with
+/// (hector::trav::requireInt32Sizes), and so does every int hyper.
+void printInt32SizeCheck(CodeWriter &w, const ProgramLayout &layout);
 
 } // namespace hector::codegen

@@ -20,19 +20,19 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_msg_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_msg = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
@@ -160,21 +160,21 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
@@ -250,21 +250,21 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   const bool hector_ordered = hp.hector_deterministic;
@@ -302,21 +302,21 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
@@ -365,6 +365,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'bias'", sz_bias}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'msg'", sz_msg}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h'", sz_h}});
     // @gemm_0: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -404,6 +405,12 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         return ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      if (heavy_launch) {
+        const cudaStream_t side = hector::trav::forkSide(stream);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_2");
+      }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0));
@@ -412,11 +419,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
       }
-      if (heavy_launch) {
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "forward_trav_2");
-      }
+      if (heavy_launch) hector::trav::joinSide(stream);
     }
   }
 
@@ -438,6 +441,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
     hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
     hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");

@@ -46,17 +46,20 @@
 #define HECTOR_HD __host__ __device__ __forceinline__
 /// Kernels declare hector_lane and hector_lanes (kGroupSize); a
 /// worker-split edge loop shadows them with its worker's.
+/// Element indices are ints: a row has fewer than 2^31 elements (the host
+/// functions check), and 32-bit index arithmetic and division cost a
+/// fraction of 64-bit ones.
 #define HECTOR_FOR_ELEMENTS(i, n)                                              \
-  for (int64_t i = hector_lane; i < (n); i += hector_lanes)
+  for (int i = hector_lane; i < (n); i += hector_lanes)
 #define HECTOR_GROUP_SYNC() hector::trav::groupSync<kGroupSize>()
 #define HECTOR_UNROLL _Pragma("unroll")
 /// Batches of HECTOR_BATCH elements per lane: element i0 + u * hector_lanes
 /// for u < HECTOR_BATCH (see HECTOR_FOR_ELEMENT_BATCHES below).
 #define HECTOR_FOR_ELEMENT_BATCHES(i0, n)                                      \
-  for (int64_t i0 = hector_lane; i0 < (n); i0 += hector_lanes * HECTOR_BATCH)
+  for (int i0 = hector_lane; i0 < (n); i0 += hector_lanes * HECTOR_BATCH)
 #define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
   HECTOR_UNROLL for (int u = 0; u < HECTOR_BATCH; ++u)                        \
-    if (const int64_t i = (i0) + u * hector_lanes; i < (n))
+    if (const int i = (i0) + u * hector_lanes; i < (n))
 #else
 #define HECTOR_HD inline
 #define HECTOR_FOR_ELEMENTS(i, n) for (int64_t i = 0; i < (n); ++i)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -57,6 +58,25 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
   return s;
 }
 
+/// A hyper or a value's row size, as the host function computed it.
+struct NamedSize {
+  const char *what; ///< "hyper 'in_dim'", "the row size of 'x'"
+  int64_t size;
+};
+
+/// Throws std::runtime_error naming the first size that does not fit in an
+/// int: the CUDA traversal kernels hold hypers and row sizes, and index
+/// within a row, with 32-bit ints (rows themselves are addressed with
+/// int64).
+inline void requireInt32Sizes(std::initializer_list<NamedSize> sizes) {
+  for (const NamedSize &s : sizes)
+    if (s.size > INT32_MAX)
+      throw std::runtime_error(std::string("hector: ") + s.what + " is " +
+                               std::to_string(s.size) +
+                               ", more than the CUDA kernels support "
+                               "(2^31 - 1)");
+}
+
 /// Whether `bytes` of dynamic shared memory fit in one block of the
 /// current device (with the opt-in above 48 KiB).
 inline bool fitsInBlock(size_t bytes) {
@@ -66,6 +86,50 @@ inline bool fitsInBlock(size_t bytes) {
                                device),
         "cudaDeviceGetAttribute");
   return bytes <= static_cast<size_t>(optin);
+}
+
+/// The heavy-row launch runs on a second stream beside the warp launch:
+/// forkSide(main) makes this thread's side stream of the current device
+/// wait for everything queued on `main` so far and returns it; joinSide
+/// makes `main` wait for what the side stream got since. Both are made once
+/// per thread and device (thread-local, so that ops issued from several
+/// threads do not share events), and both work under CUDA graph capture.
+struct SideStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t forked = nullptr, joined = nullptr;
+};
+
+inline SideStream &sideStream() {
+  constexpr int kMaxDevices = 64;
+  thread_local SideStream perDevice[kMaxDevices];
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device < 0 || device >= kMaxDevices)
+    throw std::runtime_error("hector: CUDA device index " +
+                             std::to_string(device) + " out of range");
+  SideStream &s = perDevice[device];
+  if (!s.stream) {
+    check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
+          "cudaStreamCreateWithFlags");
+    check(cudaEventCreateWithFlags(&s.forked, cudaEventDisableTiming),
+          "cudaEventCreateWithFlags");
+    check(cudaEventCreateWithFlags(&s.joined, cudaEventDisableTiming),
+          "cudaEventCreateWithFlags");
+  }
+  return s;
+}
+
+inline cudaStream_t forkSide(cudaStream_t main) {
+  SideStream &s = sideStream();
+  check(cudaEventRecord(s.forked, main), "cudaEventRecord (fork)");
+  check(cudaStreamWaitEvent(s.stream, s.forked, 0), "cudaStreamWaitEvent (fork)");
+  return s.stream;
+}
+
+inline void joinSide(cudaStream_t main) {
+  SideStream &s = sideStream();
+  check(cudaEventRecord(s.joined, s.stream), "cudaEventRecord (join)");
+  check(cudaStreamWaitEvent(main, s.joined, 0), "cudaStreamWaitEvent (join)");
 }
 
 /// The launch of a kernel's heavy rows: one block of kHeavyGroupSize

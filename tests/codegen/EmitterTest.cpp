@@ -342,8 +342,9 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
 
 // A node-row kernel whose edge loops are split over workers is launched a
 // second time for the heavy rows (Traversal.h): blocks of kHeavyGroupSize
-// threads take the rows of g.heavy_dst_rows, the warp launch skips them,
-// and each launch sizes its scratch with its own group size.
+// threads take the rows of g.heavy_dst_rows on a side stream, the warp
+// launch skips them, and each launch sizes its scratch with its own group
+// size.
 TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
@@ -382,6 +383,17 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(host, "heavyLaunchShape("), 1u);
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX);"),
             1u);
+  // The heavy launch goes first, on the side stream, and is joined after
+  // the warp launch.
+  const size_t fork = host.find("hector::trav::forkSide(stream);");
+  const size_t heavyLaunch = host.find("shape.sharedBytes, side>>>");
+  const size_t warpLaunch = host.find("shape.sharedBytes, stream>>>");
+  const size_t join = host.find("if (heavy_launch) hector::trav::joinSide(stream);");
+  ASSERT_NE(fork, std::string::npos);
+  ASSERT_NE(join, std::string::npos);
+  EXPECT_LT(fork, heavyLaunch);
+  EXPECT_LT(heavyLaunch, warpLaunch);
+  EXPECT_LT(warpLaunch, join);
 }
 
 // rgat_pyg's backward bias kernel has no worker-split loop (its only edge

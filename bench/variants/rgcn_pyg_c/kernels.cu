@@ -20,18 +20,18 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_3 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
@@ -140,20 +140,20 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_root = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
@@ -243,20 +243,20 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_root = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
@@ -304,6 +304,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'bias'", sz_bias}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h_3'", sz_h_3}, {"the row size of 'h'", sz_h}});
     // @gemm_0: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -343,6 +344,12 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         return ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      if (heavy_launch) {
+        const cudaStream_t side = hector::trav::forkSide(stream);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_2");
+      }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0));
@@ -351,11 +358,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
       }
-      if (heavy_launch) {
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "forward_trav_2");
-      }
+      if (heavy_launch) hector::trav::joinSide(stream);
     }
   }
 
@@ -376,6 +379,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_root'", sz_grad_root}, {"the row size of 'grad_bias'", sz_grad_bias}});
     hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     hector::trav::check(cudaMemsetAsync(b.grad_h_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_h_1), stream), "zero-fill grad_h_1");
@@ -422,6 +426,12 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         return hp_out_dim;
       }();
       const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      if (heavy_launch) {
+        const cudaStream_t side = hector::trav::forkSide(stream);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = hp_out_dim;
@@ -430,11 +440,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_2");
       }
-      if (heavy_launch) {
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
+      if (heavy_launch) hector::trav::joinSide(stream);
     }
     // @gemm_3: linear GEMM, rows pairs
     {
