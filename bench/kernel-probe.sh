@@ -9,21 +9,11 @@
 # Usage: bench/kernel-probe.sh TAG...   (output on stdout and under $OUT)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
 python=python3
-torch_prefix="$($python -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
-pybind_dir="$($python -m pybind11 --cmakedir)"
 out="${OUT:-/tmp}"
 for tag in "$@"; do
   flags_var="PROBE_FLAGS_$tag"
-  b=build-probe-$tag
-  cmake -S . -B $b -G Ninja -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON \
-    -DHECTOR_WITH_TORCH=ON -DHECTOR_BUILD_TESTS=OFF \
-    -DCMAKE_CUDA_FLAGS="${!flags_var:-}" \
-    -DCMAKE_PREFIX_PATH="$torch_prefix" -Dpybind11_DIR="$pybind_dir" \
-    -DPYTHON_EXECUTABLE="$(command -v $python)" > /dev/null
-  cmake --build $b -j 16 --target hector_C hector_rgcn_pyg hector_rgat_pyg \
-    hector_hgt_pyg 2>&1 | tail -1
+  bench/build-variant.sh "probe-$tag" "${!flags_var:-}"
 done
 for tag in "$@"; do
   echo "=== $tag"

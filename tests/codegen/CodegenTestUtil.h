@@ -52,4 +52,14 @@ inline size_t countOf(const std::string &text, const std::string &needle) {
   return n;
 }
 
+/// The part of `text` from the first `from` up to (not including) the next
+/// `until` after it, or to the end; "" when `from` is absent.
+inline std::string textFrom(const std::string &text, const std::string &from,
+                            const std::string &until) {
+  const size_t begin = text.find(from);
+  if (begin == std::string::npos)
+    return "";
+  return text.substr(begin, text.find(until, begin) - begin);
+}
+
 } // namespace hector::codegentest

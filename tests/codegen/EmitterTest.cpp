@@ -14,6 +14,7 @@ namespace hector::codegen {
 namespace {
 
 using codegentest::countOf;
+using codegentest::textFrom;
 
 struct Emitted {
   passes::CompiledLayer layer;
@@ -260,9 +261,8 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const size_t begin = cu.find("\nforward_trav_");
-  ASSERT_NE(begin, std::string::npos);
-  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  const std::string kernel = textFrom(cu, "\nforward_trav_", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
   for (int j = 0; j < 3; ++j) {
     const std::string n = std::to_string(j);
     EXPECT_EQ(countOf(kernel, "const int64_t hector_workers_" + n +
@@ -280,9 +280,9 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   EXPECT_EQ(countOf(kernel, "for (int64_t w = 0; w < hector_workers_"), 3u);
   EXPECT_EQ(countOf(kernel, "++k_e)"), 0u);
   // The launch sizes scratch with the same worker counts.
-  const size_t launch = cu.find("const int64_t rows = g.num_nodes;");
-  ASSERT_NE(launch, std::string::npos);
-  const std::string host = cu.substr(launch, cu.find("<<<", launch) - launch);
+  const std::string host =
+      textFrom(cu, "const int64_t rows = g.num_nodes;", "<<<");
+  ASSERT_FALSE(host.empty());
   EXPECT_EQ(countOf(host, "const int64_t hector_workers_"), 3u);
   EXPECT_EQ(countOf(host, "* hector_workers_2)"), 2u);
 }
@@ -349,9 +349,8 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const size_t begin = cu.find("\nforward_trav_");
-  ASSERT_NE(begin, std::string::npos);
-  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  const std::string kernel = textFrom(cu, "\nforward_trav_", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "constexpr bool hector_heavy = kGroupSize > "
                             "hector::trav::kWarpSize;"),
             1u);
@@ -367,9 +366,9 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(kernel, "workersFor(hector::trav::maxOf("), 3u);
   EXPECT_EQ(countOf(kernel, "), kGroupSize);"), 3u);
 
-  const size_t launch = cu.find("const int64_t heavy_scratch_size = [&] {");
-  ASSERT_NE(launch, std::string::npos);
-  const std::string host = cu.substr(launch, cu.find("\n    }\n", launch) - launch);
+  const std::string host = textFrom(
+      cu, "const int64_t heavy_scratch_size = [&] {", "\n    }\n");
+  ASSERT_FALSE(host.empty());
   EXPECT_EQ(countOf(host, "), hector::trav::kHeavyGroupSize);"), 3u);
   EXPECT_EQ(countOf(host, "), hector::trav::kWarpSize);"), 3u);
   EXPECT_EQ(countOf(host, "const bool heavy_launch = g.num_heavy_dst > 0 && "
@@ -402,9 +401,8 @@ TEST(EmitterHeavyRows, KernelWithoutWorkerLoopsHasNoHeavyLaunch) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const size_t begin = cu.find("\nbackward_trav_0(");
-  ASSERT_NE(begin, std::string::npos);
-  const std::string kernel = cu.substr(begin, cu.find("\n}\n", begin) - begin);
+  const std::string kernel = textFrom(cu, "\nbackward_trav_0(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "hector_heavy"), 1u); // the unused parameter
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = k;"), 1u);
   EXPECT_EQ(countOf(cu, "backward_trav_0<scalar_t, "
