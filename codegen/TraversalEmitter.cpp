@@ -189,14 +189,30 @@ bool NestPrinter::canSplitOverWorkers(const TravLoop &loop) const {
 }
 
 void NestPrinter::findWorkerLoops() {
+  // Hoisted statements store their node-level value to every edge row of
+  // the next edge loop (printSubLoop): a loop with only such stores (an
+  // empty body) splits over workers too, each worker storing its edges.
+  std::vector<std::string> stores;
   for (const TravItem &item : inst_.root->body) {
-    const auto *sub = std::get_if<std::unique_ptr<TravLoop>>(&item);
-    if (!sub || !isEdgeSubLoop((*sub)->kind) || !canSplitOverWorkers(**sub))
+    if (const auto *s = std::get_if<TravStmt>(&item)) {
+      if (s->hoisted && s->storeInInnerLoop)
+        stores.push_back(s->stmt.target.value);
+      continue;
+    }
+    const auto &sub = std::get<std::unique_ptr<TravLoop>>(item);
+    std::vector<std::string> storesHere;
+    storesHere.swap(stores);
+    if (!isEdgeSubLoop(sub->kind))
+      continue;
+    if (sub->body.empty() ? storesHere.empty() : !canSplitOverWorkers(*sub))
       continue;
     WorkerLoop wl;
     wl.index = static_cast<int>(workerLoops_.size());
     wl.workers = "hector_workers_" + wl.suffix();
-    for (const TravItem &it : (*sub)->body) {
+    for (const std::string &target : storesHere)
+      wl.widths.push_back(
+          dimExpr(shapeSize(layout_.layout(target).decl.shape)));
+    for (const TravItem &it : sub->body) {
       const TravStmt &s = std::get<TravStmt>(it);
       const std::string &target = s.stmt.target.value;
       wl.widths.push_back(
@@ -206,7 +222,7 @@ void NestPrinter::findWorkerLoops() {
       else if (layout_.home(target) == Home::Register)
         wl.registers.push_back(layout_.root(target));
     }
-    workerLoopIndex_[sub->get()] = workerLoops_.size();
+    workerLoopIndex_[sub.get()] = workerLoops_.size();
     workerLoops_.push_back(std::move(wl));
   }
 }

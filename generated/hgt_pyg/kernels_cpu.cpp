@@ -1108,6 +1108,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), kGroupSize);
   const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
   #pragma omp parallel
   {
@@ -1157,10 +1158,22 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
-      for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-        const int64_t v_e = g.dst_eid[k_e];
-        HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+        }
       }
+      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
   }

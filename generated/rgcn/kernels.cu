@@ -177,6 +177,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
@@ -185,9 +187,10 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *acc_s0 = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_out_dim;
   int64_t cur_s0 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -232,10 +235,22 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+      }
     }
+    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
@@ -483,13 +498,26 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
+        return (INT64_C(2) * hp_out_dim);
+      }();
+      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      if (heavy_launch) {
+        const cudaStream_t side = hector::trav::forkSide(stream);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+      }
       const int64_t rows = g.num_nodes;
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_2");
       }
+      if (heavy_launch) hector::trav::joinSide(stream);
     }
     // @trav_3: access coo, schedule warp_per_edge feature_tile 32
     {

@@ -287,16 +287,27 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   EXPECT_EQ(countOf(host, "* hector_workers_2)"), 2u);
 }
 
-// rgcn's backward keeps a plain edge loop for the hoisted store of
-// grad_msg (a loop with no statements of its own).
-TEST(EmitterWorkerLoops, LoopWithoutStatementsStaysPlain) {
+// rgcn's backward stores the hoisted grad_msg to every incoming edge in a
+// loop with no statements of its own: it is split over workers too, each
+// worker storing its own edges' rows.
+TEST(EmitterWorkerLoops, HoistedStoreLoopIsSplit) {
   std::optional<Emitted> e = compileAndEmit("rgcn");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   EXPECT_EQ(countOf(cu, "for (int64_t k_e = g.dst_ptr[v_n]; k_e < "
                         "g.dst_ptr[v_n + 1]; ++k_e)"),
+            0u);
+  EXPECT_EQ(countOf(cu, "for (int64_t hector_base_"), 2u);
+  // The store is guarded by the worker's activity and sized by the row
+  // it stores.
+  EXPECT_EQ(countOf(cu, "if (hector_active_0) HECTOR_FOR_ELEMENTS(i, "
+                        "sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = "
+                        "r_grad_msg[i];"),
             1u);
-  EXPECT_EQ(countOf(cu, "for (int64_t hector_base_"), 1u);
+  // Its widest row is grad_msg's (out_dim).
+  EXPECT_EQ(countOf(cu, "hector::trav::workersFor(hector::trav::maxOf("
+                        "hp_out_dim), kGroupSize);"),
+            1u);
 }
 
 // Deterministic mode (torch.use_deterministic_algorithms): the binding
@@ -395,19 +406,25 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_LT(warpLaunch, join);
 }
 
-// rgat_pyg's backward bias kernel has no worker-split loop (its only edge
-// loop stores a hoisted value): one launch, no heavy rows.
-TEST(EmitterHeavyRows, KernelWithoutWorkerLoopsHasNoHeavyLaunch) {
+// rgat_pyg's backward bias kernel splits its hoisted-store loop over
+// workers, so it gets a heavy launch too; in deterministic mode (it has a
+// partial-atomic reduction) the heavy launch is off.
+TEST(EmitterHeavyRows, HoistedStoreKernelHasAHeavyLaunch) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string kernel = textFrom(cu, "\nbackward_trav_0(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
-  EXPECT_EQ(countOf(kernel, "hector_heavy"), 1u); // the unused parameter
-  EXPECT_EQ(countOf(kernel, "const int64_t v_n = k;"), 1u);
+  EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
+                            "g.heavy_dst_rows[k] : k;"),
+            1u);
   EXPECT_EQ(countOf(cu, "backward_trav_0<scalar_t, "
-                        "hector::trav::kHeavyGroupSize>"),
-            0u);
+                        "hector::trav::kHeavyGroupSize><<<"),
+            1u);
+  const std::string host = textFrom(cu, "    // @trav_0:", "\n    }\n");
+  EXPECT_EQ(countOf(host, "const bool heavy_launch = !hp.hector_deterministic "
+                          "&& g.num_heavy_dst > 0"),
+            1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,

@@ -1112,15 +1112,18 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_grad_skip = static_cast<int>(INT64_C(1));
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_agg = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_in_dim;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
       const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
@@ -1157,10 +1160,22 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
-    for (int64_t k_e = g.dst_ptr[v_n]; k_e < g.dst_ptr[v_n + 1]; ++k_e) {
-      const int64_t v_e = g.dst_eid[k_e];
-      HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
+      }
     }
+    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
 }
@@ -2382,13 +2397,26 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kHeavyGroupSize);
+        return (INT64_C(2) * hp_in_dim);
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      if (heavy_launch) {
+        const cudaStream_t side = hector::trav::forkSide(stream);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+      }
       const int64_t rows = g.num_nodes;
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kWarpSize);
       const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_3");
       }
+      if (heavy_launch) hector::trav::joinSide(stream);
     }
     // @trav_4: access coo, schedule warp_per_edge feature_tile 32
     {
