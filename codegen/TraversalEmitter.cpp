@@ -101,6 +101,7 @@ public:
   const std::optional<HeavyRows> &heavyRows() const { return heavyRows_; }
   /// CUDA kernels: print the rows of either launch (kGroupSize says which).
   void bindHeavyRows() { bindHeavy_ = heavyRows_.has_value(); }
+  bool bindsHeavyRows() const { return bindHeavy_; }
 
   /// Emits the flush of a partial accumulator into its target row.
   void printFlush(CodeWriter &w, const Partial &p) const;
@@ -693,9 +694,10 @@ void NestPrinter::print(CodeWriter &w) {
   const std::string v = loopVarLocal(root.var);
   scope_[root.var] = Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt};
   if (bindHeavy_) {
-    // A block group takes the k-th heavy row; a warp group skips them
-    // when a heavy launch follows (hector_heavy_limit is the edge count
-    // above which a row is heavy, or INT64_MAX when none follows).
+    // A block group takes the k-th heavy row; a warp group skips the
+    // heavy rows when the heavy launch takes them (hector_heavy_limit is
+    // the edge count above which a row is heavy, or INT64_MAX when there
+    // is no heavy launch).
     w.line("const int64_t {} = hector_heavy ? {}[k] : {};", v,
            heavyRows_->rows, rowBinding_);
     w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
@@ -764,16 +766,16 @@ void printOrdered(CodeWriter &w, const NestPrinter &nest) {
     w.line("const bool hector_ordered = hp.hector_deterministic;");
 }
 
-void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body,
-                    bool bindsHeavy) {
+void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
   for (const NestPrinter::Partial &p : nest.partials())
     w.line("int64_t cur_s{} = -1;", p.id);
   const auto &heavy = nest.heavyRows();
   w.line("const hector::trav::RowRange range = hector::trav::chunkOf({}, "
          "group, groups);",
-         bindsHeavy ? fmt::format("hector_heavy ? {} : {}", heavy->count,
-                                  nest.rowCount())
-                    : nest.rowCount());
+         nest.bindsHeavyRows()
+             ? fmt::format("hector_heavy ? {} : {}", heavy->count,
+                           nest.rowCount())
+             : nest.rowCount());
   w.open("for (int64_t k = range.begin; k < range.end; ++k)");
   w.verbatim(body);
   w.close();
@@ -881,7 +883,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     w.line("[[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / "
            "kGroupSize) * scratch_size;");
     printSlotPointers(w, nest.slots());
-    printGroupBody(w, nest, body, heavy);
+    printGroupBody(w, nest, body);
     w.close();
     return w.str();
   }
@@ -908,7 +910,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   w.line("const int64_t group = hector::trav::cpuThreadNum();");
   w.line("const int64_t groups = hector::trav::cpuNumThreads();");
   printSlotPointers(w, nest.slots());
-  printGroupBody(w, nest, body, false);
+  printGroupBody(w, nest, body);
   w.close();
   w.close();
   return w.str();

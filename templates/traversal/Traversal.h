@@ -26,12 +26,13 @@
 // instead of one.
 //
 // Heavy rows: a node-row kernel whose edge loops are split over workers is
-// launched twice on the GPU. The first launch (warp groups) skips the
-// nodes with more than GraphArrays::heavy_row_edges edges in the split
-// direction; the second gives each of those nodes (GraphArrays'
-// heavy_dst_rows / heavy_src_rows) a block of kHeavyGroupSize threads. On
-// a power-law graph the hubs otherwise keep one warp busy long after the
-// rest of the GPU is idle (docs/perf-notes.md).
+// launched twice on the GPU. The warp launch skips the nodes with more
+// than GraphArrays::heavy_row_edges edges in the split direction; the
+// heavy launch, on a side stream so that the two overlap, gives each of
+// those nodes (GraphArrays' heavy_dst_rows / heavy_src_rows) a block of
+// kHeavyGroupSize threads. On a power-law graph the hubs otherwise keep
+// one warp busy long after the rest of the GPU is idle
+// (docs/perf-notes.md).
 #pragma once
 
 #include <cmath>
@@ -194,8 +195,7 @@ constexpr int64_t kMaxWorkerElements = HECTOR_MAX_WORKER_ELEMENTS;
 /// whose widest row has `widest` elements: groupSize / (lanes per worker),
 /// with lanes per worker the smallest power of two >= widest /
 /// kElementsPerWorkerLane that keeps workers x widest within
-/// kMaxWorkerElements, at most groupSize. One on the CPU, whose thread
-/// group is a single thread.
+/// kMaxWorkerElements, at most groupSize. One on the CPU (groupSize 1).
 HECTOR_HD int64_t workersFor(int64_t widest, int64_t groupSize) {
   int64_t lanes = 1;
   while (lanes < groupSize && (lanes * kElementsPerWorkerLane < widest ||
