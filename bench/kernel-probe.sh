@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine: builds the bundled *_pyg libraries (one build per TAG,
-# with CMAKE_CUDA_FLAGS from PROBE_FLAGS_<TAG> when set), then for each
+# with CMAKE_CUDA_FLAGS from PROBE_FLAGS_<TAG> when set, from the source
+# tree PROBE_SOURCE_<TAG> when set: e.g. a copy of this one whose
+# generated/ is an older commit's), then for each
 #   - times the forward on the synthetic graphs and on their hub-free twins
 #     (python -m hector.bench.degree_probe, arguments from PROBE_ARGS),
 #   - when NCU_KERNEL is set (a regex of kernel names), reads Nsight
@@ -12,8 +14,8 @@ cd "$(dirname "$0")/.."
 python=python3
 out="${OUT:-/tmp}"
 for tag in "$@"; do
-  flags_var="PROBE_FLAGS_$tag"
-  bench/build-variant.sh "probe-$tag" "${!flags_var:-}"
+  flags_var="PROBE_FLAGS_$tag" source_var="PROBE_SOURCE_$tag"
+  bench/build-variant.sh "probe-$tag" "${!flags_var:-}" "${!source_var:-.}"
 done
 for tag in "$@"; do
   echo "=== $tag"

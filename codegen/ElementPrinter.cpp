@@ -24,6 +24,10 @@ std::string broadcastPrefix(const OperandRef &op, const ir::Shape &result) {
   const ir::Dim whole = shapeSize(result), part = shapeSize(op.shape);
   if (whole == part)
     return at(op, "i");
+  // One scalar per row (a per-edge norm or attention weight with one
+  // head): every element reads it, without the division.
+  if (part == ir::Dim::constant(1))
+    return at(op, "0");
   return at(op, "i / " + ratioExpr(whole, part));
 }
 
@@ -122,6 +126,49 @@ void printTranspose(CodeWriter &w, const ir::Stmt &stmt,
 }
 
 } // namespace
+
+bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
+                      const ir::Shape &result,
+                      const ir::Shape &operandShape) {
+  if (shapeSize(operandShape) != shapeSize(result))
+    return false;
+  switch (stmt.op) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Eq:
+  case OpKind::Reshape:
+    return true;
+  case OpKind::Dot:
+  case OpKind::Outer:
+  case OpKind::SumTo:
+  case OpKind::Slice:
+  case OpKind::Embed:
+  case OpKind::Concat:
+  case OpKind::Transpose:
+  case OpKind::Linear:
+  case OpKind::LinearT:
+    return false;
+  case OpKind::Copy:
+  case OpKind::Neg:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Relu:
+  case OpKind::LeakyRelu:
+  case OpKind::Gelu:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::Sqrt:
+  case OpKind::Detach:
+  case OpKind::ReluGrad:
+  case OpKind::LeakyReluGrad:
+  case OpKind::GeluGrad:
+    // Read at i; leaky_relu's second operand is its scalar slope.
+    return operand == 0;
+  }
+  return false;
+}
 
 void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
                   const std::vector<OperandRef> &ops) {

@@ -30,6 +30,15 @@ struct OperandRef {
   bool isScalar() const { return ptr.empty(); }
 };
 
+/// Whether element i of `stmt`'s result (row shape `result`) reads operand
+/// `operand` (row shape `operandShape`) at its element i and nowhere else.
+/// Then the lane that computes element i of the result is the lane that
+/// computed element i of the operand in an element loop of the same size,
+/// and the two statements can share one element loop with no sync between
+/// them (codegen/ElementGroups.h).
+bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
+                      const ir::Shape &result, const ir::Shape &operandShape);
+
 /// Prints the lines that declare `v` (a scalar_t) for element `i` of
 /// `stmt`'s result, whose row shape is `result`. Throws EmitError for an
 /// op it has no element form for.

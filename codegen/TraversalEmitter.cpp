@@ -1,6 +1,7 @@
 #include "codegen/TraversalEmitter.h"
 
 #include "codegen/CodeWriter.h"
+#include "codegen/ElementGroups.h"
 #include "codegen/ElementPrinter.h"
 #include "codegen/Naming.h"
 #include "ir/InterIRPrinter.h"
@@ -29,6 +30,18 @@ const char *reductionIdentity(const TravStmt &s) {
 
 bool isEdgeSubLoop(ir::LoopKind k) {
   return k == ir::LoopKind::Incoming || k == ir::LoopKind::Outgoing;
+}
+
+/// A loop body's statements when it has no nested loop; empty otherwise.
+std::vector<const TravStmt *> statementsOf(const TravLoop &loop) {
+  std::vector<const TravStmt *> stmts;
+  for (const TravItem &item : loop.body) {
+    const auto *s = std::get_if<TravStmt>(&item);
+    if (!s)
+      return {};
+    stmts.push_back(s);
+  }
+  return stmts;
 }
 
 /// A loop variable in scope: its C++ name and what it ranges over.
@@ -68,7 +81,8 @@ struct WorkerLoop {
 class NestPrinter {
 public:
   NestPrinter(const ProgramLayout &layout, const intra::TraversalInstance &t)
-      : layout_(layout), inst_(t) {
+      : layout_(layout), inst_(t), grouper_(layout, t),
+        unstored_(grouper_.unstoredRegisters(*t.root)) {
     collectSlots();
     chooseRows();
     findHeavyRows();
@@ -123,6 +137,21 @@ private:
   void printSubLoop(CodeWriter &w, const TravLoop &loop,
                     const std::string &nodeVar);
   void printStmt(CodeWriter &w, const TravStmt &s);
+  /// Prints statements that share one element loop (ElementGroups.h).
+  void printGroup(CodeWriter &w, const ElementGroup &g);
+  /// Prints consecutive statements of one loop body, grouped.
+  void printStatements(CodeWriter &w,
+                       const std::vector<const TravStmt *> &run);
+  void printStmtComment(CodeWriter &w, const TravStmt &s) const;
+  /// The row a plain or segmented statement writes (a worker's own
+  /// accumulator for a segmented one in a worker loop).
+  std::string plainTargetPtr(const TravStmt &s) const;
+  /// Assigns or reduces `v` into element i of the row `t` points to.
+  std::string plainStore(const TravStmt &s, const std::string &t,
+                         const std::string &v) const;
+  /// Opens the block of a statement or group: in a worker loop, a worker
+  /// past its last edge skips it but still takes part in the group's syncs.
+  void openActiveBlock(CodeWriter &w) const;
   /// Whether the statement reads storage it writes (same root value).
   bool sharesStorage(const ir::Stmt &stmt) const;
   void printSegmentedInit(CodeWriter &w, const TravLoop &sub);
@@ -136,6 +165,9 @@ private:
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
+  ElementGrouper grouper_;
+  /// Registers whose value never leaves its element group: no slot.
+  std::set<std::string> unstored_;
   std::map<std::string, Binding> scope_;
   std::vector<Slot> slots_;
   std::vector<Partial> partials_;
@@ -144,6 +176,10 @@ private:
   /// The worker-split loop being printed (its segmented statements
   /// accumulate into per-worker copies).
   const WorkerLoop *inWorkerLoop_ = nullptr;
+  /// Set while printing an edge loop body that repeats without a sync
+  /// (ElementGrouper::repeatsWithoutSync): its one statement or group
+  /// leaves the sync to the one after the loop.
+  bool omitBodySync_ = false;
   /// Hoisted statements whose buffer target the next edge loop stores.
   std::vector<const TravStmt *> pendingStores_;
   std::string rowBinding_, rowCount_;
@@ -220,7 +256,8 @@ void NestPrinter::findWorkerLoops() {
           dimExpr(shapeSize(layout_.layout(target).decl.shape)));
       if (s.reduction == ReductionScheme::Segmented)
         wl.segmented.push_back(&s);
-      else if (layout_.home(target) == Home::Register)
+      else if (layout_.home(target) == Home::Register &&
+               !unstored_.count(layout_.root(target)))
         wl.registers.push_back(layout_.root(target));
     }
     workerLoopIndex_[sub.get()] = workerLoops_.size();
@@ -265,7 +302,8 @@ void NestPrinter::collectSlots() {
     const std::string &target = s.stmt.target.value;
     const ir::Dim size = shapeSize(layout_.layout(target).decl.shape);
     if (layout_.home(target) == Home::Register &&
-        !perWorker.count(layout_.root(target)))
+        !perWorker.count(layout_.root(target)) &&
+        !unstored_.count(layout_.root(target)))
       addSlot(registerLocal(layout_.root(target)), size);
     else if (s.hoisted && s.storeInInnerLoop)
       addSlot(registerLocal(target), size);
@@ -354,19 +392,42 @@ void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {
   w.close();
 }
 
-void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
-  const ir::Stmt &stmt = s.stmt;
-  const std::string &target = stmt.target.value;
-  const ir::Shape &shape = layout_.layout(target).decl.shape;
-  w.line("// s{}: {}{}", s.id, ir::printStmt(stmt),
+void NestPrinter::printStmtComment(CodeWriter &w, const TravStmt &s) const {
+  w.line("// s{}: {}{}", s.id, ir::printStmt(s.stmt),
          s.reduction == ReductionScheme::None
              ? std::string()
              : std::string(" {") + intra::reductionSchemeName(s.reduction) +
                    "}");
-  // In a worker loop, a worker past its last edge skips the statement but
-  // still takes part in the warp's syncs.
+}
+
+void NestPrinter::openActiveBlock(CodeWriter &w) const {
   w.open(inWorkerLoop_ ? "if (hector_active_" + inWorkerLoop_->suffix() + ")"
                        : std::string());
+}
+
+std::string NestPrinter::plainTargetPtr(const TravStmt &s) const {
+  if (s.reduction == ReductionScheme::Segmented && inWorkerLoop_)
+    return fmt::format("{} + hector_worker_{} * {}", workerAccumulator(s),
+                       inWorkerLoop_->suffix(),
+                       sizeOf(s.stmt.target.value));
+  return operandPtr(s.stmt.target);
+}
+
+std::string NestPrinter::plainStore(const TravStmt &s, const std::string &t,
+                                    const std::string &v) const {
+  if (s.reduction == ReductionScheme::None)
+    return fmt::format("{}[i] = {};", t, v);
+  return s.stmt.reduce == ir::Reduce::Max
+             ? fmt::format("{0}[i] = hector::trav::max({0}[i], {1});", t, v)
+             : fmt::format("{}[i] += {};", t, v);
+}
+
+void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
+  const ir::Stmt &stmt = s.stmt;
+  const std::string &target = stmt.target.value;
+  const ir::Shape &shape = layout_.layout(target).decl.shape;
+  printStmtComment(w, s);
+  openActiveBlock(w);
   std::vector<OperandRef> ops;
   int k = 0;
   for (const ir::Operand &op : stmt.operands) {
@@ -386,22 +447,14 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   std::string store;
   switch (s.reduction) {
   case ReductionScheme::None:
+  case ReductionScheme::Segmented:
     if (s.hoisted && s.storeInInnerLoop) {
       w.line("scalar_t *t = {};", registerLocal(target));
       pendingStores_.push_back(&s);
     } else {
-      w.line("scalar_t *t = {};", operandPtr(stmt.target));
+      w.line("scalar_t *t = {};", plainTargetPtr(s));
     }
-    store = "t[i] = v;";
-    break;
-  case ReductionScheme::Segmented:
-    if (inWorkerLoop_)
-      w.line("scalar_t *t = {} + {} * {};", workerAccumulator(s),
-             "hector_worker_" + inWorkerLoop_->suffix(), size);
-    else
-      w.line("scalar_t *t = {};", operandPtr(stmt.target));
-    store = stmt.reduce == ir::Reduce::Max ? "t[i] = hector::trav::max(t[i], v);"
-                                           : "t[i] += v;";
+    store = plainStore(s, "t", "v");
     break;
   case ReductionScheme::Atomic:
     if (stmt.reduce != ir::Reduce::Sum)
@@ -455,7 +508,69 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     w.close();
   }
   w.close();
-  w.line("HECTOR_GROUP_SYNC();");
+  if (!omitBodySync_)
+    w.line("HECTOR_GROUP_SYNC();");
+}
+
+void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
+  for (const TravStmt *s : g.members)
+    printStmtComment(w, *s);
+  openActiveBlock(w);
+  // Pointers first, named per statement; an operand forwarded from an
+  // earlier member reads that member's local instead.
+  std::vector<std::vector<OperandRef>> operands;
+  for (size_t m = 0; m < g.members.size(); ++m) {
+    const TravStmt &s = *g.members[m];
+    std::vector<OperandRef> ops;
+    for (size_t k = 0; k < s.stmt.operands.size(); ++k) {
+      const ir::Operand &op = s.stmt.operands[k];
+      OperandRef ref;
+      if (const auto *a = std::get_if<ir::Access>(&op)) {
+        ref.shape = layout_.layout(a->value).decl.shape;
+        if (auto f = g.forwarded.find({m, k}); f != g.forwarded.end()) {
+          ref.scalar = fmt::format("v_s{}", f->second);
+        } else {
+          ref.ptr = fmt::format("s{}_o{}", s.id, k);
+          w.line("const scalar_t *{} = {};", ref.ptr, operandPtr(*a));
+        }
+      } else {
+        ref.scalar = "static_cast<scalar_t>(" +
+                     scalarExpr(std::get<ir::ScalarExpr>(op)) + ")";
+      }
+      ops.push_back(std::move(ref));
+    }
+    operands.push_back(std::move(ops));
+    if (!g.unstored.count(s.id))
+      w.line("scalar_t *s{}_t = {};", s.id, plainTargetPtr(s));
+  }
+  w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
+                     sizeOf(g.members.front()->stmt.target.value)));
+  for (size_t m = 0; m < g.members.size(); ++m) {
+    const TravStmt &s = *g.members[m];
+    const std::string v = fmt::format("v_s{}", s.id);
+    w.line("scalar_t {};", v);
+    w.open("");
+    printElement(w, s.stmt, layout_.layout(s.stmt.target.value).decl.shape,
+                 operands[m]);
+    w.line("{} = v;", v);
+    w.close();
+    if (!g.unstored.count(s.id))
+      w.raw(plainStore(s, fmt::format("s{}_t", s.id), v));
+  }
+  w.close();
+  w.close();
+  if (!omitBodySync_)
+    w.line("HECTOR_GROUP_SYNC();");
+}
+
+void NestPrinter::printStatements(CodeWriter &w,
+                                  const std::vector<const TravStmt *> &run) {
+  for (const ElementGroup &g : grouper_.group(run)) {
+    if (g.fused())
+      printGroup(w, g);
+    else
+      printStmt(w, *g.members.front());
+  }
 }
 
 bool NestPrinter::sharesStorage(const ir::Stmt &stmt) const {
@@ -540,7 +655,9 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
   }
   pendingStores_.clear();
   inWorkerLoop_ = wl;
+  omitBodySync_ = grouper_.repeatsWithoutSync(statementsOf(loop));
   printLoopBody(w, loop);
+  omitBodySync_ = false;
   inWorkerLoop_ = nullptr;
   scope_.erase(loop.var);
   w.close();
@@ -605,17 +722,21 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
 }
 
 void NestPrinter::printLoopBody(CodeWriter &w, const TravLoop &loop) {
+  std::vector<const TravStmt *> run;
   for (const TravItem &item : loop.body) {
     if (const auto *s = std::get_if<TravStmt>(&item)) {
-      printStmt(w, *s);
+      run.push_back(s);
       continue;
     }
+    printStatements(w, run);
+    run.clear();
     const TravLoop &sub = *std::get<std::unique_ptr<TravLoop>>(item);
     if (!isEdgeSubLoop(sub.kind))
       throw EmitError{"@" + inst_.name + ": a nested '" +
                       ir::loopKindName(sub.kind) + "' loop"};
     printSubLoop(w, sub, loop.var);
   }
+  printStatements(w, run);
 }
 
 /// Whether the instance has a partial-atomic reduction whose target is

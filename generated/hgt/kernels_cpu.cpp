@@ -54,7 +54,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
-  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -63,11 +63,9 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s11 = scratch + 0;
-    scalar_t *w_r_att_2 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *w_r_att_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
-    scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
+    scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0);
+    scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -88,81 +86,47 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_att_2 = w_r_att_2 + hector_worker_0 * sz_att_2;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s8: att_1[e] = dot(att_0[e.pair], q[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
-            const scalar_t *o1 = (b.q_0 + (v_e) * sz_q_0);
-            scalar_t *t = (b.att_1 + (v_e) * sz_att_1);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_1) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_1) {
-                scalar_t v = 0;
-                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                  v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
-                }
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_1) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s9: att_2[e] = mul(att_1[e], mu[e.etype])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.att_1 + (v_e) * sz_att_1);
-            const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-            scalar_t *t = r_att_2;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_2) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_2) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_2) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
-          if (hector_active_0) {
-            const scalar_t *o0 = r_att_2;
-            scalar_t *t = (b.att_score + (v_e) * sz_att_score);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_score) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_score) {
-                const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_score) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s11: att_max[n] max= detach(att_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
-            scalar_t *t = w_acc_s11 + hector_worker_0 * sz_att_max;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_max) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_max) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s8_o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
+            const scalar_t *s8_o1 = (b.q_0 + (v_e) * sz_q_0);
+            scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
+            const scalar_t *s9_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+            scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
+            scalar_t *s11_t = w_acc_s11 + hector_worker_0 * sz_att_max;
+            HECTOR_FOR_ELEMENTS(i, sz_att_1) {
+              scalar_t v_s8;
+              {
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                  v += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
+                }
+                v_s8 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_max) {
-                const scalar_t v = hv[u];
-                t[i] = hector::trav::max(t[i], v);
+              s8_t[i] = v_s8;
+              scalar_t v_s9;
+              {
+                const scalar_t v = v_s8 * s9_o1[i];
+                v_s9 = v;
               }
+              scalar_t v_s10;
+              {
+                const scalar_t v = v_s9 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                v_s10 = v;
+              }
+              s10_t[i] = v_s10;
+              scalar_t v_s11;
+              {
+                const scalar_t v = v_s10;
+                v_s11 = v;
+              }
+              s11_t[i] = hector::trav::max(s11_t[i], v_s11);
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -196,60 +160,35 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          scalar_t *r_att_shifted = w_r_att_shifted + hector_worker_1 * sz_att_shifted;
           const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
-          if (hector_active_1) {
-            const scalar_t *o0 = (b.att_score + (v_e) * sz_att_score);
-            const scalar_t *o1 = r_att_max;
-            scalar_t *t = r_att_shifted;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_shifted) {
-                const scalar_t v = o0[i] - o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s13: att_exp[e] = exp(att_shifted[e])
-          if (hector_active_1) {
-            const scalar_t *o0 = r_att_shifted;
-            scalar_t *t = (b.att_exp + (v_e) * sz_att_exp);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_exp) {
-                const scalar_t v = hector::trav::exp(o0[i]);
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s14: att_sum[n] += copy(att_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
-            scalar_t *t = w_acc_s14 + hector_worker_1 * sz_att_sum;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att_sum) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_sum) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s12_o0 = (b.att_score + (v_e) * sz_att_score);
+            const scalar_t *s12_o1 = r_att_max;
+            scalar_t *s13_t = (b.att_exp + (v_e) * sz_att_exp);
+            scalar_t *s14_t = w_acc_s14 + hector_worker_1 * sz_att_sum;
+            HECTOR_FOR_ELEMENTS(i, sz_att_shifted) {
+              scalar_t v_s12;
+              {
+                const scalar_t v = s12_o0[i] - s12_o1[i];
+                v_s12 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att_sum) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s13;
+              {
+                const scalar_t v = hector::trav::exp(v_s12);
+                v_s13 = v;
               }
+              s13_t[i] = v_s13;
+              scalar_t v_s14;
+              {
+                const scalar_t v = v_s13;
+                v_s14 = v;
+              }
+              s14_t[i] += v_s14;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -329,36 +268,24 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       }
       HECTOR_GROUP_SYNC();
       // s18: gate[n] = sigmoid(skip[n.ntype])
-      {
-        const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-        scalar_t *t = (b.gate + (v_n) * sz_gate);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_gate) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
-            const scalar_t v = hector::trav::sigmoid(o0[i]);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s21: h_2[n] = sub(1, gate[n])
       {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
+        const scalar_t *s18_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+        scalar_t *s18_t = (b.gate + (v_n) * sz_gate);
+        scalar_t *s21_t = (b.h_2 + (v_n) * sz_h_2);
+        HECTOR_FOR_ELEMENTS(i, sz_gate) {
+          scalar_t v_s18;
+          {
+            const scalar_t v = hector::trav::sigmoid(s18_o0[i]);
+            v_s18 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s18_t[i] = v_s18;
+          scalar_t v_s21;
+          {
+            const scalar_t v = static_cast<scalar_t>(1) - v_s18;
+            v_s21 = v;
           }
+          s21_t[i] = v_s21;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -370,7 +297,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-            const scalar_t v = o0[i / hp_in_dim] * o1[i];
+            const scalar_t v = o0[0] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
@@ -423,7 +350,7 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_in_dim;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -431,43 +358,28 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_1 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s20: h_1[n] = mul(gate[n], h_0[n])
-      {
-        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
-        const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
-        scalar_t *t = r_h_1;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = o0[i / hp_in_dim] * o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s23: h[n] = add(h_1[n], h_3[n])
       {
-        const scalar_t *o0 = r_h_1;
-        const scalar_t *o1 = (b.h_3 + (v_n) * sz_h_3);
-        scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s20_o0 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *s20_o1 = (b.h_0 + (v_n) * sz_h_0);
+        const scalar_t *s23_o1 = (b.h_3 + (v_n) * sz_h_3);
+        scalar_t *s23_t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENTS(i, sz_h_1) {
+          scalar_t v_s20;
+          {
+            const scalar_t v = s20_o0[0] * s20_o1[i];
+            v_s20 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s23;
+          {
+            const scalar_t v = v_s20 + s23_o1[i];
+            v_s23 = v;
           }
+          s23_t[i] = v_s23;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -550,7 +462,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(7));
+  const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(6));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -564,9 +476,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *r_d_1 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1);
     scalar_t *r_grad2_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim;
     scalar_t *r_grad_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1);
-    scalar_t *r_d_2 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
-    scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
-    scalar_t *acc_s12 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
+    scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
+    scalar_t *acc_s12 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
     int64_t cur_s12 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -617,7 +528,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
-            const scalar_t v = o0[i] * o1[i / hp_in_dim];
+            const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
@@ -690,7 +601,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_0) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
-            const scalar_t v = o0[i] * o1[i / hp_in_dim];
+            const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
@@ -701,55 +612,33 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
       // s9: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
-      {
-        const scalar_t *o0 = r_grad1_gate;
-        const scalar_t *o1 = r_grad2_gate;
-        scalar_t *t = r_grad_gate;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_gate) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s10: d_2[n] = sub(1, gate[n])
-      {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = r_d_2;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s11: d_3[n] = mul(gate[n], d_2[n])
       {
-        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
-        const scalar_t *o1 = r_d_2;
-        scalar_t *t = r_d_3;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s9_o0 = r_grad1_gate;
+        const scalar_t *s9_o1 = r_grad2_gate;
+        scalar_t *s9_t = r_grad_gate;
+        const scalar_t *s10_o1 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *s11_o0 = (b.gate + (v_n) * sz_gate);
+        scalar_t *s11_t = r_d_3;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
+          scalar_t v_s9;
+          {
+            const scalar_t v = s9_o0[i] + s9_o1[i];
+            v_s9 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s9_t[i] = v_s9;
+          scalar_t v_s10;
+          {
+            const scalar_t v = static_cast<scalar_t>(1) - s10_o1[i];
+            v_s10 = v;
           }
+          scalar_t v_s11;
+          {
+            const scalar_t v = s11_o0[i] * v_s10;
+            v_s11 = v;
+          }
+          s11_t[i] = v_s11;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -810,7 +699,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
               }
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -899,7 +787,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -910,10 +798,8 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *w_acc_s20 = scratch + 0;
     scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0);
     scalar_t *w_r_grad_att = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0);
-    scalar_t *w_r_d_6 = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *w_r_grad_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_heads;
+    scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0);
+    scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -936,7 +822,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
           scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * sz_grad_att;
-          scalar_t *r_d_6 = w_r_d_6 + hector_worker_0 * sz_d_6;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
           if (hector_active_0) {
@@ -995,55 +880,33 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_GROUP_SYNC();
           // s17: grad1_att_exp[e] = div(grad_att[e], att_sum[e.dst])
-          if (hector_active_0) {
-            const scalar_t *o0 = r_grad_att;
-            const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
-            scalar_t *t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_att_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_att_exp) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_att_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s19: d_6[e] = mul(grad_att[e], d_5[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = r_grad_att;
-            const scalar_t *o1 = (b.d_5 + (v_e) * sz_d_5);
-            scalar_t *t = r_d_6;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s20: grad_att_sum[n] += neg(d_6[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = r_d_6;
-            scalar_t *t = w_acc_s20 + hector_worker_0 * sz_grad_att_sum;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_sum) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_sum) {
-                const scalar_t v = -o0[i];
-                hv[u] = v;
+            const scalar_t *s17_o0 = r_grad_att;
+            const scalar_t *s17_o1 = (b.att_sum + (v_n) * sz_att_sum);
+            scalar_t *s17_t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+            const scalar_t *s19_o0 = r_grad_att;
+            const scalar_t *s19_o1 = (b.d_5 + (v_e) * sz_d_5);
+            scalar_t *s20_t = w_acc_s20 + hector_worker_0 * sz_grad_att_sum;
+            HECTOR_FOR_ELEMENTS(i, sz_grad1_att_exp) {
+              scalar_t v_s17;
+              {
+                const scalar_t v = s17_o0[i] / s17_o1[i];
+                v_s17 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_sum) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              s17_t[i] = v_s17;
+              scalar_t v_s19;
+              {
+                const scalar_t v = s19_o0[i] * s19_o1[i];
+                v_s19 = v;
               }
+              scalar_t v_s20;
+              {
+                const scalar_t v = -v_s19;
+                v_s20 = v;
+              }
+              s20_t[i] += v_s20;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -1088,44 +951,28 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          scalar_t *r_grad_att_exp = w_r_grad_att_exp + hector_worker_1 * sz_grad_att_exp;
           const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
-          if (hector_active_1) {
-            const scalar_t *o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-            const scalar_t *o1 = r_grad2_att_exp;
-            scalar_t *t = r_grad_att_exp;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_exp) {
-                const scalar_t v = o0[i] + o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
           if (hector_active_1) {
-            const scalar_t *o0 = r_grad_att_exp;
-            const scalar_t *o1 = (b.att_exp + (v_e) * sz_att_exp);
-            scalar_t *t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_shifted) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
+            const scalar_t *s22_o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+            const scalar_t *s22_o1 = r_grad2_att_exp;
+            const scalar_t *s23_o1 = (b.att_exp + (v_e) * sz_att_exp);
+            scalar_t *s23_t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
+              scalar_t v_s22;
+              {
+                const scalar_t v = s22_o0[i] + s22_o1[i];
+                v_s22 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+              scalar_t v_s23;
+              {
+                const scalar_t v = v_s22 * s23_o1[i];
+                v_s23 = v;
               }
+              s23_t[i] = v_s23;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1224,37 +1071,25 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = g.etype_sorted_eid[k];
       // s26: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
-      {
-        const scalar_t *o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-        scalar_t *t = r_grad_att_2;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_2) {
-            const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s27: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
       {
-        const scalar_t *o0 = r_grad_att_2;
-        const scalar_t *o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-        scalar_t *t = r_grad_att_1;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_1) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_1) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s26_o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
+        scalar_t *s26_t = r_grad_att_2;
+        const scalar_t *s27_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+        scalar_t *s27_t = r_grad_att_1;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_att_2) {
+          scalar_t v_s26;
+          {
+            const scalar_t v = s26_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            v_s26 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s26_t[i] = v_s26;
+          scalar_t v_s27;
+          {
+            const scalar_t v = v_s26 * s27_o1[i];
+            v_s27 = v;
           }
+          s27_t[i] = v_s27;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1402,7 +1237,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -1410,62 +1245,35 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_7 = scratch + 0;
-    scalar_t *r_d_8 = scratch + hp_in_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s42: d_7[n] = add(grad1_x[n], grad2_x[n])
-      {
-        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        scalar_t *t = r_d_7;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s43: d_8[n] = add(d_7[n], grad3_x[n])
-      {
-        const scalar_t *o0 = r_d_7;
-        const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-        scalar_t *t = r_d_8;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_8) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s44: grad_x[n] = add(d_8[n], grad4_x[n])
       {
-        const scalar_t *o0 = r_d_8;
-        const scalar_t *o1 = (b.grad4_x + (v_n) * sz_grad4_x);
-        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s42_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *s42_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        const scalar_t *s43_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+        const scalar_t *s44_o1 = (b.grad4_x + (v_n) * sz_grad4_x);
+        scalar_t *s44_t = (b.grad_x + (v_n) * sz_grad_x);
+        HECTOR_FOR_ELEMENTS(i, sz_d_7) {
+          scalar_t v_s42;
+          {
+            const scalar_t v = s42_o0[i] + s42_o1[i];
+            v_s42 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s43;
+          {
+            const scalar_t v = v_s42 + s43_o1[i];
+            v_s43 = v;
           }
+          scalar_t v_s44;
+          {
+            const scalar_t v = v_s43 + s44_o1[i];
+            v_s44 = v;
+          }
+          s44_t[i] = v_s44;
         }
       }
       HECTOR_GROUP_SYNC();

@@ -200,11 +200,9 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s9 = scratch + 0;
   scalar_t *w_acc_s12 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-  scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
-  scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
-  scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
-  scalar_t *r_h_3 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads + hp_out_dim;
+  scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+  scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
+  scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
@@ -228,57 +226,35 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
-        if (hector_active_0) {
-          const scalar_t *o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
-          const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
-          scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-              const scalar_t v = o0[i] + o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
-        if (hector_active_0) {
-          const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-          scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-              const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *t = w_acc_s9 + hector_worker_0 * sz_alpha_max;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-              const scalar_t v = o0[i];
-              hv[u] = v;
+          const scalar_t *s7_o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+          const scalar_t *s7_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+          scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
+          scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *s9_t = w_acc_s9 + hector_worker_0 * sz_alpha_max;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
+            scalar_t v_s7;
+            {
+              const scalar_t v = s7_o0[i] + s7_o1[i];
+              v_s7 = v;
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-              const scalar_t v = hv[u];
-              t[i] = hector::trav::max(t[i], v);
+            s7_t[i] = v_s7;
+            scalar_t v_s8;
+            {
+              const scalar_t v = hector::trav::leakyRelu(v_s7, static_cast<scalar_t>(static_cast<double>(hp_slope)));
+              v_s8 = v;
             }
+            s8_t[i] = v_s8;
+            scalar_t v_s9;
+            {
+              const scalar_t v = v_s8;
+              v_s9 = v;
+            }
+            s9_t[i] = hector::trav::max(s9_t[i], v_s9);
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();
@@ -312,60 +288,35 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
         const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-        if (hector_active_1) {
-          const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-          const scalar_t *o1 = r_alpha_max;
-          scalar_t *t = r_alpha_shifted;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-              const scalar_t v = o0[i] - o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s11: alpha_exp[e] = exp(alpha_shifted[e])
-        if (hector_active_1) {
-          const scalar_t *o0 = r_alpha_shifted;
-          scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-              const scalar_t v = hector::trav::exp(o0[i]);
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
         if (hector_active_1) {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = w_acc_s12 + hector_worker_1 * sz_alpha_sum;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-              const scalar_t v = o0[i];
-              hv[u] = v;
+          const scalar_t *s10_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *s10_o1 = r_alpha_max;
+          scalar_t *s11_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *s12_t = w_acc_s12 + hector_worker_1 * sz_alpha_sum;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+            scalar_t v_s10;
+            {
+              const scalar_t v = s10_o0[i] - s10_o1[i];
+              v_s10 = v;
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-              const scalar_t v = hv[u];
-              t[i] += v;
+            scalar_t v_s11;
+            {
+              const scalar_t v = hector::trav::exp(v_s10);
+              v_s11 = v;
             }
+            s11_t[i] = v_s11;
+            scalar_t v_s12;
+            {
+              const scalar_t v = v_s11;
+              v_s12 = v;
+            }
+            s12_t[i] += v_s12;
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();
@@ -445,38 +396,24 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     }
     HECTOR_GROUP_SYNC();
     // s17: h_3[n] = add(h_1[n], h_2[n])
-    {
-      const scalar_t *o0 = r_h_0;
-      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-      scalar_t *t = r_h_3;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     // s18: h[n] = add(h_3[n], bias)
     {
-      const scalar_t *o0 = r_h_3;
-      const scalar_t *o1 = b.bias;
-      scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
+      const scalar_t *s17_o0 = r_h_0;
+      const scalar_t *s17_o1 = (b.h_2 + (v_n) * sz_h_2);
+      const scalar_t *s18_o1 = b.bias;
+      scalar_t *s18_t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
+        scalar_t v_s17;
+        {
+          const scalar_t v = s17_o0[i] + s17_o1[i];
+          v_s17 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s18;
+        {
+          const scalar_t v = v_s17 + s18_o1[i];
+          v_s18 = v;
         }
+        s18_t[i] = v_s18;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -551,12 +488,9 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *w_acc_s10 = scratch + 0;
   scalar_t *w_r_d_2 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0);
-  scalar_t *w_r_d_3 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-  scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-  scalar_t *w_r_grad_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-  scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-  scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_out_dim;
-  scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + hp_out_dim + hp_heads;
+  scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0);
+  scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim;
+  scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim + hp_heads;
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -607,8 +541,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
         scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
-        scalar_t *r_d_3 = w_r_d_3 + hector_worker_0 * sz_d_3;
-        scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
         const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
         if (hector_active_0) {
@@ -667,73 +599,40 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_GROUP_SYNC();
         // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-        if (hector_active_0) {
-          const scalar_t *o0 = r_grad_alpha;
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-              const scalar_t v = o0[i] / o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s8: d_3[e] = div(alpha[e], alpha_sum[e.dst])
-        if (hector_active_0) {
-          const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = r_d_3;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-              const scalar_t v = o0[i] / o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s9: d_4[e] = mul(grad_alpha[e], d_3[e])
-        if (hector_active_0) {
-          const scalar_t *o0 = r_grad_alpha;
-          const scalar_t *o1 = r_d_3;
-          scalar_t *t = r_d_4;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-              const scalar_t v = o0[i] * o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s10: grad_alpha_sum[n] += neg(d_4[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *o0 = r_d_4;
-          scalar_t *t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-              const scalar_t v = -o0[i];
-              hv[u] = v;
+          const scalar_t *s7_o0 = r_grad_alpha;
+          const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          scalar_t *s7_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
+          const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          const scalar_t *s9_o0 = r_grad_alpha;
+          scalar_t *s10_t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+          HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+            scalar_t v_s7;
+            {
+              const scalar_t v = s7_o0[i] / s7_o1[i];
+              v_s7 = v;
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-              const scalar_t v = hv[u];
-              t[i] += v;
+            s7_t[i] = v_s7;
+            scalar_t v_s8;
+            {
+              const scalar_t v = s8_o0[i] / s8_o1[i];
+              v_s8 = v;
             }
+            scalar_t v_s9;
+            {
+              const scalar_t v = s9_o0[i] * v_s8;
+              v_s9 = v;
+            }
+            scalar_t v_s10;
+            {
+              const scalar_t v = -v_s9;
+              v_s10 = v;
+            }
+            s10_t[i] += v_s10;
           }
         }
         HECTOR_GROUP_SYNC();
@@ -778,44 +677,28 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_1 * sz_grad_alpha_exp;
         const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        if (hector_active_1) {
-          const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *o1 = r_grad2_alpha_exp;
-          scalar_t *t = r_grad_alpha_exp;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-              const scalar_t v = o0[i] + o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_1) {
-          const scalar_t *o0 = r_grad_alpha_exp;
-          const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
-            scalar_t hv[HECTOR_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-              const scalar_t v = o0[i] * o1[i];
-              hv[u] = v;
+          const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s12_o1 = r_grad2_alpha_exp;
+          const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+            scalar_t v_s12;
+            {
+              const scalar_t v = s12_o0[i] + s12_o1[i];
+              v_s12 = v;
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-              const scalar_t v = hv[u];
-              t[i] = v;
+            scalar_t v_s13;
+            {
+              const scalar_t v = v_s12 * s13_o1[i];
+              v_s13 = v;
             }
+            s13_t[i] = v_s13;
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();
@@ -889,42 +772,27 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_d_5 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
     // s14: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
-    {
-      const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      scalar_t *t = r_d_5;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
-          const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
     {
-      const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      const scalar_t *o1 = r_d_5;
-      scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-          const scalar_t v = o0[i] * o1[i];
-          hv[u] = v;
+      const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      HECTOR_FOR_ELEMENTS(i, sz_d_5) {
+        scalar_t v_s14;
+        {
+          const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+          v_s14 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s15;
+        {
+          const scalar_t v = s15_o0[i] * v_s14;
+          v_s15 = v;
         }
+        s15_t[i] = v_s15;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1279,43 +1147,28 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_d_6 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s30: d_6[n] = add(grad1_x[n], grad2_x[n])
-    {
-      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      scalar_t *t = r_d_6;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     // s31: grad_x[n] = add(d_6[n], grad3_x[n])
     {
-      const scalar_t *o0 = r_d_6;
-      const scalar_t *o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
+      const scalar_t *s30_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *s30_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      const scalar_t *s31_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+      scalar_t *s31_t = (b.grad_x + (v_n) * sz_grad_x);
+      HECTOR_FOR_ELEMENTS(i, sz_d_6) {
+        scalar_t v_s30;
+        {
+          const scalar_t v = s30_o0[i] + s30_o1[i];
+          v_s30 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s31;
+        {
+          const scalar_t v = v_s30 + s31_o1[i];
+          v_s31 = v;
         }
+        s31_t[i] = v_s31;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1450,7 +1303,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kHeavyGroupSize);
-        return ((hp_heads + (INT64_C(2) * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
+        return ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -1463,7 +1316,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = ((hp_heads + (INT64_C(2) * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
+      const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
@@ -1574,7 +1427,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t heavy_scratch_size = [&] {
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
+        return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
       }();
       const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -1586,7 +1439,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
+      const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
@@ -1597,7 +1450,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_3: access coo, schedule warp_per_edge feature_tile 32
     {
       const int64_t rows = g.num_edges;
-      const int64_t scratch_size = hp_heads;
+      const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
@@ -1728,7 +1581,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_11: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = hp_in_dim;
+      const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);

@@ -30,7 +30,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), kGroupSize);
-  const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0));
+  const int64_t scratch_size = (hp_out_dim + (hp_out_dim * hector_workers_0));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -39,9 +39,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s2 = scratch + 0;
-    scalar_t *w_r_msg = scratch + (hp_out_dim * hector_workers_0);
-    scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0);
-    scalar_t *r_h_2 = scratch + (hp_out_dim * hector_workers_0) + (hp_out_dim * hector_workers_0) + hp_out_dim;
+    scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -62,43 +60,27 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_msg = w_r_msg + hector_worker_0 * sz_msg;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s1: msg[e] = div(msg_0[e.pair], rel_in_degree[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
-            const scalar_t *o1 = (gv.rel_in_degree + v_e);
-            scalar_t *t = r_msg;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = o0[i] / o1[i / hp_out_dim];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s2: h_0[n] += copy(msg[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = r_msg;
-            scalar_t *t = w_acc_s2 + hector_worker_0 * sz_h_0;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s1_o0 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+            const scalar_t *s1_o1 = (gv.rel_in_degree + v_e);
+            scalar_t *s2_t = w_acc_s2 + hector_worker_0 * sz_h_0;
+            HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s1;
+              {
+                const scalar_t v = s1_o0[i] / s1_o1[0];
+                v_s1 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s2;
+              {
+                const scalar_t v = v_s1;
+                v_s2 = v;
               }
+              s2_t[i] += v_s2;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -112,38 +94,24 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       }
       HECTOR_GROUP_SYNC();
       // s4: h_2[n] = add(h_0[n], h_1[n])
-      {
-        const scalar_t *o0 = r_h_0;
-        const scalar_t *o1 = (b.h_1 + (v_n) * sz_h_1);
-        scalar_t *t = r_h_2;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s5: h[n] = add(h_2[n], bias)
       {
-        const scalar_t *o0 = r_h_2;
-        const scalar_t *o1 = b.bias;
-        scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s4_o0 = r_h_0;
+        const scalar_t *s4_o1 = (b.h_1 + (v_n) * sz_h_1);
+        const scalar_t *s5_o1 = b.bias;
+        scalar_t *s5_t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENTS(i, sz_h_2) {
+          scalar_t v_s4;
+          {
+            const scalar_t v = s4_o0[i] + s4_o1[i];
+            v_s4 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s5;
+          {
+            const scalar_t v = v_s4 + s5_o1[i];
+            v_s5 = v;
           }
+          s5_t[i] = v_s5;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -294,7 +262,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = o0[i] / o1[i / hp_out_dim];
+            const scalar_t v = o0[i] / o1[0];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {

@@ -65,10 +65,15 @@ TEST(ElementPrinterTest, AddPrefixBroadcast) {
                   {row("o0", shape({"heads"})),
                    row("o1", shape({"heads", "d"}))}),
             "const scalar_t v = o0[i / hp_d] + o1[i];\n");
-  // A scalar-row operand ([]) broadcasts over the whole row.
+  // A scalar-row operand ([]) broadcasts over the whole row: element 0,
+  // with no division.
   EXPECT_EQ(print(stmtOf(OpKind::Div), shape({"heads", "d"}),
                   {row("o0", shape({"heads", "d"})), row("o1", shape({}))}),
-            "const scalar_t v = o0[i] / o1[i / (hp_d * hp_heads)];\n");
+            "const scalar_t v = o0[i] / o1[0];\n");
+  // A [1] operand too.
+  EXPECT_EQ(print(stmtOf(OpKind::Mul), shape({"d"}),
+                  {row("o0", shape({"1"})), row("o1", shape({"d"}))}),
+            "const scalar_t v = o0[0] * o1[i];\n");
 }
 
 TEST(ElementPrinterTest, Eq) {

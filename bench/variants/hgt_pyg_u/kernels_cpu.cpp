@@ -87,53 +87,34 @@ void forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       }
       HECTOR_GROUP_SYNC();
       // s2: k_0[n] = slice(kqv[n]) start 0 size in_dim
-      {
-        const scalar_t *o0 = r_kqv;
-        scalar_t *t = (b.k_0 + (v_n) * sz_k_0);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_k_0) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_k_0) {
-            const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_k_0) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s4: q_0[n] = slice(kqv[n]) start in_dim size in_dim
-      {
-        const scalar_t *o0 = r_kqv;
-        scalar_t *t = (b.q_0 + (v_n) * sz_q_0);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_q_0) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_q_0) {
-            const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_q_0) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
       {
-        const scalar_t *o0 = r_kqv;
-        scalar_t *t = (b.v_0 + (v_n) * sz_v_0);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_v_0) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_v_0) {
-            const scalar_t v = o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
-            hv[u] = v;
+        const scalar_t *s2_o0 = r_kqv;
+        scalar_t *s2_t = (b.k_0 + (v_n) * sz_k_0);
+        const scalar_t *s4_o0 = r_kqv;
+        scalar_t *s4_t = (b.q_0 + (v_n) * sz_q_0);
+        const scalar_t *s6_o0 = r_kqv;
+        scalar_t *s6_t = (b.v_0 + (v_n) * sz_v_0);
+        HECTOR_FOR_ELEMENTS(i, sz_k_0) {
+          scalar_t v_s2;
+          {
+            const scalar_t v = s2_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
+            v_s2 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_v_0) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s2_t[i] = v_s2;
+          scalar_t v_s4;
+          {
+            const scalar_t v = s4_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
+            v_s4 = v;
           }
+          s4_t[i] = v_s4;
+          scalar_t v_s6;
+          {
+            const scalar_t v = s6_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
+            v_s6 = v;
+          }
+          s6_t[i] = v_s6;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -188,7 +169,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
-  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2));
+  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -197,12 +178,9 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s12 = scratch + 0;
-    scalar_t *w_r_alpha_2 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s15 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
-    scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2) + (hp_in_dim * hector_workers_2);
+    scalar_t *w_acc_s15 = scratch + (hp_heads * hector_workers_0);
+    scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -223,81 +201,47 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_alpha_2 = w_r_alpha_2 + hector_worker_0 * sz_alpha_2;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s9: alpha_1[e] = dot(alpha_0[e], q[e.dst])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-            const scalar_t *o1 = (b.q_0 + (v_n) * sz_q_0);
-            scalar_t *t = (b.alpha_1 + (v_e) * sz_alpha_1);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_1) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1) {
-                scalar_t v = 0;
-                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                  v += o0[i * (hp_in_dim / hp_heads) + kk] * o1[i * (hp_in_dim / hp_heads) + kk];
-                }
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_1 + (v_e) * sz_alpha_1);
-            const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-            scalar_t *t = r_alpha_2;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
-          if (hector_active_0) {
-            const scalar_t *o0 = r_alpha_2;
-            scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-                const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *t = w_acc_s12 + hector_worker_0 * sz_alpha_max;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s9_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+            const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
+            scalar_t *s9_t = (b.alpha_1 + (v_e) * sz_alpha_1);
+            const scalar_t *s10_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+            scalar_t *s11_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s12_t = w_acc_s12 + hector_worker_0 * sz_alpha_max;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+              scalar_t v_s9;
+              {
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                  v += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                }
+                v_s9 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-                const scalar_t v = hv[u];
-                t[i] = hector::trav::max(t[i], v);
+              s9_t[i] = v_s9;
+              scalar_t v_s10;
+              {
+                const scalar_t v = v_s9 * s10_o1[i];
+                v_s10 = v;
               }
+              scalar_t v_s11;
+              {
+                const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                v_s11 = v;
+              }
+              s11_t[i] = v_s11;
+              scalar_t v_s12;
+              {
+                const scalar_t v = v_s11;
+                v_s12 = v;
+              }
+              s12_t[i] = hector::trav::max(s12_t[i], v_s12);
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -331,60 +275,35 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
           const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-          if (hector_active_1) {
-            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-            const scalar_t *o1 = r_alpha_max;
-            scalar_t *t = r_alpha_shifted;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-                const scalar_t v = o0[i] - o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s14: alpha_exp[e] = exp(alpha_shifted[e])
-          if (hector_active_1) {
-            const scalar_t *o0 = r_alpha_shifted;
-            scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-                const scalar_t v = hector::trav::exp(o0[i]);
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *t = w_acc_s15 + hector_worker_1 * sz_alpha_sum;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s13_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s13_o1 = r_alpha_max;
+            scalar_t *s14_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s15_t = w_acc_s15 + hector_worker_1 * sz_alpha_sum;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+              scalar_t v_s13;
+              {
+                const scalar_t v = s13_o0[i] - s13_o1[i];
+                v_s13 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s14;
+              {
+                const scalar_t v = hector::trav::exp(v_s13);
+                v_s14 = v;
               }
+              s14_t[i] = v_s14;
+              scalar_t v_s15;
+              {
+                const scalar_t v = v_s14;
+                v_s15 = v;
+              }
+              s15_t[i] += v_s15;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -414,7 +333,6 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_2 = k_e < hector_end_2;
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-          scalar_t *r_msg = w_r_msg + hector_worker_2 * sz_msg;
           const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
@@ -435,37 +353,23 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           }
           HECTOR_GROUP_SYNC();
           // s18: msg[e] = mul(alpha[e], msg_0[e])
-          if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
-            scalar_t *t = r_msg;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s19: agg_0[n] += copy(msg[e]) {segmented}
           if (hector_active_2) {
-            const scalar_t *o0 = r_msg;
-            scalar_t *t = w_acc_s19 + hector_worker_2 * sz_agg_0;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_agg_0) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_agg_0) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s18_o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s18_o1 = (b.msg_0 + (v_e) * sz_msg_0);
+            scalar_t *s19_t = w_acc_s19 + hector_worker_2 * sz_agg_0;
+            HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s18;
+              {
+                const scalar_t v = s18_o0[i / (hp_in_dim / hp_heads)] * s18_o1[i];
+                v_s18 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_agg_0) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s19;
+              {
+                const scalar_t v = v_s18;
+                v_s19 = v;
               }
+              s19_t[i] += v_s19;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -499,36 +403,24 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       }
       HECTOR_GROUP_SYNC();
       // s24: gate[n] = sigmoid(skip[n.ntype])
-      {
-        const scalar_t *o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-        scalar_t *t = (b.gate + (v_n) * sz_gate);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_gate) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
-            const scalar_t v = hector::trav::sigmoid(o0[i]);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_gate) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s26: h_1[n] = sub(1, gate[n])
       {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
+        const scalar_t *s24_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+        scalar_t *s24_t = (b.gate + (v_n) * sz_gate);
+        scalar_t *s26_t = (b.h_1 + (v_n) * sz_h_1);
+        HECTOR_FOR_ELEMENTS(i, sz_gate) {
+          scalar_t v_s24;
+          {
+            const scalar_t v = hector::trav::sigmoid(s24_o0[i]);
+            v_s24 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s24_t[i] = v_s24;
+          scalar_t v_s26;
+          {
+            const scalar_t v = static_cast<scalar_t>(1) - v_s24;
+            v_s26 = v;
           }
+          s26_t[i] = v_s26;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -540,7 +432,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = o0[i / hp_in_dim] * o1[i];
+            const scalar_t v = o0[0] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
@@ -598,7 +490,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_in_dim;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -606,61 +498,37 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_0 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s23: a[n] = add(a_1[n], out_lin_bias[n.ntype])
-      {
-        const scalar_t *o0 = (b.a_1 + (v_n) * sz_a_1);
-        const scalar_t *o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
-        scalar_t *t = (b.a + (v_n) * sz_a);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_a) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_a) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s25: h_0[n] = mul(gate[n], a[n])
-      {
-        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
-        const scalar_t *o1 = (b.a + (v_n) * sz_a);
-        scalar_t *t = r_h_0;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-            const scalar_t v = o0[i / hp_in_dim] * o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s28: h[n] = add(h_0[n], h_2[n])
       {
-        const scalar_t *o0 = r_h_0;
-        const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-        scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s23_o0 = (b.a_1 + (v_n) * sz_a_1);
+        const scalar_t *s23_o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
+        scalar_t *s23_t = (b.a + (v_n) * sz_a);
+        const scalar_t *s25_o0 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *s28_o1 = (b.h_2 + (v_n) * sz_h_2);
+        scalar_t *s28_t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENTS(i, sz_a) {
+          scalar_t v_s23;
+          {
+            const scalar_t v = s23_o0[i] + s23_o1[i];
+            v_s23 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s23_t[i] = v_s23;
+          scalar_t v_s25;
+          {
+            const scalar_t v = s25_o0[0] * v_s23;
+            v_s25 = v;
           }
+          scalar_t v_s28;
+          {
+            const scalar_t v = v_s25 + s28_o1[i];
+            v_s28 = v;
+          }
+          s28_t[i] = v_s28;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -745,7 +613,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(7));
+  const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(6));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -759,10 +627,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *r_d_1 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1);
     scalar_t *r_grad2_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim;
     scalar_t *r_grad_gate = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1);
-    scalar_t *r_d_2 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
-    scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
-    scalar_t *acc_s10 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
-    scalar_t *acc_s11 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
+    scalar_t *r_d_3 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1);
+    scalar_t *acc_s10 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1);
+    scalar_t *acc_s11 = scratch + hp_in_dim + INT64_C(1) + INT64_C(1) + hp_in_dim + INT64_C(1) + INT64_C(1) + INT64_C(1) + INT64_C(1);
     int64_t cur_s10 = -1;
     int64_t cur_s11 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
@@ -814,7 +681,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
-            const scalar_t v = o0[i] * o1[i / hp_in_dim];
+            const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
@@ -887,7 +754,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a) {
           scalar_t hv[HECTOR_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a) {
-            const scalar_t v = o0[i] * o1[i / hp_in_dim];
+            const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a) {
@@ -898,55 +765,33 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
       // s7: grad_gate[n] = add(grad1_gate[n], grad2_gate[n])
-      {
-        const scalar_t *o0 = r_grad1_gate;
-        const scalar_t *o1 = r_grad2_gate;
-        scalar_t *t = r_grad_gate;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_gate) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_gate) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s8: d_2[n] = sub(1, gate[n])
-      {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = r_d_2;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s9: d_3[n] = mul(gate[n], d_2[n])
       {
-        const scalar_t *o0 = (b.gate + (v_n) * sz_gate);
-        const scalar_t *o1 = r_d_2;
-        scalar_t *t = r_d_3;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s7_o0 = r_grad1_gate;
+        const scalar_t *s7_o1 = r_grad2_gate;
+        scalar_t *s7_t = r_grad_gate;
+        const scalar_t *s8_o1 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *s9_o0 = (b.gate + (v_n) * sz_gate);
+        scalar_t *s9_t = r_d_3;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_gate) {
+          scalar_t v_s7;
+          {
+            const scalar_t v = s7_o0[i] + s7_o1[i];
+            v_s7 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s7_t[i] = v_s7;
+          scalar_t v_s8;
+          {
+            const scalar_t v = static_cast<scalar_t>(1) - s8_o1[i];
+            v_s8 = v;
           }
+          scalar_t v_s9;
+          {
+            const scalar_t v = s9_o0[i] * v_s8;
+            v_s9 = v;
+          }
+          s9_t[i] = v_s9;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1256,7 +1101,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + hp_in_dim);
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -1266,8 +1111,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *r_d_5 = scratch + 0;
     scalar_t *r_grad_alpha = scratch + hp_in_dim;
-    scalar_t *r_d_6 = scratch + hp_in_dim + hp_heads;
-    scalar_t *r_d_7 = scratch + hp_in_dim + hp_heads + hp_heads;
+    scalar_t *r_d_7 = scratch + hp_in_dim + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
@@ -1328,56 +1172,34 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
       // s23: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = r_grad_alpha;
-        const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-            const scalar_t v = o0[i] / o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s24: d_6[e] = div(alpha[e], alpha_sum[e.dst])
-      {
-        const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        scalar_t *t = r_d_6;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-            const scalar_t v = o0[i] / o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s25: d_7[e] = mul(grad_alpha[e], d_6[e])
       {
-        const scalar_t *o0 = r_grad_alpha;
-        const scalar_t *o1 = r_d_6;
-        scalar_t *t = r_d_7;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s23_o0 = r_grad_alpha;
+        const scalar_t *s23_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        scalar_t *s23_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *s24_o0 = (b.alpha + (v_e) * sz_alpha);
+        const scalar_t *s24_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        const scalar_t *s25_o0 = r_grad_alpha;
+        scalar_t *s25_t = r_d_7;
+        HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+          scalar_t v_s23;
+          {
+            const scalar_t v = s23_o0[i] / s23_o1[i];
+            v_s23 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s23_t[i] = v_s23;
+          scalar_t v_s24;
+          {
+            const scalar_t v = s24_o0[i] / s24_o1[i];
+            v_s24 = v;
           }
+          scalar_t v_s25;
+          {
+            const scalar_t v = s25_o0[i] * v_s24;
+            v_s25 = v;
+          }
+          s25_t[i] = v_s25;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1479,7 +1301,7 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0));
+  const int64_t scratch_size = hp_heads;
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -1487,8 +1309,7 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *w_r_grad_alpha_exp = scratch + 0;
-    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0);
+    scalar_t *r_grad2_alpha_exp = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -1521,44 +1342,28 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_0 * sz_grad_alpha_exp;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *o1 = r_grad2_alpha_exp;
-            scalar_t *t = r_grad_alpha_exp;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-                const scalar_t v = o0[i] + o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_0) {
-            const scalar_t *o0 = r_grad_alpha_exp;
-            const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
+            const scalar_t *s28_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s28_o1 = r_grad2_alpha_exp;
+            const scalar_t *s29_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s29_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+              scalar_t v_s28;
+              {
+                const scalar_t v = s28_o0[i] + s28_o1[i];
+                v_s28 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+              scalar_t v_s29;
+              {
+                const scalar_t v = v_s28 * s29_o1[i];
+                v_s29 = v;
               }
+              s29_t[i] = v_s29;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1660,37 +1465,25 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = g.etype_sorted_eid[k];
       // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
-      {
-        const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        scalar_t *t = r_grad_alpha_2;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-            const scalar_t v = o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
       {
-        const scalar_t *o0 = r_grad_alpha_2;
-        const scalar_t *o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-        scalar_t *t = r_grad_alpha_1;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s30_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        scalar_t *s30_t = r_grad_alpha_2;
+        const scalar_t *s31_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+        scalar_t *s31_t = r_grad_alpha_1;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
+          scalar_t v_s30;
+          {
+            const scalar_t v = s30_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            v_s30 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          s30_t[i] = v_s30;
+          scalar_t v_s31;
+          {
+            const scalar_t v = v_s30 * s31_o1[i];
+            v_s31 = v;
           }
+          s31_t[i] = v_s31;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1842,7 +1635,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (INT64_C(15) * hp_in_dim);
+  const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -1850,102 +1643,51 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad1_kqv = scratch + 0;
-    scalar_t *r_grad2_kqv = scratch + (INT64_C(3) * hp_in_dim);
-    scalar_t *r_grad3_kqv = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
-    scalar_t *r_d_8 = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
-    scalar_t *acc_s45 = scratch + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim) + (INT64_C(3) * hp_in_dim);
+    scalar_t *acc_s45 = scratch + 0;
     int64_t cur_s45 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = g.ntype_sorted_nodes[k];
       // s38: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
-      {
-        const scalar_t *o0 = (b.grad_v + (v_n) * sz_grad_v);
-        scalar_t *t = r_grad1_kqv;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_kqv) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_kqv) {
-            const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
-            const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad1_kqv) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s40: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
-      {
-        const scalar_t *o0 = (b.grad_q + (v_n) * sz_grad_q);
-        scalar_t *t = r_grad2_kqv;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_kqv) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_kqv) {
-            const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
-            const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_kqv) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s42: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
-      {
-        const scalar_t *o0 = (b.grad_k + (v_n) * sz_grad_k);
-        scalar_t *t = r_grad3_kqv;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad3_kqv) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad3_kqv) {
-            const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
-            const scalar_t v = (col >= 0 && col < hp_in_dim) ? o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad3_kqv) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s43: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
-      {
-        const scalar_t *o0 = r_grad1_kqv;
-        const scalar_t *o1 = r_grad2_kqv;
-        scalar_t *t = r_d_8;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_8) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_8) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s44: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
       {
-        const scalar_t *o0 = r_d_8;
-        const scalar_t *o1 = r_grad3_kqv;
-        scalar_t *t = (b.grad_kqv + (v_n) * sz_grad_kqv);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s38_o0 = (b.grad_v + (v_n) * sz_grad_v);
+        const scalar_t *s40_o0 = (b.grad_q + (v_n) * sz_grad_q);
+        const scalar_t *s42_o0 = (b.grad_k + (v_n) * sz_grad_k);
+        scalar_t *s44_t = (b.grad_kqv + (v_n) * sz_grad_kqv);
+        HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
+          scalar_t v_s38;
+          {
+            const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
+            const scalar_t v = (col >= 0 && col < hp_in_dim) ? s38_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+            v_s38 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s40;
+          {
+            const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
+            const scalar_t v = (col >= 0 && col < hp_in_dim) ? s40_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+            v_s40 = v;
           }
+          scalar_t v_s42;
+          {
+            const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
+            const scalar_t v = (col >= 0 && col < hp_in_dim) ? s42_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+            v_s42 = v;
+          }
+          scalar_t v_s43;
+          {
+            const scalar_t v = v_s38 + v_s40;
+            v_s43 = v;
+          }
+          scalar_t v_s44;
+          {
+            const scalar_t v = v_s43 + v_s42;
+            v_s44 = v;
+          }
+          s44_t[i] = v_s44;
         }
       }
       HECTOR_GROUP_SYNC();

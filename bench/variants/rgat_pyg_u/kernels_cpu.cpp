@@ -44,7 +44,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
-  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2));
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -54,11 +54,9 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s6 = scratch + 0;
     scalar_t *w_acc_s9 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_r_alpha_shifted = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1);
-    scalar_t *w_r_msg = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2);
-    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
+    scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -81,57 +79,35 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-            const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
-            scalar_t *t = (b.alpha_2 + (v_e) * sz_alpha_2);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_2) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-                const scalar_t v = o0[i] + o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_2) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-            scalar_t *t = (b.alpha_score + (v_e) * sz_alpha_score);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_score) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-                const scalar_t v = hector::trav::leakyRelu(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_score) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *t = w_acc_s6 + hector_worker_0 * sz_alpha_max;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_max) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s4_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+            const scalar_t *s4_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+            scalar_t *s4_t = (b.alpha_2 + (v_e) * sz_alpha_2);
+            scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s6_t = w_acc_s6 + hector_worker_0 * sz_alpha_max;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
+              scalar_t v_s4;
+              {
+                const scalar_t v = s4_o0[i] + s4_o1[i];
+                v_s4 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_max) {
-                const scalar_t v = hv[u];
-                t[i] = hector::trav::max(t[i], v);
+              s4_t[i] = v_s4;
+              scalar_t v_s5;
+              {
+                const scalar_t v = hector::trav::leakyRelu(v_s4, static_cast<scalar_t>(static_cast<double>(hp_slope)));
+                v_s5 = v;
               }
+              s5_t[i] = v_s5;
+              scalar_t v_s6;
+              {
+                const scalar_t v = v_s5;
+                v_s6 = v;
+              }
+              s6_t[i] = hector::trav::max(s6_t[i], v_s6);
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -165,60 +141,35 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          scalar_t *r_alpha_shifted = w_r_alpha_shifted + hector_worker_1 * sz_alpha_shifted;
           const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-          if (hector_active_1) {
-            const scalar_t *o0 = (b.alpha_score + (v_e) * sz_alpha_score);
-            const scalar_t *o1 = r_alpha_max;
-            scalar_t *t = r_alpha_shifted;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-                const scalar_t v = o0[i] - o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s8: alpha_exp[e] = exp(alpha_shifted[e])
-          if (hector_active_1) {
-            const scalar_t *o0 = r_alpha_shifted;
-            scalar_t *t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-                const scalar_t v = hector::trav::exp(o0[i]);
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *t = w_acc_s9 + hector_worker_1 * sz_alpha_sum;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_sum) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s7_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s7_o1 = r_alpha_max;
+            scalar_t *s8_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s9_t = w_acc_s9 + hector_worker_1 * sz_alpha_sum;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+              scalar_t v_s7;
+              {
+                const scalar_t v = s7_o0[i] - s7_o1[i];
+                v_s7 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha_sum) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s8;
+              {
+                const scalar_t v = hector::trav::exp(v_s7);
+                v_s8 = v;
               }
+              s8_t[i] = v_s8;
+              scalar_t v_s9;
+              {
+                const scalar_t v = v_s8;
+                v_s9 = v;
+              }
+              s9_t[i] += v_s9;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -248,7 +199,6 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_2 = k_e < hector_end_2;
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-          scalar_t *r_msg = w_r_msg + hector_worker_2 * sz_msg;
           const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
@@ -269,37 +219,23 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           }
           HECTOR_GROUP_SYNC();
           // s12: msg[e] = mul(alpha[e], msg_0[e])
-          if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *o1 = (b.outj + (v_e) * sz_outj);
-            scalar_t *t = r_msg;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_msg) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = o0[i / hp_out_dim] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_msg) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s13: h_0[n] += copy(msg[e]) {segmented}
           if (hector_active_2) {
-            const scalar_t *o0 = r_msg;
-            scalar_t *t = w_acc_s13 + hector_worker_2 * sz_h_0;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = o0[i];
-                hv[u] = v;
+            const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s12_o1 = (b.outj + (v_e) * sz_outj);
+            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * sz_h_0;
+            HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s12;
+              {
+                const scalar_t v = s12_o0[i / hp_out_dim] * s12_o1[i];
+                v_s12 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              scalar_t v_s13;
+              {
+                const scalar_t v = v_s12;
+                v_s13 = v;
               }
+              s13_t[i] += v_s13;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -387,7 +323,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1));
+  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -398,13 +334,10 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *w_acc_s10 = scratch + 0;
     scalar_t *w_r_d_1 = scratch + (hp_heads * hector_workers_0);
     scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0);
-    scalar_t *w_r_d_2 = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *w_r_d_3 = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *w_r_grad_alpha_exp = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_grad_msg = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
+    scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0);
+    scalar_t *r_grad_msg = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim);
+    scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
+    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -471,8 +404,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           scalar_t *r_d_1 = w_r_d_1 + hector_worker_0 * sz_d_1;
           scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
-          scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
-          scalar_t *r_d_3 = w_r_d_3 + hector_worker_0 * sz_d_3;
           const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
           if (hector_active_0) {
@@ -531,73 +462,40 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_GROUP_SYNC();
           // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-          if (hector_active_0) {
-            const scalar_t *o0 = r_grad_alpha;
-            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_alpha_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad1_alpha_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-          if (hector_active_0) {
-            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *t = r_d_2;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
-          if (hector_active_0) {
-            const scalar_t *o0 = r_grad_alpha;
-            const scalar_t *o1 = r_d_2;
-            scalar_t *t = r_d_3;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_3) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_3) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = r_d_3;
-            scalar_t *t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-                const scalar_t v = -o0[i];
-                hv[u] = v;
+            const scalar_t *s7_o0 = r_grad_alpha;
+            const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *s7_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            const scalar_t *s9_o0 = r_grad_alpha;
+            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+            HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+              scalar_t v_s7;
+              {
+                const scalar_t v = s7_o0[i] / s7_o1[i];
+                v_s7 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+              s7_t[i] = v_s7;
+              scalar_t v_s8;
+              {
+                const scalar_t v = s8_o0[i] / s8_o1[i];
+                v_s8 = v;
               }
+              scalar_t v_s9;
+              {
+                const scalar_t v = s9_o0[i] * v_s8;
+                v_s9 = v;
+              }
+              scalar_t v_s10;
+              {
+                const scalar_t v = -v_s9;
+                v_s10 = v;
+              }
+              s10_t[i] += v_s10;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -642,44 +540,28 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          scalar_t *r_grad_alpha_exp = w_r_grad_alpha_exp + hector_worker_1 * sz_grad_alpha_exp;
           const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          if (hector_active_1) {
-            const scalar_t *o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *o1 = r_grad2_alpha_exp;
-            scalar_t *t = r_grad_alpha_exp;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_exp) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-                const scalar_t v = o0[i] + o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_exp) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {
-            const scalar_t *o0 = r_grad_alpha_exp;
-            const scalar_t *o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_shifted) {
-              scalar_t hv[HECTOR_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
+            const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s12_o1 = r_grad2_alpha_exp;
+            const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+              scalar_t v_s12;
+              {
+                const scalar_t v = s12_o0[i] + s12_o1[i];
+                v_s12 = v;
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_shifted) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+              scalar_t v_s13;
+              {
+                const scalar_t v = v_s12 * s13_o1[i];
+                v_s13 = v;
               }
+              s13_t[i] = v_s13;
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
@@ -739,7 +621,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_heads;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -747,42 +629,27 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_d_4 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
       // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
-      {
-        const scalar_t *o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        scalar_t *t = r_d_4;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-            const scalar_t v = hector::trav::leakyReluGrad(o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
       {
-        const scalar_t *o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        const scalar_t *o1 = r_d_4;
-        scalar_t *t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_2) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-            const scalar_t v = o0[i] * o1[i];
-            hv[u] = v;
+        const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        HECTOR_FOR_ELEMENTS(i, sz_d_4) {
+          scalar_t v_s14;
+          {
+            const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            v_s14 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s15;
+          {
+            const scalar_t v = s15_o0[i] * v_s14;
+            v_s15 = v;
           }
+          s15_t[i] = v_s15;
         }
       }
       HECTOR_GROUP_SYNC();

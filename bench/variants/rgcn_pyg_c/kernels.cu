@@ -42,7 +42,6 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s1 = scratch + 0;
   scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0);
-  scalar_t *r_h_3 = scratch + (hp_out_dim * hector_workers_0) + hp_out_dim;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
@@ -73,7 +72,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
             scalar_t hv[HECTOR_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-              const scalar_t v = o0[i] / o1[i / hp_out_dim];
+              const scalar_t v = o0[i] / o1[0];
               hv[u] = v;
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
@@ -82,7 +81,6 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
             }
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();
@@ -96,38 +94,24 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     }
     HECTOR_GROUP_SYNC();
     // s3: h_3[n] = add(h_0[n], h_2[n])
-    {
-      const scalar_t *o0 = r_h_0;
-      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-      scalar_t *t = r_h_3;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     // s4: h[n] = add(h_3[n], bias)
     {
-      const scalar_t *o0 = r_h_3;
-      const scalar_t *o1 = b.bias;
-      scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
+      const scalar_t *s3_o0 = r_h_0;
+      const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
+      const scalar_t *s4_o1 = b.bias;
+      scalar_t *s4_t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
+        scalar_t v_s3;
+        {
+          const scalar_t v = s3_o0[i] + s3_o1[i];
+          v_s3 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s4;
+        {
+          const scalar_t v = v_s3 + s4_o1[i];
+          v_s4 = v;
         }
+        s4_t[i] = v_s4;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -216,7 +200,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
             scalar_t hv[HECTOR_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-              const scalar_t v = o0[i] / o1[i / hp_out_dim];
+              const scalar_t v = o0[i] / o1[0];
               hv[u] = v;
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
@@ -341,7 +325,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const int64_t heavy_scratch_size = [&] {
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
-        return ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0));
+        return (hp_out_dim + (hp_out_dim * hector_workers_0));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -352,7 +336,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = ((INT64_C(2) * hp_out_dim) + (hp_out_dim * hector_workers_0));
+      const int64_t scratch_size = (hp_out_dim + (hp_out_dim * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);

@@ -38,43 +38,28 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_h_3 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
     // s3: h_3[n] = add(h_0[n], h_2[n])
-    {
-      const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
-      const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-      scalar_t *t = r_h_3;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     // s4: h[n] = add(h_3[n], bias)
     {
-      const scalar_t *o0 = r_h_3;
-      const scalar_t *o1 = b.bias;
-      scalar_t *t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-        scalar_t hv[HECTOR_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
+      const scalar_t *s3_o0 = (b.h_0 + (v_n) * sz_h_0);
+      const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
+      const scalar_t *s4_o1 = b.bias;
+      scalar_t *s4_t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
+        scalar_t v_s3;
+        {
+          const scalar_t v = s3_o0[i] + s3_o1[i];
+          v_s3 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s4;
+        {
+          const scalar_t v = v_s3 + s4_o1[i];
+          v_s4 = v;
         }
+        s4_t[i] = v_s4;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -163,7 +148,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
             scalar_t hv[HECTOR_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-              const scalar_t v = o0[i] / o1[i / hp_out_dim];
+              const scalar_t v = o0[i] / o1[0];
               hv[u] = v;
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
@@ -172,7 +157,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             }
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();
@@ -296,7 +280,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     // @trav_2: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = hp_out_dim;
+      const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);

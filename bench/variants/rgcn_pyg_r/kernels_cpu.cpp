@@ -28,7 +28,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_out_dim;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -36,43 +36,28 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_3 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s3: h_3[n] = add(h_0[n], h_2[n])
-      {
-        const scalar_t *o0 = (b.h_0 + (v_n) * sz_h_0);
-        const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
-        scalar_t *t = r_h_3;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       // s4: h[n] = add(h_3[n], bias)
       {
-        const scalar_t *o0 = r_h_3;
-        const scalar_t *o1 = b.bias;
-        scalar_t *t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-          scalar_t hv[HECTOR_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
+        const scalar_t *s3_o0 = (b.h_0 + (v_n) * sz_h_0);
+        const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
+        const scalar_t *s4_o1 = b.bias;
+        scalar_t *s4_t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENTS(i, sz_h_3) {
+          scalar_t v_s3;
+          {
+            const scalar_t v = s3_o0[i] + s3_o1[i];
+            v_s3 = v;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+          scalar_t v_s4;
+          {
+            const scalar_t v = v_s3 + s4_o1[i];
+            v_s4 = v;
           }
+          s4_t[i] = v_s4;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -160,7 +145,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
               scalar_t hv[HECTOR_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-                const scalar_t v = o0[i] / o1[i / hp_out_dim];
+                const scalar_t v = o0[i] / o1[0];
                 hv[u] = v;
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
@@ -169,7 +154,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
               }
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();

@@ -1,0 +1,238 @@
+// codegen/ElementGroups.h: which statements of a traversal loop body share
+// one element loop, which operands read an earlier member's local, which
+// registers are never stored, and which loop bodies repeat without a sync.
+#include "codegen/ElementGroups.h"
+
+#include "CodegenTestUtil.h"
+#include "codegen/ElementPrinter.h"
+#include "codegen/Emit.h"
+#include "codegen/KernelFileEmitter.h"
+#include "passes/LowerToIntraOp.h"
+
+#include <gtest/gtest.h>
+
+namespace hector::codegen {
+namespace {
+
+using codegentest::countOf;
+using codegentest::textFrom;
+
+struct Lowered {
+  intra::Program program;
+  const intra::TraversalInstance *traversal = nullptr;
+};
+
+/// Lowers `text` (one module) and finds its only traversal instance.
+Lowered lowerModule(const char *text) {
+  Lowered out;
+  ir::Module m = codegentest::parseVerified(text, "groups.ir");
+  ir::DiagnosticEngine diags;
+  std::optional<intra::Program> p =
+      passes::lowerToIntraOp(m, passes::LoweringOptions{}, diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(p.has_value()) << os.str();
+  if (!p)
+    return out;
+  out.program = std::move(*p);
+  for (const intra::Instance &inst : out.program.instances)
+    if (const auto *t = std::get_if<intra::TraversalInstance>(&inst)) {
+      EXPECT_EQ(out.traversal, nullptr) << "more than one traversal";
+      out.traversal = t;
+    }
+  EXPECT_NE(out.traversal, nullptr);
+  return out;
+}
+
+/// The statements of the first edge loop of the traversal's node loop.
+std::vector<const intra::TravStmt *> edgeLoopStmts(const Lowered &l) {
+  std::vector<const intra::TravStmt *> stmts;
+  for (const intra::TravItem &item : l.traversal->root->body) {
+    const auto *sub = std::get_if<std::unique_ptr<intra::TravLoop>>(&item);
+    if (!sub)
+      continue;
+    for (const intra::TravItem &it : (*sub)->body)
+      if (const auto *s = std::get_if<intra::TravStmt>(&it))
+        stmts.push_back(s);
+    break;
+  }
+  return stmts;
+}
+
+/// The target value of each member of each group: {{"a", "h"}, {"b"}}.
+std::vector<std::vector<std::string>>
+targets(const std::vector<ElementGroup> &groups) {
+  std::vector<std::vector<std::string>> out;
+  for (const ElementGroup &g : groups) {
+    out.emplace_back();
+    for (const intra::TravStmt *s : g.members)
+      out.back().push_back(s->stmt.target.value);
+  }
+  return out;
+}
+
+using Targets = std::vector<std::vector<std::string>>;
+
+// A per-edge temporary read at its own element by the aggregation: one
+// loop, the temporary forwarded and never stored.
+const char *kChain = R"(module @chain {
+  hyper d : int = 4
+  input x : node[d]
+  graph rel_in_degree : edge[]
+  temp a : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      a[e] = div(x[e.src], rel_in_degree[e])
+      h[n] += relu(a[e])
+    }
+  }
+}
+)";
+
+TEST(ElementGroupsTest, ElementwiseChainSharesOneLoop) {
+  Lowered l = lowerModule(kChain);
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  ASSERT_EQ(run.size(), 2u);
+  const std::vector<ElementGroup> groups = grouper.group(run);
+  EXPECT_EQ(targets(groups), (Targets{{"a", "h"}}));
+  ASSERT_EQ(groups.size(), 1u);
+  // h's operand 0 is a's local.
+  ASSERT_EQ(groups[0].forwarded.size(), 1u);
+  EXPECT_EQ(groups[0].forwarded.begin()->first,
+            (std::pair<size_t, size_t>{1, 0}));
+  EXPECT_EQ(groups[0].forwarded.begin()->second, run[0]->id);
+  EXPECT_EQ(layout.home("a"), Home::Register);
+  EXPECT_EQ(groups[0].unstored, std::set<int>{run[0]->id});
+  EXPECT_EQ(grouper.unstoredRegisters(*l.traversal->root),
+            std::set<std::string>{"a"});
+  EXPECT_TRUE(grouper.repeatsWithoutSync(run));
+}
+
+TEST(ElementGroupsTest, ChainKernelForwardsAndSyncsOnceAfterTheLoop) {
+  Lowered l = lowerModule(kChain);
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout f(l.program, "forward"), b(l.program, "backward");
+  const std::string cu = emitKernelFile(f, b, Target::Cuda);
+  const std::string body = textFrom(cu, "// s0:", "HECTOR_GROUP_SYNC();");
+  ASSERT_FALSE(body.empty()) << cu;
+  EXPECT_EQ(countOf(body, "HECTOR_FOR_ELEMENTS(i, "), 1u) << body;
+  EXPECT_EQ(countOf(body, "hector::trav::relu(v_s0)"), 1u) << body;
+  EXPECT_EQ(countOf(body, "/ s0_o1[0]"), 1u) << body;
+  // No scratch slot for a, and no store of it.
+  EXPECT_EQ(countOf(cu, "*r_a = "), 0u) << cu;
+  EXPECT_EQ(countOf(cu, "*w_r_a = "), 0u) << cu;
+  EXPECT_EQ(countOf(body, "s0_t"), 0u) << body;
+  // The edge loop's only sync is after it.
+  const std::string loop = textFrom(cu, "for (int64_t hector_base_0", "\n    }\n");
+  ASSERT_FALSE(loop.empty()) << cu;
+  EXPECT_EQ(countOf(loop, "HECTOR_GROUP_SYNC();"), 0u) << loop;
+}
+
+// The attention weight has one scalar per edge, the message d: different
+// row sizes, so different lanes hold their elements.
+TEST(ElementGroupsTest, DifferentRowSizesDoNotShareALoop) {
+  Lowered l = lowerModule(R"(module @sizes {
+  hyper d : int = 4
+  input x : node[d]
+  input q : node[d]
+  temp s : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[e] = dot(x[e.src], q[n])
+      m[e] = mul(s[e], x[e.src])
+      h[n] += copy(m[e])
+    }
+  }
+}
+)");
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  EXPECT_EQ(targets(grouper.group(run)), (Targets{{"s"}, {"m", "h"}}));
+  EXPECT_FALSE(grouper.repeatsWithoutSync(run));
+  // s is read across lanes: it keeps its slot; m does not.
+  EXPECT_EQ(grouper.unstoredRegisters(*l.traversal->root),
+            std::set<std::string>{"m"});
+}
+
+// A transpose reads its operand at other elements of the row: a
+// statement that does so starts a new loop after a sync.
+TEST(ElementGroupsTest, ARowWideReadStartsANewGroup) {
+  Lowered l = lowerModule(R"(module @wide {
+  hyper d : int = 4
+  input x : node[d, d]
+  temp a : edge[d, d]
+  temp m : edge[d, d]
+  output h : node[d, d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      a[e] = relu(x[e.src])
+      m[e] = transpose(a[e]) perm [1, 0]
+      h[n] += copy(m[e])
+    }
+  }
+}
+)");
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  EXPECT_EQ(targets(grouper.group(run)), (Targets{{"a"}, {"m", "h"}}));
+  EXPECT_FALSE(grouper.repeatsWithoutSync(run));
+}
+
+// A segmented accumulator's local is one edge's contribution, not the
+// row: a later statement reading the row cannot take it.
+TEST(ElementGroupsTest, ReadingASegmentedRowIsNotForwarded) {
+  Lowered l = lowerModule(R"(module @seg {
+  hyper d : int = 4
+  input x : node[d]
+  temp s : node[d]
+  output y : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[n] += copy(x[e.src])
+    }
+    y[n] = relu(s[n])
+  }
+}
+)");
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  std::vector<const intra::TravStmt *> run;
+  intra::forEachTravStmt(*l.traversal->root,
+                         [&](const intra::TravStmt &s) { run.push_back(&s); });
+  ASSERT_EQ(run.size(), 2u);
+  ASSERT_EQ(run[0]->reduction, intra::ReductionScheme::Segmented);
+  // As one run (which the emitter never forms across a loop), the two
+  // still would not join.
+  EXPECT_EQ(targets(grouper.group(run)), (Targets{{"s"}, {"y"}}));
+}
+
+TEST(ElementGroupsTest, ReadsOnlyElement) {
+  const ir::Shape d{ir::Dim::symbol("d")}, one{};
+  ir::Stmt add;
+  add.op = ir::OpKind::Add;
+  EXPECT_TRUE(readsOnlyElement(add, 0, d, d));
+  EXPECT_FALSE(readsOnlyElement(add, 1, d, one)); // a broadcast
+  ir::Stmt lin;
+  lin.op = ir::OpKind::Linear;
+  EXPECT_FALSE(readsOnlyElement(lin, 0, d, d));
+  ir::Stmt leaky;
+  leaky.op = ir::OpKind::LeakyRelu;
+  EXPECT_TRUE(readsOnlyElement(leaky, 0, d, d));
+  ir::Stmt tr;
+  tr.op = ir::OpKind::Transpose;
+  EXPECT_FALSE(readsOnlyElement(tr, 0, d, d));
+}
+
+} // namespace
+} // namespace hector::codegen
