@@ -132,42 +132,9 @@ bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
                       const ir::Shape &operandShape) {
   if (shapeSize(operandShape) != shapeSize(result))
     return false;
-  switch (stmt.op) {
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Eq:
-  case OpKind::Reshape:
-    return true;
-  case OpKind::Dot:
-  case OpKind::Outer:
-  case OpKind::SumTo:
-  case OpKind::Slice:
-  case OpKind::Embed:
-  case OpKind::Concat:
-  case OpKind::Transpose:
-  case OpKind::Linear:
-  case OpKind::LinearT:
-    return false;
-  case OpKind::Copy:
-  case OpKind::Neg:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Gelu:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::Sqrt:
-  case OpKind::Detach:
-  case OpKind::ReluGrad:
-  case OpKind::LeakyReluGrad:
-  case OpKind::GeluGrad:
-    // Read at i; leaky_relu's second operand is its scalar slope.
+  if (ir::isElementwiseUnary(stmt.op))
     return operand == 0;
-  }
-  return false;
+  return ir::isElementwiseBinary(stmt.op) || stmt.op == OpKind::Reshape;
 }
 
 void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,

@@ -162,6 +162,33 @@ const char *opName(OpKind k) {
   return "?";
 }
 
+bool isElementwiseUnary(OpKind k) {
+  switch (k) {
+  case OpKind::Copy:
+  case OpKind::Neg:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Relu:
+  case OpKind::LeakyRelu:
+  case OpKind::Gelu:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::Sqrt:
+  case OpKind::Detach:
+  case OpKind::ReluGrad:
+  case OpKind::LeakyReluGrad:
+  case OpKind::GeluGrad:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isElementwiseBinary(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul ||
+         k == OpKind::Div || k == OpKind::Eq;
+}
+
 std::optional<OpKind> opFromName(const std::string &name) {
   for (const auto &[op, text] : kOps)
     if (name == text)

@@ -152,6 +152,13 @@ enum class OpKind {
 };
 const char *opName(OpKind k);
 std::optional<OpKind> opFromName(const std::string &name);
+/// The elementwise unary ops (activations, their derivatives, copy,
+/// detach, neg): element i of the result reads element i of operand 0
+/// (leaky_relu's second operand is its scalar slope).
+bool isElementwiseUnary(OpKind k);
+/// add, sub, mul, div, eq: element i reads each operand at i, or at
+/// i / ratio when the operand is prefix-broadcast (docs/ir.md).
+bool isElementwiseBinary(OpKind k);
 
 /// How a statement writes its target.
 enum class Reduce {

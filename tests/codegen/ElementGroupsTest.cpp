@@ -73,6 +73,27 @@ targets(const std::vector<ElementGroup> &groups) {
 
 using Targets = std::vector<std::vector<std::string>>;
 
+/// What the grouper says about the first edge loop of `text`'s traversal.
+struct EdgeLoopGroups {
+  Targets groups;
+  bool repeatsWithoutSync = false;
+  std::set<std::string> unstoredRegisters;
+};
+
+EdgeLoopGroups groupEdgeLoop(const char *text) {
+  EdgeLoopGroups out;
+  Lowered l = lowerModule(text);
+  if (!l.traversal)
+    return out;
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  out.groups = targets(grouper.group(run));
+  out.repeatsWithoutSync = grouper.repeatsWithoutSync(run);
+  out.unstoredRegisters = grouper.unstoredRegisters(*l.traversal->root);
+  return out;
+}
+
 // A per-edge temporary read at its own element by the aggregation: one
 // loop, the temporary forwarded and never stored.
 const char *kChain = R"(module @chain {
@@ -135,7 +156,7 @@ TEST(ElementGroupsTest, ChainKernelForwardsAndSyncsOnceAfterTheLoop) {
 // The attention weight has one scalar per edge, the message d: different
 // row sizes, so different lanes hold their elements.
 TEST(ElementGroupsTest, DifferentRowSizesDoNotShareALoop) {
-  Lowered l = lowerModule(R"(module @sizes {
+  const EdgeLoopGroups g = groupEdgeLoop(R"(module @sizes {
   hyper d : int = 4
   input x : node[d]
   input q : node[d]
@@ -151,21 +172,16 @@ TEST(ElementGroupsTest, DifferentRowSizesDoNotShareALoop) {
   }
 }
 )");
-  ASSERT_NE(l.traversal, nullptr);
-  const ProgramLayout layout(l.program, "forward");
-  const ElementGrouper grouper(layout, *l.traversal);
-  const auto run = edgeLoopStmts(l);
-  EXPECT_EQ(targets(grouper.group(run)), (Targets{{"s"}, {"m", "h"}}));
-  EXPECT_FALSE(grouper.repeatsWithoutSync(run));
+  EXPECT_EQ(g.groups, (Targets{{"s"}, {"m", "h"}}));
+  EXPECT_FALSE(g.repeatsWithoutSync);
   // s is read across lanes: it keeps its slot; m does not.
-  EXPECT_EQ(grouper.unstoredRegisters(*l.traversal->root),
-            std::set<std::string>{"m"});
+  EXPECT_EQ(g.unstoredRegisters, std::set<std::string>{"m"});
 }
 
 // A transpose reads its operand at other elements of the row: a
 // statement that does so starts a new loop after a sync.
 TEST(ElementGroupsTest, ARowWideReadStartsANewGroup) {
-  Lowered l = lowerModule(R"(module @wide {
+  const EdgeLoopGroups g = groupEdgeLoop(R"(module @wide {
   hyper d : int = 4
   input x : node[d, d]
   temp a : edge[d, d]
@@ -180,12 +196,10 @@ TEST(ElementGroupsTest, ARowWideReadStartsANewGroup) {
   }
 }
 )");
-  ASSERT_NE(l.traversal, nullptr);
-  const ProgramLayout layout(l.program, "forward");
-  const ElementGrouper grouper(layout, *l.traversal);
-  const auto run = edgeLoopStmts(l);
-  EXPECT_EQ(targets(grouper.group(run)), (Targets{{"a"}, {"m", "h"}}));
-  EXPECT_FALSE(grouper.repeatsWithoutSync(run));
+  EXPECT_EQ(g.groups, (Targets{{"a"}, {"m", "h"}}));
+  EXPECT_FALSE(g.repeatsWithoutSync);
+  // a is read across lanes by the transpose: it keeps its slot.
+  EXPECT_EQ(g.unstoredRegisters, std::set<std::string>{"m"});
 }
 
 // A segmented accumulator's local is one edge's contribution, not the
@@ -232,6 +246,19 @@ TEST(ElementGroupsTest, ReadsOnlyElement) {
   ir::Stmt tr;
   tr.op = ir::OpKind::Transpose;
   EXPECT_FALSE(readsOnlyElement(tr, 0, d, d));
+  ir::Stmt reshape;
+  reshape.op = ir::OpKind::Reshape;
+  EXPECT_TRUE(readsOnlyElement(reshape, 0, d, d));
+}
+
+TEST(ElementGroupsTest, ElementwiseOpKinds) {
+  EXPECT_TRUE(ir::isElementwiseUnary(ir::OpKind::Copy));
+  EXPECT_TRUE(ir::isElementwiseUnary(ir::OpKind::GeluGrad));
+  EXPECT_FALSE(ir::isElementwiseUnary(ir::OpKind::Add));
+  EXPECT_FALSE(ir::isElementwiseUnary(ir::OpKind::SumTo));
+  EXPECT_TRUE(ir::isElementwiseBinary(ir::OpKind::Eq));
+  EXPECT_FALSE(ir::isElementwiseBinary(ir::OpKind::Dot));
+  EXPECT_FALSE(ir::isElementwiseBinary(ir::OpKind::Exp));
 }
 
 } // namespace
