@@ -214,6 +214,87 @@ def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
         bench.main(["--case-timeout", "0", "--device", "cpu"])
 
 
+def test_records_are_written_as_they_come(tmp_path, fake_systems):
+    """A run cut by a time limit keeps its records: results.jsonl grows
+    with every record, meta.json is there from the start."""
+    seen = []
+
+    def watching(prob):
+        w = prob.weights()
+        # What results.jsonl holds when this system starts.
+        seen.append(len(_read(str(tmp_path))))
+        assert os.path.exists(os.path.join(str(tmp_path), "meta.json"))
+        return bench.Prepared(lambda: prob.x @ torch.eye(prob.dim), w)
+
+    fake_systems(bench.System("fake-watch", "baseline", ("rgcn",),
+                              watching))
+    records, out = bench.run(
+        _cfg(tmp_path, models=["rgcn"], systems=["pyg-rgcn", "fake-watch"]),
+        log=_quiet)
+    # Before each dataset's fake-watch: pyg-rgcn's two records of this
+    # dataset, and all four of the datasets before.
+    assert seen == [2, 6]
+    assert [(r["dataset"], r["mode"], r["system"]) for r in _read(out)] == \
+        [(r["dataset"], r["mode"], r["system"]) for r in records]
+    for r in records:
+        assert r["elapsed_s"] >= 0
+
+
+def test_skip_done_runs_only_the_missing_cases(tmp_path):
+    first = tmp_path / "first"
+    records, _ = bench.run(
+        _cfg(first, models=["rgcn"], datasets=["aifb"],
+             systems=["pyg-rgcn"]), log=_quiet)
+    assert len(records) == 2
+    # A second run over more datasets and systems, skipping what the
+    # first recorded.
+    second = tmp_path / "second"
+    lines = []
+    records2, _ = bench.run(
+        _cfg(second, models=["rgcn"], systems=["pyg-rgcn", "segmm-rgcn"],
+             skip_done=[str(first / "results.jsonl")]), log=lines.append)
+    got = sorted((r["dataset"], r["mode"], r["system"]) for r in records2)
+    want = sorted((ds, mode, s) for ds in DATASETS
+                  for mode in ("inference", "training")
+                  for s in ("pyg-rgcn", "segmm-rgcn")
+                  if (ds, s) != ("aifb", "pyg-rgcn"))
+    assert got == want
+    assert all(r["status"] == "ok" for r in records2)
+    assert any("skipping 2 cases" in line for line in lines)
+    # A progress log names the done cases as well.
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    records3, _ = bench.run(
+        _cfg(tmp_path / "third", models=["rgcn"],
+             systems=["pyg-rgcn", "segmm-rgcn"],
+             skip_done=[str(first / "results.jsonl"), str(log)]),
+        log=_quiet)
+    assert records3 == []
+
+
+def test_skip_done_in_place_keeps_the_earlier_records(tmp_path):
+    out = tmp_path / "run"
+    bench.run(_cfg(out, models=["rgcn"], datasets=["aifb"],
+                   systems=["pyg-rgcn"]), log=_quiet)
+    path = str(out / "results.jsonl")
+    records, _ = bench.run(
+        _cfg(out, models=["rgcn"], systems=["pyg-rgcn"], skip_done=[path]),
+        log=_quiet)
+    cases = [(r["dataset"], r["mode"]) for r in _read(str(out))]
+    assert cases == [("aifb", "inference"), ("aifb", "training"),
+                     ("mutag", "inference"), ("mutag", "training")]
+    assert len(records) == 4
+    with open(out / "table.md") as f:
+        assert "4 cases" in f.read()
+
+
+def test_skip_done_names_a_missing_file(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--device", "cpu", "--skip-done", "/nonexistent.jsonl"])
+    assert "--skip-done: no file '/nonexistent.jsonl'" in \
+        capsys.readouterr().err
+
+
 def test_repeats_minimum_enforced(tmp_path):
     with pytest.raises(ValueError, match="repeats"):
         bench.run(_cfg(tmp_path, min_repeats=10), log=_quiet)

@@ -1,6 +1,7 @@
 """Command line of hector.bench (python -m hector.bench --help)."""
 
 import argparse
+import os
 import sys
 
 
@@ -48,6 +49,11 @@ def parse_args(argv=None):
     p.add_argument("--out", default=None,
                    help="output folder (default "
                         "bench/results/<gpu-or-cpu>-<date>/)")
+    p.add_argument("--skip-done", type=_csv, default=[],
+                   help="comma-separated results.jsonl files or progress "
+                        "logs of earlier runs: the cases they recorded are "
+                        "not run again (to continue a run cut by a time "
+                        "limit; join the runs with hector.bench.merge)")
     p.add_argument("--no-chart", action="store_true")
     p.add_argument("--list-systems", action="store_true")
     args = p.parse_args(argv)
@@ -64,6 +70,9 @@ def parse_args(argv=None):
         p.error("--warmup must be >= 0")
     if args.dim <= 0 or args.heads <= 0 or args.dim % args.heads:
         p.error("--dim and --heads must be positive, dim a multiple of heads")
+    for path in args.skip_done:
+        if not os.path.isfile(path):
+            p.error(f"--skip-done: no file {path!r}")
     return args
 
 
@@ -76,7 +85,7 @@ def main(argv=None):
                  heads=args.heads, scale=args.scale, device=args.device,
                  repeats=args.repeats, warmup=args.warmup, out=args.out,
                  seed=args.seed, chart=not args.no_chart,
-                 case_timeout=args.case_timeout)
+                 case_timeout=args.case_timeout, skip_done=args.skip_done)
     try:
         import torch_geometric  # noqa: F401
     except ImportError:

@@ -25,7 +25,7 @@ import sys
 from . import report
 from .systems import SYSTEMS
 
-__all__ = ["read_progress_log", "merge", "main"]
+__all__ = ["read_progress_log", "read_records", "merge", "main"]
 
 _HEADER = re.compile(
     r"^hector\.bench on (?P<name>.+) \((?P<device>[^)]+)\); copy bandwidth "
@@ -119,6 +119,11 @@ def _read(path):
                     break
             return meta, recs
         return read_progress_log(f)
+
+
+def read_records(path):
+    """The records of one results.jsonl or progress log."""
+    return _read(path)[1]
 
 
 def merge(inputs):

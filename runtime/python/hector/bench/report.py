@@ -183,13 +183,22 @@ def chart(records, path):
     return None
 
 
+def record_line(rec):
+    """One record as a line of results.jsonl."""
+    return json.dumps(rec, default=str) + "\n"
+
+
+def write_meta(meta, out_dir):
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2, default=str)
+
+
 def write_all(records, meta, out_dir, chart=True, log=print):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.jsonl"), "w") as f:
         for r in records:
-            f.write(json.dumps(r, default=str) + "\n")
-    with open(os.path.join(out_dir, "meta.json"), "w") as f:
-        json.dump(meta, f, indent=2, default=str)
+            f.write(record_line(r))
+    write_meta(meta, out_dir)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(table_md(records, meta))
     msg = None

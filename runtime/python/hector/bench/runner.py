@@ -50,6 +50,27 @@ class Config:
     # A step slower than this (seconds, measured once before timing) is
     # recorded as "timeout" instead of being run warmup + repeats times.
     case_timeout: Optional[float] = None
+    # Earlier runs' results.jsonl files or progress logs: the cases they
+    # recorded are not run again (a long benchmark split over several
+    # time-limited calls; `python -m hector.bench.merge` joins the runs).
+    skip_done: List[str] = field(default_factory=list)
+
+
+def _read_records(path):
+    from .merge import read_records
+    return read_records(path)
+
+
+def done_cases(paths):
+    """The (dataset, model, mode, system) cases recorded in `paths`
+    (results.jsonl files or progress logs), but for 'unavailable' ones: a
+    system that was not built then may be now."""
+    done = set()
+    for path in paths:
+        for r in _read_records(path):
+            if r.get("status") != "unavailable":
+                done.add((r["dataset"], r["model"], r["mode"], r["system"]))
+    return done
 
 
 def device_slug(device):
@@ -119,6 +140,7 @@ def run(cfg: Config, log=_log):
     for m in cfg.modes:
         if m not in MODES:
             raise ValueError(f"unknown mode {m!r}; known: {MODES}")
+    done = done_cases(cfg.skip_done)
     out_dir = cfg.out or default_out_dir(device)
     os.makedirs(out_dir, exist_ok=True)
 
@@ -134,11 +156,29 @@ def run(cfg: Config, log=_log):
     log(f"hector.bench on {meta['device_name']} ({device}); copy bandwidth "
         f"{bw / 1e9:.1f} GB/s; dim {cfg.dim}, heads {cfg.heads}, scale "
         f"{cfg.scale}; results in {out_dir}")
+    if done:
+        log(f"skipping {len(done)} cases recorded in "
+            f"{', '.join(cfg.skip_done)}")
 
-    records = []
+    # results.jsonl and meta.json grow as the run goes, so that a run cut
+    # by a time limit leaves its complete records; the end rewrites both
+    # and adds the table and chart.
+    report.write_meta(meta, out_dir)
+    results_path = os.path.join(out_dir, "results.jsonl")
+    # Continuing in place (--skip-done naming this run's own results):
+    # keep what is there.
+    records = [r for path in cfg.skip_done
+               if os.path.exists(results_path)
+               and os.path.samefile(path, results_path)
+               for r in _read_records(path)]
+    partial = open(results_path, "w")
+    for r in records:
+        partial.write(report.record_line(r))
 
     def emit(rec):
         records.append(rec)
+        partial.write(report.record_line(rec))
+        partial.flush()
         t = rec.get("time_ms")
         if rec["status"] == "ok":
             what = (f"{t:9.3f} ms  floor x{rec['ratio_to_floor']:.1f}  "
@@ -165,7 +205,11 @@ def run(cfg: Config, log=_log):
                 f"types), {graph.num_edges} edges ({graph.num_etypes} "
                 f"relations), built in {time.perf_counter() - t0:.2f} s")
         for model in cfg.models:
-            syss = _systems.systems_for(model, names)
+            syss = [s for s in _systems.systems_for(model, names)
+                    if any((ds, model, m, s.name) not in done
+                           for m in cfg.modes)]
+            if not syss:
+                continue
             base = {"dataset": ds, "model": model, "dim": cfg.dim,
                     "heads": cfg.heads, "scale": cfg.scale,
                     "device": str(device),
@@ -192,12 +236,13 @@ def run(cfg: Config, log=_log):
                                   status="oom" if is_oom(perr) else "failed",
                                   error=_short(perr)))
                 continue
-            _run_model(prob, syss, cfg, base, bw, emit, device)
+            _run_model(prob, syss, cfg, base, bw, emit, device, done)
             del prob
             empty_cache(device)
         del graph
         empty_cache(device)
 
+    partial.close()
     report.write_all(records, meta, out_dir, chart=cfg.chart, log=log)
     return records, out_dir
 
@@ -206,7 +251,7 @@ def _mb(b):
     return "-" if b is None else f"{b / 2**20:.1f} MiB"
 
 
-def _run_model(prob, syss, cfg, base, bw, emit, device):
+def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
     ref_name = _systems.REFERENCE.get(prob.model)
     ref_out = None
     if ref_name and ref_name not in [s.name for s in syss]:
@@ -223,6 +268,7 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
                     description=s.description, ref_system=ref_name)
         # Prepare and check once per (dataset, model, system).
         prepared, err, rel = None, None, None
+        t_prepare = time.perf_counter()
         try:
             reset_peak(device)
             prepared = s.prepare(prob)
@@ -249,7 +295,20 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
             prepared = None
             del exc
             empty_cache(device)
+        # Wall time of each record, preparation (compilation) included:
+        # what a case costs a time-limited session.
+        t_case = t_prepare
+
+        def finish(rec):
+            nonlocal t_case
+            now = time.perf_counter()
+            rec["elapsed_s"] = round(now - t_case, 3)
+            t_case = now
+            emit(rec)
+
         for mode in cfg.modes:
+            if (prob.dataset, prob.model, mode, s.name) in done:
+                continue
             rec = dict(rec0, mode=mode, rel_err=rel,
                        repeats=cfg.repeats, warmup=cfg.warmup)
             fb = floor_bytes(prob, mode)
@@ -259,7 +318,7 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
                 rec["status"], rec["error"] = err[0], err[1]
                 if rec["status"] == "failed":
                     rec["traceback"] = err[2]
-                emit(rec)
+                finish(rec)
                 continue
             try:
                 fn = _step(prepared, prob, mode)
@@ -275,7 +334,7 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
                     rec["status"] = "timeout"
                     rec["error"] = (f"one step took {probe:.1f} s > "
                                     f"--case-timeout {cfg.case_timeout:g} s")
-                    emit(rec)
+                    finish(rec)
                     continue
                 # The probe was a warm-up run; a slow step needs no more.
                 warmup = cfg.warmup - 1 if probe < 1.0 else 0
@@ -293,7 +352,7 @@ def _run_model(prob, syss, cfg, base, bw, emit, device):
                 for p in prepared.params:
                     p.grad = None
                 empty_cache(device)
-            emit(rec)
+            finish(rec)
         del prepared
         empty_cache(device)
 
