@@ -9,14 +9,10 @@
 # kernels side by side (bench/kernel-probe.sh's PROBE_SOURCE_<TAG>).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tag="$1"; flags="${2:-}"; source="${3:-.}"
-export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
-python=python3
-torch_prefix="$($python -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
-pybind_dir="$($python -m pybind11 --cmakedir)"
-cmake -S "$source" -B "build-$tag" -G Ninja -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON \
+tag="$1"; flags="${2:-}"; src="${3:-.}"
+source scripts/gpu-env.sh
+cmake -S "$src" -B "build-$tag" -G Ninja -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON \
   -DHECTOR_WITH_TORCH=ON -DHECTOR_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS="$flags" \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" -Dpybind11_DIR="$pybind_dir" \
-  -DPYTHON_EXECUTABLE="$(command -v $python)" > /dev/null
+  "${hector_gpu_cmake_args[@]}" > /dev/null
 cmake --build "build-$tag" -j "${VARIANT_JOBS:-$(nproc)}" --target hector_C hector_rgcn_pyg \
   hector_rgat_pyg hector_hgt_pyg 2>&1 | tail -1

@@ -21,14 +21,7 @@ cd "$(dirname "$0")/.."
 
 logs="${OUT:-build-bench/logs}"
 mkdir -p "$logs"
-python="${HECTOR_PYTHON:-$(command -v python3)}"
-# As in scripts/gpu-check.sh: the system compiler builds a working
-# extension, and nvcc's host compiler must be the same one.
-if [ -x /usr/bin/g++ ]; then
-  export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
-fi
-torch_prefix="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
-pybind_dir="$("$python" -m pybind11 --cmakedir 2>/dev/null || true)"
+source scripts/gpu-env.sh
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$logs/gpu.txt" || true
 "$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))' | tee -a "$logs/gpu.txt"
@@ -36,8 +29,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 cmake -S . -B build-bench -G Ninja \
   -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON \
   -DHECTOR_BUILD_TESTS=OFF -DHECTOR_BUILD_BENCH_VARIANTS=ON \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} \
-  -DPYTHON_EXECUTABLE="$python" 2>&1 | tee "$logs/configure.log"
+  "${hector_gpu_cmake_args[@]}" 2>&1 | tee "$logs/configure.log"
 cmake --build build-bench -j "$(nproc)" 2>&1 | tee "$logs/build.log" | tail -n 5
 if [ "${1:-}" = "--build-only" ]; then
   exit 0

@@ -12,18 +12,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-build-gpu/logs}"
 mkdir -p "$out"
-python="${HECTOR_PYTHON:-$(command -v python3)}"
-if [ -x /usr/bin/g++ ]; then
-  export CC=/usr/bin/gcc CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
-fi
-torch_prefix="$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')"
-pybind_dir="$("$python" -m pybind11 --cmakedir 2>/dev/null || true)"
+source scripts/gpu-env.sh
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1
 
 cmake -S . -B build-gpu -G Ninja \
   -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} \
-  -DPYTHON_EXECUTABLE="$python" >"$out/configure.log" 2>&1
+  "${hector_gpu_cmake_args[@]}" >"$out/configure.log" 2>&1
 cmake --build build-gpu -j "$(nproc)" --target hector_C hector_rgcn \
   hector_rgat hector_hgt hector_rgcn_pyg hector_rgat_pyg hector_hgt_pyg \
   templates_tests >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
