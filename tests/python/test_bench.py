@@ -295,6 +295,39 @@ def test_skip_done_names_a_missing_file(capsys):
         capsys.readouterr().err
 
 
+def test_ablation_table_speedups_over_unoptimised():
+    from hector.bench import report
+
+    def rec(ds, system, t, status="ok"):
+        return {"dataset": ds, "model": "rgat", "mode": "training",
+                "system": system, "family": "hector", "status": status,
+                "time_ms": t, "ratio_to_floor": 1.0}
+    records = [rec("aifb", "hector-u", 8.0), rec("aifb", "hector-c", 4.0),
+               rec("aifb", "hector-r", 2.0), rec("aifb", "hector-cr", 1.0),
+               rec("mutag", "hector-u", 9.0), rec("mutag", "hector-c", 9.0,
+                                                  "oom"),
+               rec("mutag", "hector-r", 3.0),
+               # No hector-u: no row.
+               rec("bgs", "hector-c", 1.0)]
+    table = report.ablation(report.summarize(records))
+    rows = table[("rgat", "training")]
+    assert list(rows) == ["aifb", "mutag"]
+    assert rows["aifb"] == {"C": 2.0, "R": 4.0, "C+R": 8.0,
+                            "C+R drop-in": None}
+    assert rows["mutag"]["C"] is None and rows["mutag"]["R"] == 3.0
+    meta = {"device_name": "x", "device": "cpu", "copy_bandwidth_Bps": 1e9,
+            "dim": 8, "heads": 1, "scale": 1, "repeats": 10, "warmup": 1,
+            "date": "-", "versions": {}}
+    text = report.table_md(records, meta)
+    assert "## Optimisation ablation (hector.txt Table 5)" in text
+    assert "| aifb | 2.00 | 4.00 | 8.00 |  |" in text
+    # geomean of R over aifb and mutag: sqrt(4 * 3).
+    assert f"| geomean | 2.00 | {12 ** 0.5:.2f} | 8.00 |  |" in text
+    # Without hector-u there is no ablation section.
+    assert "## Optimisation ablation" not in report.table_md(records[-1:],
+                                                             meta)
+
+
 def test_repeats_minimum_enforced(tmp_path):
     with pytest.raises(ValueError, match="repeats"):
         bench.run(_cfg(tmp_path, min_repeats=10), log=_quiet)

@@ -5,7 +5,14 @@ import math
 import os
 from collections import OrderedDict
 
-__all__ = ["write_all", "summarize", "geomean"]
+__all__ = ["write_all", "summarize", "geomean", "ablation"]
+
+# The ablation systems (bench/variants) and the column each gives in the
+# table of hector.txt Table 5: its speedup over the unoptimised hector-u.
+# 'hector' (the hector.nn drop-in) runs C+R's kernels behind the drop-in
+# layer's argument handling.
+ABLATION = OrderedDict([("hector-c", "C"), ("hector-r", "R"),
+                        ("hector-cr", "C+R"), ("hector", "C+R drop-in")])
 
 
 def geomean(xs):
@@ -37,6 +44,58 @@ def summarize(records):
             row["speedup"] = (b["time_ms"] / h["time_ms"]
                               if h and b and h["time_ms"] > 0 else None)
     return out
+
+
+def ablation(summ):
+    """{(model, mode): OrderedDict(dataset -> {column: speedup or None})}
+    for the (model, mode) pairs where hector-u and at least one other
+    ablation system ran: speedup = hector-u's time / the system's."""
+    out = OrderedDict()
+    for key, rows in summ.items():
+        table = OrderedDict()
+        for ds, row in rows.items():
+            u = row["systems"].get("hector-u")
+            if not u or u["status"] != "ok":
+                continue
+            cells = OrderedDict()
+            for name, col in ABLATION.items():
+                r = row["systems"].get(name)
+                cells[col] = (u["time_ms"] / r["time_ms"]
+                              if r and r["status"] == "ok" and
+                              r["time_ms"] > 0 else None)
+            if any(v is not None for v in cells.values()):
+                table[ds] = cells
+        if table:
+            out[key] = table
+    return out
+
+
+def _ablation_md(summ):
+    tables = ablation(summ)
+    if not tables:
+        return []
+    lines = ["## Optimisation ablation (hector.txt Table 5)", "",
+             "Speedup of each variant over hector-u (no compaction, no "
+             "reordering; loop fusion is on in all of them): C = compact "
+             "materialization (hector-c), R = linear operator reordering "
+             "(hector-r), C+R = both (hector-cr); C+R drop-in = the "
+             "hector.nn layer on C+R's kernels (hector). Blank: not run or "
+             "not ok.", ""]
+    cols = list(ABLATION.values())
+    for (model, mode), table in tables.items():
+        lines.append(f"### {model} {mode}")
+        lines.append("")
+        lines.append("| dataset | " + " | ".join(cols) + " |")
+        lines.append("|---|" + "---|" * len(cols))
+        for ds, cells in table.items():
+            lines.append(f"| {ds} | " + " | ".join(
+                f"{cells[c]:.2f}" if cells[c] is not None else ""
+                for c in cols) + " |")
+        geo = [geomean([cells[c] for cells in table.values()]) for c in cols]
+        lines.append("| geomean | " + " | ".join(
+            f"{g:.2f}" if g else "" for g in geo) + " |")
+        lines.append("")
+    return lines
 
 
 def _cell(r):
@@ -114,9 +173,10 @@ def table_md(records, meta):
     for model, mode, g, n in geo:
         lines.append(f"| {model} | {mode} | {f'{g:.2f}' if g else '-'} | "
                      f"{n} |")
+    lines.append("")
+    lines.extend(_ablation_md(summ))
     ooms = sum(1 for r in records if r["status"] == "oom")
     fails = sum(1 for r in records if r["status"] == "failed")
-    lines.append("")
     unavailable = sum(1 for r in records if r["status"] == "unavailable")
     slow = sum(1 for r in records if r["status"] == "timeout")
     lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed, "
