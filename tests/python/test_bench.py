@@ -544,3 +544,33 @@ def test_merge_reads_progress_logs_and_jsonl(tmp_path, full_run):
     bad.write_text("nothing here\n")
     with pytest.raises(ValueError, match="no benchmark records"):
         merge.merge([str(bad)])
+
+
+def test_profile_prints_kernels_and_busy_line(tmp_path, capsys):
+    from hector.bench import profile
+
+    assert profile.main(["--datasets", "aifb", "--models", "rgcn",
+                         "--systems", "pyg-rgcn", "--modes", "training",
+                         "--device", "cpu", "--scale", str(SCALE),
+                         "--dim", "8", "--steps", "2", "--warmup", "1",
+                         "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "== aifb-rgcn-pyg-rgcn-training" in out
+    assert "aten::" in out
+    assert "(median of 2); no device time on cpu" in out
+    with open(tmp_path / "aifb-rgcn-pyg-rgcn-training.txt") as f:
+        assert "no device time on cpu" in f.read()
+
+
+def test_device_busy_is_kernel_time_over_step_time():
+    from hector.bench.profile import device_busy
+
+    class Event:
+        def __init__(self, us):
+            self.self_device_time_total = us
+
+    class Prof:
+        def key_averages(self):
+            return [Event(3000.0), Event(1000.0), Event(0.0)]
+    # 4 ms of kernels over 2 steps: 2 ms per step of an 8 ms step.
+    assert device_busy(Prof(), 8.0, 2) == (2.0, 0.25)

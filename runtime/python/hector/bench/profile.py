@@ -6,10 +6,16 @@ prints the kernels sorted by total device time and, with --out, writes
 each table to <out>/<dataset>-<model>-<system>-<mode>.txt. This is the tool
 behind docs/perf-notes.md: it says which generated kernel or template
 launch a case spends its time in.
+
+Each table ends with a line that compares the step's wall time (median of
+--steps runs, CUDA events) with the device time of its kernels: a GPU busy
+for a small part of the step is waiting on the host (launches, syncs,
+allocation), which no kernel change will fix.
 """
 
 import argparse
 import os
+import statistics
 import sys
 
 import torch
@@ -45,10 +51,38 @@ def _table(prof, device, steps, rows):
                                             max_name_column_width=70)
 
 
+def _self_device_us(event):
+    # torch >= 2.4 names it device time; older releases CUDA time.
+    t = getattr(event, "self_device_time_total", None)
+    return t if t is not None else getattr(event, "self_cuda_time_total", 0)
+
+
+def device_busy(prof, step_ms, steps):
+    """(kernel ms per step, busy fraction of the step): the profiled
+    kernels' device time (the table's "Self CUDA time total") over the
+    step's wall time."""
+    kernel_ms = sum(_self_device_us(e) for e in prof.key_averages()) \
+        / 1e3 / steps
+    return kernel_ms, (kernel_ms / step_ms if step_ms > 0 else None)
+
+
+def _busy_line(prof, fn, device, steps):
+    from .timing import time_fn
+
+    step_ms = statistics.median(time_fn(fn, device, steps, 0))
+    kernel_ms, busy = device_busy(prof, step_ms, steps)
+    if device.type != "cuda":
+        return f"step {step_ms:.3f} ms (median of {steps}); no device time " \
+               f"on {device.type}"
+    return (f"step {step_ms:.3f} ms (median of {steps}), kernels "
+            f"{kernel_ms:.3f} ms per step: GPU busy {100 * busy:.0f}%")
+
+
 def main(argv=None):
     from .. import datasets as hds
     from . import systems as S
     from .problem import make_problem
+    from .runner import _step
 
     p = argparse.ArgumentParser(prog="python -m hector.bench.profile")
     p.add_argument("--datasets", type=_csv, default=["mutag"])
@@ -90,6 +124,9 @@ def main(argv=None):
                         prof = _profile_case(prepared, prob, mode, args.steps,
                                              args.warmup, device)
                         text = _table(prof, device, args.steps, args.rows)
+                        text += "\n" + _busy_line(
+                            prof, _step(prepared, prob, mode), device,
+                            args.steps)
                     except Exception as exc:  # noqa: BLE001
                         text = f"{type(exc).__name__}: {exc}"
                     print(f"== {title}\n{text}", flush=True)
