@@ -143,6 +143,12 @@ private:
   void printStatements(CodeWriter &w,
                        const std::vector<const TravStmt *> &run);
   void printStmtComment(CodeWriter &w, const TravStmt &s) const;
+  /// Declares `PREFIXk` pointing to each row operand k of `s` (k in
+  /// `locals`: read from that local instead) and returns how the element
+  /// code reads every operand.
+  std::vector<OperandRef>
+  declareOperands(CodeWriter &w, const TravStmt &s, const std::string &prefix,
+                  const std::map<size_t, std::string> &locals) const;
   /// The row a plain or segmented statement writes (a worker's own
   /// accumulator for a segmented one in a worker loop).
   std::string plainTargetPtr(const TravStmt &s) const;
@@ -428,21 +434,7 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   const ir::Shape &shape = layout_.layout(target).decl.shape;
   printStmtComment(w, s);
   openActiveBlock(w);
-  std::vector<OperandRef> ops;
-  int k = 0;
-  for (const ir::Operand &op : stmt.operands) {
-    OperandRef ref;
-    if (const auto *a = std::get_if<ir::Access>(&op)) {
-      ref.ptr = fmt::format("o{}", k);
-      ref.shape = layout_.layout(a->value).decl.shape;
-      w.line("const scalar_t *o{} = {};", k, operandPtr(*a));
-    } else {
-      ref.scalar = "static_cast<scalar_t>(" +
-                   scalarExpr(std::get<ir::ScalarExpr>(op)) + ")";
-    }
-    ops.push_back(std::move(ref));
-    ++k;
-  }
+  const std::vector<OperandRef> ops = declareOperands(w, s, "o", {});
   const std::string size = sizeOf(target);
   std::string store;
   switch (s.reduction) {
@@ -512,6 +504,31 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     w.line("HECTOR_GROUP_SYNC();");
 }
 
+std::vector<OperandRef>
+NestPrinter::declareOperands(CodeWriter &w, const TravStmt &s,
+                             const std::string &prefix,
+                             const std::map<size_t, std::string> &locals) const {
+  std::vector<OperandRef> ops;
+  for (size_t k = 0; k < s.stmt.operands.size(); ++k) {
+    const ir::Operand &op = s.stmt.operands[k];
+    OperandRef ref;
+    if (const auto *a = std::get_if<ir::Access>(&op)) {
+      ref.shape = layout_.layout(a->value).decl.shape;
+      if (auto local = locals.find(k); local != locals.end()) {
+        ref.scalar = local->second;
+      } else {
+        ref.ptr = prefix + std::to_string(k);
+        w.line("const scalar_t *{} = {};", ref.ptr, operandPtr(*a));
+      }
+    } else {
+      ref.scalar = "static_cast<scalar_t>(" +
+                   scalarExpr(std::get<ir::ScalarExpr>(op)) + ")";
+    }
+    ops.push_back(std::move(ref));
+  }
+  return ops;
+}
+
 void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
   for (const TravStmt *s : g.members)
     printStmtComment(w, *s);
@@ -521,25 +538,12 @@ void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
   std::vector<std::vector<OperandRef>> operands;
   for (size_t m = 0; m < g.members.size(); ++m) {
     const TravStmt &s = *g.members[m];
-    std::vector<OperandRef> ops;
-    for (size_t k = 0; k < s.stmt.operands.size(); ++k) {
-      const ir::Operand &op = s.stmt.operands[k];
-      OperandRef ref;
-      if (const auto *a = std::get_if<ir::Access>(&op)) {
-        ref.shape = layout_.layout(a->value).decl.shape;
-        if (auto f = g.forwarded.find({m, k}); f != g.forwarded.end()) {
-          ref.scalar = fmt::format("v_s{}", f->second);
-        } else {
-          ref.ptr = fmt::format("s{}_o{}", s.id, k);
-          w.line("const scalar_t *{} = {};", ref.ptr, operandPtr(*a));
-        }
-      } else {
-        ref.scalar = "static_cast<scalar_t>(" +
-                     scalarExpr(std::get<ir::ScalarExpr>(op)) + ")";
-      }
-      ops.push_back(std::move(ref));
-    }
-    operands.push_back(std::move(ops));
+    std::map<size_t, std::string> locals;
+    for (const auto &[operand, producer] : g.forwarded)
+      if (operand.first == m)
+        locals[operand.second] = fmt::format("v_s{}", producer);
+    operands.push_back(
+        declareOperands(w, s, fmt::format("s{}_o", s.id), locals));
     if (!g.unstored.count(s.id))
       w.line("scalar_t *s{}_t = {};", s.id, plainTargetPtr(s));
   }
