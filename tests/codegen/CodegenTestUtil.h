@@ -5,6 +5,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/InterIRParser.h"
 #include "ir/InterIRVerifier.h"
+#include "passes/LowerToIntraOp.h"
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,19 @@ inline ir::Module parseVerified(const std::string &text,
     return ir::Module{};
   }
   return std::move(*module);
+}
+
+/// Lowers a module (lowerToIntraOp with `options`); fails the test (an
+/// empty program) on an error.
+inline intra::Program lowerVerified(const ir::Module &m,
+                                    const passes::LoweringOptions &options = {}) {
+  ir::DiagnosticEngine diags;
+  std::optional<intra::Program> p = passes::lowerToIntraOp(m, options, diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(p.has_value()) << os.str();
+  EXPECT_FALSE(diags.hasErrors()) << os.str();
+  return p ? std::move(*p) : intra::Program{};
 }
 
 /// generated/<model>/<model>.inter.ir: the frontend's output for

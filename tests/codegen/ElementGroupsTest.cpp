@@ -7,7 +7,6 @@
 #include "codegen/ElementPrinter.h"
 #include "codegen/Emit.h"
 #include "codegen/KernelFileEmitter.h"
-#include "passes/LowerToIntraOp.h"
 
 #include <gtest/gtest.h>
 
@@ -25,16 +24,8 @@ struct Lowered {
 /// Lowers `text` (one module) and finds its only traversal instance.
 Lowered lowerModule(const char *text) {
   Lowered out;
-  ir::Module m = codegentest::parseVerified(text, "groups.ir");
-  ir::DiagnosticEngine diags;
-  std::optional<intra::Program> p =
-      passes::lowerToIntraOp(m, passes::LoweringOptions{}, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(p.has_value()) << os.str();
-  if (!p)
-    return out;
-  out.program = std::move(*p);
+  out.program =
+      codegentest::lowerVerified(codegentest::parseVerified(text, "groups.ir"));
   for (const intra::Instance &inst : out.program.instances)
     if (const auto *t = std::get_if<intra::TraversalInstance>(&inst)) {
       EXPECT_EQ(out.traversal, nullptr) << "more than one traversal";

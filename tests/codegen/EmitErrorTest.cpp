@@ -6,23 +6,13 @@
 #include "codegen/KernelFileEmitter.h"
 #include "codegen/Naming.h"
 #include "codegen/ProgramLayout.h"
-#include "passes/LowerToIntraOp.h"
 
 #include <gtest/gtest.h>
 
 namespace hector::codegen {
 namespace {
 
-intra::Program lower(const ir::Module &m,
-                     const passes::LoweringOptions &options = {}) {
-  ir::DiagnosticEngine diags;
-  std::optional<intra::Program> p = passes::lowerToIntraOp(m, options, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(p.has_value()) << os.str();
-  EXPECT_FALSE(diags.hasErrors()) << os.str();
-  return p ? std::move(*p) : intra::Program{};
-}
+using codegentest::lowerVerified;
 
 /// emitKernelFile's EmitError message for `program` as both forward and
 /// backward ("" when it emits).
@@ -53,7 +43,7 @@ const char *kAtomicMax = R"(module @amax {
 
 TEST(EmitErrorTest, AtomicMaxIsRejected) {
   ir::Module m = codegentest::parseVerified(kAtomicMax, "amax.ir");
-  intra::Program p = lower(m);
+  intra::Program p = lowerVerified(m);
   ASSERT_EQ(p.instances.size(), 1u);
   auto *t = std::get_if<intra::TraversalInstance>(&p.instances[0]);
   ASSERT_NE(t, nullptr);
@@ -78,10 +68,10 @@ TEST(EmitErrorTest, EmitLayerReportsALocatedError) {
   ASSERT_TRUE(m.loc.valid());
   passes::CompiledLayer layer;
   layer.forward = m.clone();
-  layer.forwardProgram = lower(m);
+  layer.forwardProgram = lowerVerified(m);
   layer.backwardSource = m.clone();
   layer.backward = m.clone();
-  layer.backwardProgram = lower(m);
+  layer.backwardProgram = lowerVerified(m);
   ir::DiagnosticEngine diags;
   std::optional<std::vector<EmittedFile>> files = emitLayer(layer, diags);
   EXPECT_FALSE(files.has_value());
@@ -101,7 +91,7 @@ TEST(EmitErrorTest, AtomicSumIsEmitted) {
   std::string text = kAtomicMax;
   text.replace(text.find("max="), 4, "+=");
   ir::Module m = codegentest::parseVerified(text, "asum.ir");
-  intra::Program p = lower(m);
+  intra::Program p = lowerVerified(m);
   EXPECT_EQ(kernelFileError(p, Target::Cpu), "");
   EXPECT_EQ(kernelFileError(p, Target::Cuda), "");
   const ProgramLayout f(p, "forward"), b(p, "backward");
@@ -122,7 +112,7 @@ TEST(EmitErrorTest, GemmSegmentedByAnUnsupportedPath) {
 }
 )",
                                             "seg.ir");
-  intra::Program p = lower(m);
+  intra::Program p = lowerVerified(m);
   ASSERT_EQ(p.instances.size(), 1u);
   auto *g = std::get_if<intra::GemmInstance>(&p.instances[0]);
   ASSERT_NE(g, nullptr);
@@ -156,7 +146,7 @@ TEST(EmitErrorTest, FallbackInstanceIsRejected) {
                                             "fb.ir");
   passes::LoweringOptions options;
   options.traversal = false;
-  intra::Program p = lower(m, options);
+  intra::Program p = lowerVerified(m, options);
   ASSERT_EQ(p.instances.size(), 1u);
   ASSERT_TRUE(std::holds_alternative<intra::FallbackInstance>(p.instances[0]));
   const std::string name = intra::instanceName(p.instances[0]);
