@@ -21,6 +21,7 @@ from typing import List, Optional
 import torch
 
 from . import systems as _systems
+from .merge import read_records
 from .problem import MODELS, floor_bytes, make_problem
 from .timing import (copy_bandwidth, empty_cache, is_oom, peak_bytes,
                      reset_peak, time_fn, time_once)
@@ -56,21 +57,12 @@ class Config:
     skip_done: List[str] = field(default_factory=list)
 
 
-def _read_records(path):
-    from .merge import read_records
-    return read_records(path)
-
-
-def done_cases(paths):
-    """The (dataset, model, mode, system) cases recorded in `paths`
-    (results.jsonl files or progress logs), but for 'unavailable' ones: a
-    system that was not built then may be now."""
-    done = set()
-    for path in paths:
-        for r in _read_records(path):
-            if r.get("status") != "unavailable":
-                done.add((r["dataset"], r["model"], r["mode"], r["system"]))
-    return done
+def done_cases(records):
+    """The (dataset, model, mode, system) cases of earlier runs' records,
+    but for 'unavailable' ones: a system that was not built then may be
+    now."""
+    return {(r["dataset"], r["model"], r["mode"], r["system"])
+            for r in records if r.get("status") != "unavailable"}
 
 
 def device_slug(device):
@@ -140,7 +132,9 @@ def run(cfg: Config, log=_log):
     for m in cfg.modes:
         if m not in MODES:
             raise ValueError(f"unknown mode {m!r}; known: {MODES}")
-    done = done_cases(cfg.skip_done)
+    # Each --skip-done file read once: {path: its records}.
+    earlier = {path: read_records(path) for path in cfg.skip_done}
+    done = done_cases(r for recs in earlier.values() for r in recs)
     out_dir = cfg.out or default_out_dir(device)
     os.makedirs(out_dir, exist_ok=True)
 
@@ -167,10 +161,10 @@ def run(cfg: Config, log=_log):
     results_path = os.path.join(out_dir, "results.jsonl")
     # Continuing in place (--skip-done naming this run's own results):
     # keep what is there.
-    records = [r for path in cfg.skip_done
+    records = [r for path, recs in earlier.items()
                if os.path.exists(results_path)
                and os.path.samefile(path, results_path)
-               for r in _read_records(path)]
+               for r in recs]
     partial = open(results_path, "w")
     for r in records:
         partial.write(report.record_line(r))
