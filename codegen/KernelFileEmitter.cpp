@@ -3,6 +3,7 @@
 #include "codegen/CodeWriter.h"
 #include "codegen/GemmEmitter.h"
 #include "codegen/Naming.h"
+#include "codegen/OutputDependences.h"
 #include "codegen/TraversalEmitter.h"
 
 #include <fmt/format.h>
@@ -44,21 +45,42 @@ void printBuffersStruct(CodeWriter &w, const ProgramLayout &p) {
   w.close(";");
 }
 
-void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target) {
+/// `if (GUARD) ` for work that feeds only some outputs of a program whose
+/// host function skips what the caller does not need (`deps`), else "".
+std::string guardPrefix(const OutputDependences *deps, OutputMask mask) {
+  if (!deps)
+    return "";
+  std::optional<std::string> g = deps->guard(mask);
+  return g ? "if (" + *g + ") " : "";
+}
+
+void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target,
+                   const OutputDependences *deps) {
   for (const std::string &v : p.zeroFilled()) {
     const std::string count = fmt::format(
         "static_cast<size_t>({} * {})",
         rowCountExpr(p.layout(v).rows), sizeLocal(v));
+    const std::string guard =
+        guardPrefix(deps, deps ? deps->ofValue(v) : OutputMask(0));
     if (target == Target::Cpu)
-      w.line("std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count);
+      w.line("{2}std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count,
+             guard);
     else
-      w.line("hector::trav::check(cudaMemsetAsync(b.{}, 0, sizeof(scalar_t) * "
-             "{}, stream), \"zero-fill {}\");",
-             v, count, v);
+      w.line("{3}hector::trav::check(cudaMemsetAsync(b.{0}, 0, "
+             "sizeof(scalar_t) * {1}, stream), \"zero-fill {2}\");",
+             v, count, v, guard);
   }
 }
 
-void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target) {
+/// The host function of a program. The backward one (`skipUnneeded`) runs
+/// an instance only when it feeds an output in hp.hector_needed_outputs
+/// (codegen/OutputDependences.h).
+void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target,
+                       bool skipUnneeded) {
+  std::optional<OutputDependences> deps;
+  if (skipUnneeded)
+    deps.emplace(p);
+  const OutputDependences *d = deps ? &*deps : nullptr;
   w.raw("template <typename scalar_t>");
   w.open(hostSignature(p, target, "scalar_t"));
   if (target == Target::Cuda)
@@ -66,8 +88,9 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target) {
   printPrologue(w, p);
   if (target == Target::Cuda)
     printInt32SizeCheck(w, p);
-  printZeroFill(w, p, target);
-  for (const intra::Instance &inst : p.program().instances) {
+  printZeroFill(w, p, target, d);
+  for (size_t i = 0; i < p.program().instances.size(); ++i) {
+    const intra::Instance &inst = p.program().instances[i];
     std::string text;
     if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
       text = emitGemmLaunch(p, *g, target);
@@ -78,7 +101,15 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target) {
                       p.program().name +
                       " is a fallback instance (run by the interpreter); the "
                       "emitters have no code for it"};
-    w.lines(text);
+    const std::optional<std::string> guard =
+        d ? d->guard(d->ofInstance(i)) : std::nullopt;
+    if (guard) {
+      w.open("if (" + *guard + ")");
+      w.lines(text);
+      w.close();
+    } else {
+      w.lines(text);
+    }
   }
   w.close();
 }
@@ -127,6 +158,11 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
   w.raw("/// no float atomics: the GEMMs and traversals that would add with");
   w.raw("/// them add in a fixed order instead, so runs are bitwise repeatable.");
   w.line("bool hector_deterministic = false;");
+  w.raw("/// Not a hyper-parameter: the backward program's outputs the caller");
+  w.raw("/// needs (bit i: its i-th output); backward_* skips the instances that");
+  w.raw("/// feed none of them and leaves those outputs unwritten. All of them by");
+  w.raw("/// default.");
+  w.line("uint64_t hector_needed_outputs = ~uint64_t(0);");
   w.close(";");
   w.blank();
   printBuffersStruct(w, forward);
@@ -181,9 +217,9 @@ std::string emitKernelFile(const ProgramLayout &forward,
   printKernels(w, backward, target);
   w.raw("} // namespace");
   w.blank();
-  printHostFunction(w, forward, target);
+  printHostFunction(w, forward, target, /*skipUnneeded=*/false);
   w.blank();
-  printHostFunction(w, backward, target);
+  printHostFunction(w, backward, target, /*skipUnneeded=*/true);
   w.blank();
   w.raw("// The scalar types the torch binding dispatches to.");
   for (const char *scalar : {"float", "double"})

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace hector::codegen {
 namespace {
@@ -368,7 +369,34 @@ void printAutogradFunction(CodeWriter &w, const ProgramLayout &fwd,
                              hyperRead.empty() ? "" : ", ", h.name,
                              h.type == ir::HyperDecl::Type::Int ? "toInt"
                                                                 : "toDouble");
-  w.line("const Hypers hp = makeHypers({});", hyperRead);
+  w.line("Hypers hp = makeHypers({});", hyperRead);
+  // Backward output j is the gradient of tensor argument argOf[j]
+  // (autograd's edge argOf[j]: the graph arrays are no variable).
+  const std::vector<const ir::ValueDecl *> bouts = outputsOf(bwd.program());
+  std::vector<std::optional<size_t>> argOf(bouts.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto it = gradients.find(args[i]->name);
+    if (it == gradients.end())
+      continue; // a const input: no gradient
+    for (size_t j = 0; j < bouts.size(); ++j)
+      if (bouts[j]->name == it->second)
+        argOf[j] = i;
+  }
+  if (bouts.size() <= 64) {
+    // The gradients autograd will use: the backward skips the instances
+    // that feed only the others (codegen/OutputDependences.h).
+    uint64_t always = 0;
+    for (size_t j = 0; j < bouts.size(); ++j)
+      if (!argOf[j])
+        always |= uint64_t(1) << j;
+    w.line("uint64_t needed = UINT64_C({:#x});", always);
+    for (size_t j = 0; j < bouts.size(); ++j)
+      if (argOf[j])
+        w.line("if (ctx->needs_input_grad({})) needed |= UINT64_C({:#x}); "
+               "// {}",
+               *argOf[j], uint64_t(1) << j, bouts[j]->name);
+    w.line("hp.hector_needed_outputs = needed;");
+  }
   w.line("const variable_list kept = ctx->get_saved_variables();");
   w.line("const std::vector<at::Tensor> temps = "
          "ctx->saved_data[\"temps\"].toTensorVector();");
@@ -406,15 +434,12 @@ void printAutogradFunction(CodeWriter &w, const ProgramLayout &fwd,
          "values, hp);");
   const size_t numArgs = 1 + args.size() + p.hypers.size();
   w.line("variable_list result({});", numArgs);
-  const std::vector<const ir::ValueDecl *> bouts = outputsOf(bwd.program());
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto it = gradients.find(args[i]->name);
-    if (it == gradients.end())
-      continue; // a const input: no gradient
-    for (size_t j = 0; j < bouts.size(); ++j)
-      if (bouts[j]->name == it->second)
-        w.line("result[{}] = out[{}]; // {}", 1 + i, j, it->second);
-  }
+  // A gradient autograd did not ask for was not computed: none is returned.
+  for (size_t j = 0; j < bouts.size(); ++j)
+    if (argOf[j])
+      w.line("result[{0}] = ctx->needs_input_grad({1}) ? out[{2}] : "
+             "at::Tensor(); // {3}",
+             1 + *argOf[j], *argOf[j], j, bouts[j]->name);
   w.line("return result;");
   w.close();
   w.close(";");

@@ -372,7 +372,18 @@ namespace hector_gen::hgt {
 
     static variable_list backward(AutogradContext *ctx, variable_list grads) {
       const std::vector<at::Tensor> graph_arrays = ctx->saved_data["graph_arrays"].toTensorVector();
-      const Hypers hp = makeHypers(ctx->saved_data["in_dim"].toInt(), ctx->saved_data["heads"].toInt());
+      Hypers hp = makeHypers(ctx->saved_data["in_dim"].toInt(), ctx->saved_data["heads"].toInt());
+      uint64_t needed = UINT64_C(0x0);
+      if (ctx->needs_input_grad(0)) needed |= UINT64_C(0x1); // grad_x
+      if (ctx->needs_input_grad(1)) needed |= UINT64_C(0x2); // grad_K
+      if (ctx->needs_input_grad(2)) needed |= UINT64_C(0x4); // grad_Q
+      if (ctx->needs_input_grad(3)) needed |= UINT64_C(0x8); // grad_V
+      if (ctx->needs_input_grad(4)) needed |= UINT64_C(0x10); // grad_W_att
+      if (ctx->needs_input_grad(5)) needed |= UINT64_C(0x20); // grad_W_msg
+      if (ctx->needs_input_grad(6)) needed |= UINT64_C(0x40); // grad_mu
+      if (ctx->needs_input_grad(7)) needed |= UINT64_C(0x80); // grad_A
+      if (ctx->needs_input_grad(8)) needed |= UINT64_C(0x100); // grad_skip
+      hp.hector_needed_outputs = needed;
       const variable_list kept = ctx->get_saved_variables();
       const std::vector<at::Tensor> temps = ctx->saved_data["temps"].toTensorVector();
       const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
@@ -471,15 +482,15 @@ namespace hector_gen::hgt {
       values.push_back(temps[12]); // h_2
       const std::vector<at::Tensor> out = runBackward(graph_arrays, values, hp);
       variable_list result(12);
-      result[1] = out[0]; // grad_x
-      result[2] = out[1]; // grad_K
-      result[3] = out[2]; // grad_Q
-      result[4] = out[3]; // grad_V
-      result[5] = out[4]; // grad_W_att
-      result[6] = out[5]; // grad_W_msg
-      result[7] = out[6]; // grad_mu
-      result[8] = out[7]; // grad_A
-      result[9] = out[8]; // grad_skip
+      result[1] = ctx->needs_input_grad(0) ? out[0] : at::Tensor(); // grad_x
+      result[2] = ctx->needs_input_grad(1) ? out[1] : at::Tensor(); // grad_K
+      result[3] = ctx->needs_input_grad(2) ? out[2] : at::Tensor(); // grad_Q
+      result[4] = ctx->needs_input_grad(3) ? out[3] : at::Tensor(); // grad_V
+      result[5] = ctx->needs_input_grad(4) ? out[4] : at::Tensor(); // grad_W_att
+      result[6] = ctx->needs_input_grad(5) ? out[5] : at::Tensor(); // grad_W_msg
+      result[7] = ctx->needs_input_grad(6) ? out[6] : at::Tensor(); // grad_mu
+      result[8] = ctx->needs_input_grad(7) ? out[7] : at::Tensor(); // grad_A
+      result[9] = ctx->needs_input_grad(8) ? out[8] : at::Tensor(); // grad_skip
       return result;
     }
   };

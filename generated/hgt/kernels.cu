@@ -1539,19 +1539,19 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'K'", sz_K}, {"the row size of 'Q'", sz_Q}, {"the row size of 'V'", sz_V}, {"the row size of 'W_att'", sz_W_att}, {"the row size of 'W_msg'", sz_W_msg}, {"the row size of 'mu'", sz_mu}, {"the row size of 'A'", sz_A}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'm'", sz_m}, {"the row size of 'att_0'", sz_att_0}, {"the row size of 'att_1'", sz_att_1}, {"the row size of 'att_exp'", sz_att_exp}, {"the row size of 'att_sum'", sz_att_sum}, {"the row size of 'att'", sz_att}, {"the row size of 'msg'", sz_msg}, {"the row size of 't'", sz_t}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_2'", sz_grad_h_2}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_t'", sz_grad_t}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_t_0'", sz_grad_t_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_att'", sz_grad_att}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad1_att_exp'", sz_grad1_att_exp}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_att_sum'", sz_grad_att_sum}, {"the row size of 'grad_m'", sz_grad_m}, {"the row size of 'grad2_att_exp'", sz_grad2_att_exp}, {"the row size of 'grad_att_exp'", sz_grad_att_exp}, {"the row size of 'grad_att_shifted'", sz_grad_att_shifted}, {"the row size of 'grad_att_2'", sz_grad_att_2}, {"the row size of 'grad_att_1'", sz_grad_att_1}, {"the row size of 'grad_att_0'", sz_grad_att_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_m_0'", sz_grad_m_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad4_x'", sz_grad4_x}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_K'", sz_grad_K}, {"the row size of 'grad_Q'", sz_grad_Q}, {"the row size of 'grad_V'", sz_grad_V}, {"the row size of 'grad_W_att'", sz_grad_W_att}, {"the row size of 'grad_W_msg'", sz_grad_W_msg}, {"the row size of 'grad_mu'", sz_grad_mu}, {"the row size of 'grad_A'", sz_grad_A}, {"the row size of 'grad_skip'", sz_grad_skip}});
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
-    hector::trav::check(cudaMemsetAsync(b.grad4_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad4_x), stream), "zero-fill grad4_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_A, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_A), stream), "zero-fill grad_A");
-    hector::trav::check(cudaMemsetAsync(b.grad_K, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_K), stream), "zero-fill grad_K");
-    hector::trav::check(cudaMemsetAsync(b.grad_Q, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_Q), stream), "zero-fill grad_Q");
-    hector::trav::check(cudaMemsetAsync(b.grad_V, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_V), stream), "zero-fill grad_V");
-    hector::trav::check(cudaMemsetAsync(b.grad_W_att, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_att), stream), "zero-fill grad_W_att");
-    hector::trav::check(cudaMemsetAsync(b.grad_W_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_msg), stream), "zero-fill grad_W_msg");
-    hector::trav::check(cudaMemsetAsync(b.grad_att_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_att_0), stream), "zero-fill grad_att_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg), stream), "zero-fill grad_msg");
-    hector::trav::check(cudaMemsetAsync(b.grad_mu, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_mu), stream), "zero-fill grad_mu");
-    hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad4_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad4_x), stream), "zero-fill grad4_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) hector::trav::check(cudaMemsetAsync(b.grad_A, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_A), stream), "zero-fill grad_A");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_K, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_K), stream), "zero-fill grad_K");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_Q, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_Q), stream), "zero-fill grad_Q");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_V, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_V), stream), "zero-fill grad_V");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_W_att, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_att), stream), "zero-fill grad_W_att");
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) hector::trav::check(cudaMemsetAsync(b.grad_W_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_msg), stream), "zero-fill grad_W_msg");
+    if (hp.hector_needed_outputs & UINT64_C(0x13)) hector::trav::check(cudaMemsetAsync(b.grad_att_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_att_0), stream), "zero-fill grad_att_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x29)) hector::trav::check(cudaMemsetAsync(b.grad_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg), stream), "zero-fill grad_msg");
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) hector::trav::check(cudaMemsetAsync(b.grad_mu, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_mu), stream), "zero-fill grad_mu");
+    if (hp.hector_needed_outputs & UINT64_C(0x100)) hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
@@ -1575,288 +1575,318 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
       if (heavy_launch) hector::trav::joinSide(stream);
     }
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h_0;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.A;
-      a.Y = b.grad_t;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-    }
-    // @gemm_2: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.t;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_h_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_A;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
-    }
-    // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        return ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
-      }();
-      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @gemm_4: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_msg;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W_msg;
-      a.Y = b.grad_m;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-    }
-    // @gemm_5: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.m;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_msg;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-    }
-    // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = (INT64_C(3) * hp_heads);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_6");
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
+      // @gemm_1: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h_0;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.A;
+        a.Y = b.grad_t;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
-    // @gemm_7: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_q;
-      a.gather = nullptr;
-      a.rowType = g.edge_dst_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.Q;
-      a.Y = b.grad2_x;
-      a.scatter = g.dst;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) {
+      // @gemm_2: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.t;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_h_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_A;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
+      }
     }
-    // @gemm_8: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.dst;
-      a.rowType = g.edge_dst_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_q;
-      a.gatherB = nullptr;
-      a.dW = b.grad_Q;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
+      // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          return ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        }();
+        const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
+      }
     }
-    // @gemm_9: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_att_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W_att;
-      a.Y = b.grad_k;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+    if (hp.hector_needed_outputs & UINT64_C(0x9)) {
+      // @gemm_4: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_msg;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W_msg;
+        a.Y = b.grad_m;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+      }
     }
-    // @gemm_10: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.k;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_att_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_att;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) {
+      // @gemm_5: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.m;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_msg;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+      }
     }
-    // @gemm_11: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_m;
-      a.gather = nullptr;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.V;
-      a.Y = b.grad3_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) {
+      // @trav_6: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = (INT64_C(3) * hp_heads);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_6");
+        }
+      }
     }
-    // @gemm_12: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_m;
-      a.gatherB = nullptr;
-      a.dW = b.grad_V;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_7: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_q;
+        a.gather = nullptr;
+        a.rowType = g.edge_dst_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.Q;
+        a.Y = b.grad2_x;
+        a.scatter = g.dst;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+      }
     }
-    // @gemm_13: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_k;
-      a.gather = nullptr;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.K;
-      a.Y = b.grad4_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_8: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.dst;
+        a.rowType = g.edge_dst_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_q;
+        a.gatherB = nullptr;
+        a.dW = b.grad_Q;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
+      }
     }
-    // @gemm_14: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_k;
-      a.gatherB = nullptr;
-      a.dW = b.grad_K;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_9: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_att_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W_att;
+        a.Y = b.grad_k;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+      }
     }
-    // @trav_15: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_15<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_15");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @gemm_10: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.k;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_att_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_att;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_11: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_m;
+        a.gather = nullptr;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.V;
+        a.Y = b.grad3_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_12: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_m;
+        a.gatherB = nullptr;
+        a.dW = b.grad_V;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_13: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_k;
+        a.gather = nullptr;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.K;
+        a.Y = b.grad4_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_14: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_k;
+        a.gatherB = nullptr;
+        a.dW = b.grad_K;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_15<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_15");
+        }
       }
     }
   }

@@ -1498,262 +1498,292 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
-    std::fill(b.grad3_x, b.grad3_x + static_cast<size_t>(g.num_nodes * sz_grad3_x), scalar_t(0));
-    std::fill(b.grad4_x, b.grad4_x + static_cast<size_t>(g.num_nodes * sz_grad4_x), scalar_t(0));
-    std::fill(b.grad_A, b.grad_A + static_cast<size_t>(g.num_ntypes * sz_grad_A), scalar_t(0));
-    std::fill(b.grad_K, b.grad_K + static_cast<size_t>(g.num_ntypes * sz_grad_K), scalar_t(0));
-    std::fill(b.grad_Q, b.grad_Q + static_cast<size_t>(g.num_ntypes * sz_grad_Q), scalar_t(0));
-    std::fill(b.grad_V, b.grad_V + static_cast<size_t>(g.num_ntypes * sz_grad_V), scalar_t(0));
-    std::fill(b.grad_W_att, b.grad_W_att + static_cast<size_t>(g.num_etypes * sz_grad_W_att), scalar_t(0));
-    std::fill(b.grad_W_msg, b.grad_W_msg + static_cast<size_t>(g.num_etypes * sz_grad_W_msg), scalar_t(0));
-    std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), scalar_t(0));
-    std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
-    std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
-    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad3_x, b.grad3_x + static_cast<size_t>(g.num_nodes * sz_grad3_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad4_x, b.grad4_x + static_cast<size_t>(g.num_nodes * sz_grad4_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) std::fill(b.grad_A, b.grad_A + static_cast<size_t>(g.num_ntypes * sz_grad_A), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_K, b.grad_K + static_cast<size_t>(g.num_ntypes * sz_grad_K), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_Q, b.grad_Q + static_cast<size_t>(g.num_ntypes * sz_grad_Q), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_V, b.grad_V + static_cast<size_t>(g.num_ntypes * sz_grad_V), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_W_att, b.grad_W_att + static_cast<size_t>(g.num_etypes * sz_grad_W_att), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) std::fill(b.grad_W_msg, b.grad_W_msg + static_cast<size_t>(g.num_etypes * sz_grad_W_msg), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x13)) std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x29)) std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x100)) std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h_0;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.A;
-      a.Y = b.grad_t;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
+      // @gemm_1: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h_0;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.A;
+        a.Y = b.grad_t;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_2: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.t;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_h_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_A;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) {
+      // @gemm_2: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.t;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_h_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_A;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_4: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_msg;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W_msg;
-      a.Y = b.grad_m;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
+      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
-    // @gemm_5: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.m;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_msg;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x9)) {
+      // @gemm_4: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_msg;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W_msg;
+        a.Y = b.grad_m;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_7: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_q;
-      a.gather = nullptr;
-      a.rowType = g.edge_dst_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.Q;
-      a.Y = b.grad2_x;
-      a.scatter = g.dst;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) {
+      // @gemm_5: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.m;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_msg;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_8: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.dst;
-      a.rowType = g.edge_dst_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_q;
-      a.gatherB = nullptr;
-      a.dW = b.grad_Q;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) {
+      backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
     }
-    // @gemm_9: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_att_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W_att;
-      a.Y = b.grad_k;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_7: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_q;
+        a.gather = nullptr;
+        a.rowType = g.edge_dst_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.Q;
+        a.Y = b.grad2_x;
+        a.scatter = g.dst;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_10: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.k;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_att_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_att;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_8: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.dst;
+        a.rowType = g.edge_dst_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_q;
+        a.gatherB = nullptr;
+        a.dW = b.grad_Q;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_11: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_m;
-      a.gather = nullptr;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.V;
-      a.Y = b.grad3_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_9: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_att_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W_att;
+        a.Y = b.grad_k;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_12: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_m;
-      a.gatherB = nullptr;
-      a.dW = b.grad_V;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @gemm_10: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.k;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_att_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_att;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_13: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_k;
-      a.gather = nullptr;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = true;
-      a.W = b.K;
-      a.Y = b.grad4_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_11: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_m;
+        a.gather = nullptr;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.V;
+        a.Y = b.grad3_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_14: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.rowType = g.pair_src_ntype;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.grad_k;
-      a.gatherB = nullptr;
-      a.dW = b.grad_K;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_12: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_m;
+        a.gatherB = nullptr;
+        a.dW = b.grad_V;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_13: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_k;
+        a.gather = nullptr;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = true;
+        a.W = b.K;
+        a.Y = b.grad4_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_14: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.rowType = g.pair_src_ntype;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.grad_k;
+        a.gatherB = nullptr;
+        a.dW = b.grad_K;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+    }
   }
 
   // The scalar types the torch binding dispatches to.

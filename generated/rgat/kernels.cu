@@ -1379,213 +1379,237 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'a_src'", sz_a_src}, {"the row size of 'a_dst'", sz_a_dst}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'alpha_1_wt'", sz_alpha_1_wt}, {"the row size of 'alpha_1_w'", sz_alpha_1_w}, {"the row size of 'z'", sz_z}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad1_z'", sz_grad1_z}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_alpha_1_w'", sz_grad_alpha_1_w}, {"the row size of 'grad2_z'", sz_grad2_z}, {"the row size of 'grad_z'", sz_grad_z}, {"the row size of 'grad_z_0'", sz_grad_z_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad1_W'", sz_grad1_W}, {"the row size of 'grad_alpha_1_wt'", sz_grad_alpha_1_wt}, {"the row size of 'grad_alpha_1_wr'", sz_grad_alpha_1_wr}, {"the row size of 'grad2_W'", sz_grad2_W}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_a_src'", sz_grad_a_src}, {"the row size of 'grad_a_dst'", sz_grad_a_dst}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    hector::trav::check(cudaMemsetAsync(b.grad1_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_W), stream), "zero-fill grad1_W");
-    hector::trav::check(cudaMemsetAsync(b.grad1_z, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad1_z), stream), "zero-fill grad1_z");
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    hector::trav::check(cudaMemsetAsync(b.grad_a_src, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_a_src), stream), "zero-fill grad_a_src");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_1_w), stream), "zero-fill grad_alpha_1_w");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    // @gemm_0: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.W_self;
-      a.Y = b.grad1_x;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
-    }
-    // @gemm_1: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_h;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_self;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-    }
-    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
-      }();
-      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad1_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_W), stream), "zero-fill grad1_W");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad1_z, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad1_z), stream), "zero-fill grad1_z");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_a_src, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_a_src), stream), "zero-fill grad_a_src");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
+    if (hp.hector_needed_outputs & UINT64_C(0xa)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_1_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_1_w), stream), "zero-fill grad_alpha_1_w");
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_0: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.W_self;
+        a.Y = b.grad1_x;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
     }
-    // @gemm_4: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_heads;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_alpha_2;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.W = b.alpha_1_w;
-      a.Y = b.grad2_x;
-      a.scatter = g.dst;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-    }
-    // @gemm_5: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_heads;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_alpha_2;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.x;
-      a.gatherB = g.dst;
-      a.dW = b.grad_alpha_1_w;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-    }
-    // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_pairs;
-      const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_6");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @gemm_1: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_h;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_self;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
-    // @gemm_7: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_z;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W;
-      a.Y = b.grad3_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
-    }
-    // @gemm_8: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_z;
-      a.gatherB = nullptr;
-      a.dW = b.grad1_W;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
-    }
-    // @gemm_9: linear GEMM, rows etypes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_etypes;
-      a.K = hp_in_dim;
-      a.N = (hp_out_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_alpha_1_w;
-      a.gather = nullptr;
-      a.segmentPtr = g.type_iota;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.W = b.alpha_1_wt;
-      a.Y = b.grad_a_dst;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
-    }
-    // @trav_10: access none, schedule block_per_type feature_tile 32
-    {
-      const int64_t rows = g.num_etypes;
-      const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_10");
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
+      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        }();
+        const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
       }
     }
-    // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_11");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
+      // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_4: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_heads;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_alpha_2;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.W = b.alpha_1_w;
+        a.Y = b.grad2_x;
+        a.scatter = g.dst;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0xa)) {
+      // @gemm_5: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_heads;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_alpha_2;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.x;
+        a.gatherB = g.dst;
+        a.dW = b.grad_alpha_1_w;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_pairs;
+        const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_6");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_7: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_z;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W;
+        a.Y = b.grad3_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_8: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_z;
+        a.gatherB = nullptr;
+        a.dW = b.grad1_W;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_9: linear GEMM, rows etypes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_etypes;
+        a.K = hp_in_dim;
+        a.N = (hp_out_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_alpha_1_w;
+        a.gather = nullptr;
+        a.segmentPtr = g.type_iota;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.W = b.alpha_1_wt;
+        a.Y = b.grad_a_dst;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @trav_10: access none, schedule block_per_type feature_tile 32
+      {
+        const int64_t rows = g.num_etypes;
+        const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_10");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_11");
+        }
       }
     }
   }

@@ -19,6 +19,11 @@ namespace hector_gen::rgat {
     /// no float atomics: the GEMMs and traversals that would add with
     /// them add in a fixed order instead, so runs are bitwise repeatable.
     bool hector_deterministic = false;
+    /// Not a hyper-parameter: the backward program's outputs the caller
+    /// needs (bit i: its i-th output); backward_* skips the instances that
+    /// feed none of them and leaves those outputs unwritten. All of them by
+    /// default.
+    uint64_t hector_needed_outputs = ~uint64_t(0);
   };
 
   /// One pointer per buffer of the forward program: [rows, *shape], row-major, float or double.

@@ -425,127 +425,141 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
-    hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-    // @gemm_0: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.W_self;
-      a.Y = b.grad1_x;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
-    }
-    // @gemm_1: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_h;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_self;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-    }
-    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
-        return (INT64_C(2) * hp_out_dim);
-      }();
-      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_0: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.W_self;
+        a.Y = b.grad1_x;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
     }
-    // @gemm_4: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_msg_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W;
-      a.Y = b.grad2_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_1: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_h;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_self;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
+      }
     }
-    // @gemm_5: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
+      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
+          return (INT64_C(2) * hp_out_dim);
+        }();
+        const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
+        const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
+      }
     }
-    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_6");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_4: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_msg_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W;
+        a.Y = b.grad2_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_5: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_6");
+        }
       }
     }
   }

@@ -397,89 +397,103 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
-    std::fill(b.grad_W, b.grad_W + static_cast<size_t>(g.num_etypes * sz_grad_W), scalar_t(0));
-    std::fill(b.grad_W_self, b.grad_W_self + static_cast<size_t>(INT64_C(1) * sz_grad_W_self), scalar_t(0));
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
-    std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
-    // @gemm_0: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.W_self;
-      a.Y = b.grad1_x;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_W, b.grad_W + static_cast<size_t>(g.num_etypes * sz_grad_W), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_W_self, b.grad_W_self + static_cast<size_t>(INT64_C(1) * sz_grad_W_self), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_0: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.W_self;
+        a.Y = b.grad1_x;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_1: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_h;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W_self;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_1: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_h;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W_self;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_4: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_msg_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.W;
-      a.Y = b.grad2_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
+      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
-    // @gemm_5: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_W;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
     }
-    backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_4: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_msg_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.W;
+        a.Y = b.grad2_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_5: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_W;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    }
   }
 
   // The scalar types the torch binding dispatches to.

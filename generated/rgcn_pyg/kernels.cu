@@ -364,117 +364,129 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_root'", sz_grad_root}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_h_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_h_1), stream), "zero-fill grad_h_1");
-    hector::trav::check(cudaMemsetAsync(b.grad_root, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_root), stream), "zero-fill grad_root");
-    hector::trav::check(cudaMemsetAsync(b.grad_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_), stream), "zero-fill grad_weight_");
-    // @gemm_0: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.root;
-      a.Y = b.grad1_x;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
-    }
-    // @gemm_1: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_h;
-      a.gatherB = nullptr;
-      a.dW = b.grad_root;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-    }
-    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
-        return hp_out_dim;
-      }();
-      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_h_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_h_1), stream), "zero-fill grad_h_1");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_root, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_root), stream), "zero-fill grad_root");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_), stream), "zero-fill grad_weight_");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_0: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.root;
+        a.Y = b.grad1_x;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = hp_out_dim;
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_1: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_h;
+        a.gatherB = nullptr;
+        a.dW = b.grad_root;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
     }
-    // @gemm_3: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h_1;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad2_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
+      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
+          return hp_out_dim;
+        }();
+        const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
+        const int64_t scratch_size = hp_out_dim;
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
+      }
     }
-    // @gemm_4: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_h_1;
-      a.gatherB = nullptr;
-      a.dW = b.grad_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_3: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h_1;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad2_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
+      }
     }
-    // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_5");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_4: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_h_1;
+        a.gatherB = nullptr;
+        a.dW = b.grad_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_5");
+        }
       }
     }
   }

@@ -253,3 +253,47 @@ def test_generated_op_passes_gradcheck(model, device):
     # (issue 10 adds a deterministic mode).
     assert torch.autograd.gradcheck(fn, leaves, eps=1e-6, atol=1e-6,
                                     rtol=1e-4, nondet_tol=1e-10)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_backward_computes_only_the_gradients_autograd_asks_for(model,
+                                                                device):
+    """The backward skips the instances that feed only gradients nobody
+    asked for (Hypers::hector_needed_outputs, from autograd's
+    needs_input_grad): a first layer's inputs, a frozen parameter, or
+    arguments left out of torch.autograd.grad. What it does compute must
+    equal the full backward's."""
+    hypers = hypers_for(model, 1)
+    g = graph_for(model, device, hubs=True)
+    _, values = make_values(model, g, hypers, device)
+    info = layer_info(model)
+    names = [a["name"] for a in info["arguments"]]
+    inputs = [a["name"] for a in info["arguments"] if a["kind"] == "input"]
+    params = [a["name"] for a in info["arguments"] if a["kind"] == "param"]
+    gen = torch.Generator().manual_seed(11)
+
+    def grads(requiring, asked):
+        leaves = {n: values[n].float().requires_grad_(n in requiring)
+                  for n in names}
+        outs = run_generated(model, g, leaves, hypers)
+        probes = torch.Generator().manual_seed(5)
+        loss = sum((o * torch.randn(o.shape, generator=probes).to(device))
+                   .sum() for o in outs)
+        got = torch.autograd.grad(loss, [leaves[n] for n in asked])
+        return dict(zip(asked, got))
+
+    full = grads(names, names)
+    # A first layer: the inputs (node features) need no gradient.
+    first = grads(params, params)
+    # One parameter frozen, the rest and the inputs trained.
+    frozen = params[int(torch.randint(len(params), (1,), generator=gen))]
+    some = [n for n in names if n != frozen]
+    partial = grads(some, some)
+    # Everything requires grad, but only one parameter is asked for.
+    only = grads(names, [params[0]])
+    for case in (first, partial, only):
+        for n, got in case.items():
+            err = rel_err(got.double(), full[n].double())
+            assert err <= 1e-6, f"{model}: d/d {n}: rel err {err:.2e}"
+    assert set(first) == set(params) and set(only) == {params[0]}
+    assert inputs, f"{model} has no input"

@@ -2073,20 +2073,20 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_a'", sz_grad_a}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_a_0'", sz_grad_a_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_agg'", sz_grad_agg}, {"the row size of 'grad_agg_0'", sz_grad_agg_0}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_v'", sz_grad_v}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_v_0'", sz_grad_v_0}, {"the row size of 'grad1_kqv'", sz_grad1_kqv}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_kqv'", sz_grad2_kqv}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad3_kqv'", sz_grad3_kqv}, {"the row size of 'grad_kqv'", sz_grad_kqv}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_kqv_weight'", sz_grad_kqv_weight}, {"the row size of 'grad_kqv_bias'", sz_grad_kqv_bias}, {"the row size of 'grad_k_rel'", sz_grad_k_rel}, {"the row size of 'grad_v_rel'", sz_grad_v_rel}, {"the row size of 'grad_p_rel'", sz_grad_p_rel}, {"the row size of 'grad_out_lin_weight'", sz_grad_out_lin_weight}, {"the row size of 'grad_out_lin_bias'", sz_grad_out_lin_bias}, {"the row size of 'grad_skip'", sz_grad_skip}});
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_k), stream), "zero-fill grad_k");
-    hector::trav::check(cudaMemsetAsync(b.grad_k_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_k_rel), stream), "zero-fill grad_k_rel");
-    hector::trav::check(cudaMemsetAsync(b.grad_kqv_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), stream), "zero-fill grad_kqv_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_kqv_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), stream), "zero-fill grad_kqv_weight");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), stream), "zero-fill grad_out_lin_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_out_lin_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), stream), "zero-fill grad_out_lin_weight");
-    hector::trav::check(cudaMemsetAsync(b.grad_p_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_p_rel), stream), "zero-fill grad_p_rel");
-    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_q), stream), "zero-fill grad_q");
-    hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
-    hector::trav::check(cudaMemsetAsync(b.grad_v, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_v), stream), "zero-fill grad_v");
-    hector::trav::check(cudaMemsetAsync(b.grad_v_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_v_rel), stream), "zero-fill grad_v_rel");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_k), stream), "zero-fill grad_k");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_k_rel), stream), "zero-fill grad_k_rel");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_kqv_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), stream), "zero-fill grad_kqv_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_kqv_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), stream), "zero-fill grad_kqv_weight");
+    if (hp.hector_needed_outputs & UINT64_C(0x17)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) hector::trav::check(cudaMemsetAsync(b.grad_out_lin_bias, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), stream), "zero-fill grad_out_lin_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) hector::trav::check(cudaMemsetAsync(b.grad_out_lin_weight, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), stream), "zero-fill grad_out_lin_weight");
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) hector::trav::check(cudaMemsetAsync(b.grad_p_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_p_rel), stream), "zero-fill grad_p_rel");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_q), stream), "zero-fill grad_q");
+    if (hp.hector_needed_outputs & UINT64_C(0x100)) hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad_v, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_v), stream), "zero-fill grad_v");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_v_rel, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_v_rel), stream), "zero-fill grad_v_rel");
     // @trav_0: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
@@ -2097,252 +2097,280 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
     }
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_a;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.W = b.out_lin_weight;
-      a.Y = b.grad_a_0;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
-    }
-    // @gemm_2: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_a;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.a_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_out_lin_weight;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
-    }
-    // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kHeavyGroupSize);
-        return (INT64_C(2) * hp_in_dim);
-      }();
-      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @trav_4: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + hp_in_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_4");
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      // @gemm_1: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_a;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.W = b.out_lin_weight;
+        a.Y = b.grad_a_0;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
-    // @gemm_5: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_msg_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.v_rel;
-      a.Y = b.grad_v;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-    }
-    // @gemm_6: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.v;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_v_rel;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
-    }
-    // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        return hp_heads;
-      }();
-      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_7");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t scratch_size = hp_heads;
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_7");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = (INT64_C(3) * hp_heads);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_8");
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) {
+      // @gemm_2: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_a;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.a_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_out_lin_weight;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
       }
     }
-    // @gemm_9: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_alpha_0;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.k_rel;
-      a.Y = b.grad_k;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
-    }
-    // @gemm_10: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.k;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_alpha_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_k_rel;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
-    }
-    // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_11");
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kHeavyGroupSize);
+          return (INT64_C(2) * hp_in_dim);
+        }();
+        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kWarpSize);
+        const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
       }
     }
-    // @gemm_12: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = (INT64_C(3) * hp_in_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_kqv;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.W = b.kqv_weight;
-      a.Y = b.grad2_x;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      // @trav_4: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + hp_in_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_4");
+        }
+      }
     }
-    // @gemm_13: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = (INT64_C(3) * hp_in_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_kqv;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.x;
-      a.gatherB = nullptr;
-      a.dW = b.grad_kqv_weight;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @gemm_5: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_msg_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.v_rel;
+        a.Y = b.grad_v;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+      }
     }
-    // @trav_14: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_14");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @gemm_6: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.v;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_v_rel;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
+      // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          return hp_heads;
+        }();
+        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_7");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t scratch_size = hp_heads;
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_7");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
+      // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = (INT64_C(3) * hp_heads);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_8");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @gemm_9: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_alpha_0;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.k_rel;
+        a.Y = b.grad_k;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_10: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.k;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_alpha_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_k_rel;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_11");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_12: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = (INT64_C(3) * hp_in_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_kqv;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.W = b.kqv_weight;
+        a.Y = b.grad2_x;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_13: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = (INT64_C(3) * hp_in_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_kqv;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.x;
+        a.gatherB = nullptr;
+        a.dW = b.grad_kqv_weight;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_14");
+        }
       }
     }
   }

@@ -2029,191 +2029,219 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
-    std::fill(b.grad_k, b.grad_k + static_cast<size_t>(g.num_nodes * sz_grad_k), scalar_t(0));
-    std::fill(b.grad_k_rel, b.grad_k_rel + static_cast<size_t>(g.num_etypes * sz_grad_k_rel), scalar_t(0));
-    std::fill(b.grad_kqv_bias, b.grad_kqv_bias + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), scalar_t(0));
-    std::fill(b.grad_kqv_weight, b.grad_kqv_weight + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), scalar_t(0));
-    std::fill(b.grad_out_lin_bias, b.grad_out_lin_bias + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), scalar_t(0));
-    std::fill(b.grad_out_lin_weight, b.grad_out_lin_weight + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), scalar_t(0));
-    std::fill(b.grad_p_rel, b.grad_p_rel + static_cast<size_t>(g.num_etypes * sz_grad_p_rel), scalar_t(0));
-    std::fill(b.grad_q, b.grad_q + static_cast<size_t>(g.num_nodes * sz_grad_q), scalar_t(0));
-    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
-    std::fill(b.grad_v, b.grad_v + static_cast<size_t>(g.num_nodes * sz_grad_v), scalar_t(0));
-    std::fill(b.grad_v_rel, b.grad_v_rel + static_cast<size_t>(g.num_etypes * sz_grad_v_rel), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(g.num_nodes * sz_grad_k), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k_rel, b.grad_k_rel + static_cast<size_t>(g.num_etypes * sz_grad_k_rel), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_kqv_bias, b.grad_kqv_bias + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_kqv_weight, b.grad_kqv_weight + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x80)) std::fill(b.grad_out_lin_bias, b.grad_out_lin_bias + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) std::fill(b.grad_out_lin_weight, b.grad_out_lin_weight + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x20)) std::fill(b.grad_p_rel, b.grad_p_rel + static_cast<size_t>(g.num_etypes * sz_grad_p_rel), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(g.num_nodes * sz_grad_q), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x100)) std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_v, b.grad_v + static_cast<size_t>(g.num_nodes * sz_grad_v), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_v_rel, b.grad_v_rel + static_cast<size_t>(g.num_etypes * sz_grad_v_rel), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_a;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.W = b.out_lin_weight;
-      a.Y = b.grad_a_0;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      // @gemm_1: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_a;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.W = b.out_lin_weight;
+        a.Y = b.grad_a_0;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_2: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_a;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.a_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_out_lin_weight;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x40)) {
+      // @gemm_2: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_a;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.a_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_out_lin_weight;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    backward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_5: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_msg_0;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.v_rel;
-      a.Y = b.grad_v;
-      a.scatter = g.src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
-    // @gemm_6: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.v;
-      a.gather = g.src;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_msg_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_v_rel;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
+      backward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access coo, schedule warp_per_edge feature_tile 32
     }
-    backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_9: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.grad_alpha_0;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.k_rel;
-      a.Y = b.grad_k;
-      a.scatter = g.src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @gemm_5: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_msg_0;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.v_rel;
+        a.Y = b.grad_v;
+        a.scatter = g.src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_10: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = (hp_in_dim / hp_heads);
-      a.N = (hp_in_dim / hp_heads);
-      a.H = hp_heads;
-      a.X = b.k;
-      a.gather = g.src;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_alpha_0;
-      a.gatherB = nullptr;
-      a.dW = b.grad_k_rel;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @gemm_6: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.v;
+        a.gather = g.src;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_msg_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_v_rel;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-    // @gemm_12: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = (INT64_C(3) * hp_in_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_kqv;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.W = b.kqv_weight;
-      a.Y = b.grad2_x;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
+      backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
-    // @gemm_13: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = (INT64_C(3) * hp_in_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_kqv;
-      a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
-      a.segmentPtr = g.ntype_ptr;
-      a.numSlices = g.num_ntypes;
-      a.transposeW = false;
-      a.B = b.x;
-      a.gatherB = nullptr;
-      a.dW = b.grad_kqv_weight;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
+      backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
     }
-    backward_trav_14<scalar_t>(g, gv, b, hp); // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      // @gemm_9: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.grad_alpha_0;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.k_rel;
+        a.Y = b.grad_k;
+        a.scatter = g.src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_10: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = (hp_in_dim / hp_heads);
+        a.N = (hp_in_dim / hp_heads);
+        a.H = hp_heads;
+        a.X = b.k;
+        a.gather = g.src;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_alpha_0;
+        a.gatherB = nullptr;
+        a.dW = b.grad_k_rel;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
+      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_12: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = (INT64_C(3) * hp_in_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_kqv;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.W = b.kqv_weight;
+        a.Y = b.grad2_x;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_13: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = (INT64_C(3) * hp_in_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_kqv;
+        a.gather = nullptr;
+        a.rowIds = g.ntype_sorted_nodes;
+        a.segmentPtr = g.ntype_ptr;
+        a.numSlices = g.num_ntypes;
+        a.transposeW = false;
+        a.B = b.x;
+        a.gatherB = nullptr;
+        a.dW = b.grad_kqv_weight;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      backward_trav_14<scalar_t>(g, gv, b, hp); // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+    }
   }
 
   // The scalar types the torch binding dispatches to.

@@ -1216,16 +1216,16 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'outj'", sz_outj}, {"the row size of 'outi'", sz_outi}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad_outi'", sz_grad_outi}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
-    hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
-    hector::trav::check(cudaMemsetAsync(b.grad2_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_), stream), "zero-fill grad2_weight_");
-    hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
-    hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
-    hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
-    hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad2_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_), stream), "zero-fill grad2_weight_");
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
@@ -1249,229 +1249,257 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
       if (heavy_launch) hector::trav::joinSide(stream);
     }
-    // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_1");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
+      // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_1");
+        }
       }
     }
-    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        return hp_heads;
-      }();
-      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t scratch_size = hp_heads;
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_2");
-      }
-      if (heavy_launch) hector::trav::joinSide(stream);
-    }
-    // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_edges;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_3");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
+      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t heavy_scratch_size = [&] {
+          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+          return hp_heads;
+        }();
+        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        if (heavy_launch) {
+          const cudaStream_t side = hector::trav::forkSide(stream);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        const int64_t rows = g.num_nodes;
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t scratch_size = hp_heads;
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
+        }
+        if (heavy_launch) hector::trav::joinSide(stream);
       }
     }
-    // @gemm_4: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_heads;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.grad_alpha_2;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.q;
-      a.Y = b.grad_outi;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-    }
-    // @gemm_5: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outi;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_alpha_2;
-      a.gatherB = nullptr;
-      a.dW = b.grad_q;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
-    }
-    // @gemm_6: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_outi;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad1_x;
-      a.scatter = g.dst;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
-    }
-    // @gemm_7: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.dst;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_outi;
-      a.gatherB = nullptr;
-      a.dW = b.grad1_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
-    }
-    // @gemm_8: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_heads;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.grad_alpha_1;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.k;
-      a.Y = b.grad2_outj;
-      a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
-    }
-    // @gemm_9: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outj;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_alpha_1;
-      a.gatherB = nullptr;
-      a.dW = b.grad_k;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
-    }
-    // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
-    {
-      const int64_t rows = g.num_pairs;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_10");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
+      // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_edges;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+        }
       }
     }
-    // @gemm_11: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_outj;
-      a.gather = nullptr;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad2_x;
-      a.scatter = g.pair_src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
-    }
-    // @gemm_12: outer GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_outj;
-      a.gatherB = nullptr;
-      a.dW = b.grad2_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
-    }
-    // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_13");
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_4: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_heads;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.grad_alpha_2;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.q;
+        a.Y = b.grad_outi;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
-    // @trav_14: access none, schedule block_per_type feature_tile 32
-    {
-      const int64_t rows = g.num_etypes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_14");
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_5: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_heads;
+        a.H = 1;
+        a.X = b.outi;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_alpha_2;
+        a.gatherB = nullptr;
+        a.dW = b.grad_q;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_6: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_outi;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad1_x;
+        a.scatter = g.dst;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_7: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.dst;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_outi;
+        a.gatherB = nullptr;
+        a.dW = b.grad1_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_8: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = hp_heads;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.grad_alpha_1;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.k;
+        a.Y = b.grad2_outj;
+        a.scatter = nullptr;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_9: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_heads;
+        a.H = 1;
+        a.X = b.outj;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_alpha_1;
+        a.gatherB = nullptr;
+        a.dW = b.grad_k;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
+      {
+        const int64_t rows = g.num_pairs;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_10");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_11: linear GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_pairs;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_outj;
+        a.gather = nullptr;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad2_x;
+        a.scatter = g.pair_src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_12: outer GEMM, rows pairs
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_pairs;
+        a.K = hp_in_dim;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.pair_src;
+        a.segmentPtr = g.pair_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_outj;
+        a.gatherB = nullptr;
+        a.dW = b.grad2_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_13");
+        }
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @trav_14: access none, schedule block_per_type feature_tile 32
+      {
+        const int64_t rows = g.num_etypes;
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_14");
+        }
       }
     }
   }

@@ -1040,172 +1040,196 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    std::fill(b.grad1_weight_, b.grad1_weight_ + static_cast<size_t>(g.num_etypes * sz_grad1_weight_), scalar_t(0));
-    std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), scalar_t(0));
-    std::fill(b.grad2_weight_, b.grad2_weight_ + static_cast<size_t>(g.num_etypes * sz_grad2_weight_), scalar_t(0));
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
-    std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
-    std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad1_weight_, b.grad1_weight_ + static_cast<size_t>(g.num_etypes * sz_grad1_weight_), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad2_weight_, b.grad2_weight_ + static_cast<size_t>(g.num_etypes * sz_grad2_weight_), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_2: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_heads;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.grad_alpha_2;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.k;
-      a.Y = b.grad2_outj;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
+      backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
     }
-    // @gemm_3: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outj;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_alpha_2;
-      a.gatherB = nullptr;
-      a.dW = b.grad_k;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_2: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_heads;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.grad_alpha_2;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.k;
+        a.Y = b.grad2_outj;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_4: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_heads;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.grad_alpha_2;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.q;
-      a.Y = b.grad_outi;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @gemm_3: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_heads;
+        a.H = 1;
+        a.X = b.outj;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_alpha_2;
+        a.gatherB = nullptr;
+        a.dW = b.grad_k;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_5: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outi;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_alpha_2;
-      a.gatherB = nullptr;
-      a.dW = b.grad_q;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      // @gemm_4: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_heads;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.grad_alpha_2;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.q;
+        a.Y = b.grad_outi;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_6: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_outi;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad1_x;
-      a.scatter = g.dst;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_5: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_heads;
+        a.H = 1;
+        a.X = b.outi;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_alpha_2;
+        a.gatherB = nullptr;
+        a.dW = b.grad_q;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_7: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.dst;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_outi;
-      a.gatherB = nullptr;
-      a.dW = b.grad1_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_6: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_outi;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad1_x;
+        a.scatter = g.dst;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-    // @gemm_9: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_outj;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad2_x;
-      a.scatter = g.src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_7: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.dst;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_outi;
+        a.gatherB = nullptr;
+        a.dW = b.grad1_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_10: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = (hp_heads * hp_out_dim);
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.src;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_outj;
-      a.gatherB = nullptr;
-      a.dW = b.grad2_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
+      backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
     }
-    backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-    backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule block_per_type feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_9: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = (hp_heads * hp_out_dim);
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_outj;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad2_x;
+        a.scatter = g.src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_10: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = (hp_heads * hp_out_dim);
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.src;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_outj;
+        a.gatherB = nullptr;
+        a.dW = b.grad2_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule block_per_type feature_tile 32
+    }
   }
 
   // The scalar types the torch binding dispatches to.

@@ -188,7 +188,13 @@ namespace hector_gen::rgcn_pyg_c {
 
     static variable_list backward(AutogradContext *ctx, variable_list grads) {
       const std::vector<at::Tensor> graph_arrays = ctx->saved_data["graph_arrays"].toTensorVector();
-      const Hypers hp = makeHypers(ctx->saved_data["in_dim"].toInt(), ctx->saved_data["out_dim"].toInt());
+      Hypers hp = makeHypers(ctx->saved_data["in_dim"].toInt(), ctx->saved_data["out_dim"].toInt());
+      uint64_t needed = UINT64_C(0x0);
+      if (ctx->needs_input_grad(0)) needed |= UINT64_C(0x1); // grad_x
+      if (ctx->needs_input_grad(1)) needed |= UINT64_C(0x2); // grad_weight_
+      if (ctx->needs_input_grad(2)) needed |= UINT64_C(0x4); // grad_root
+      if (ctx->needs_input_grad(3)) needed |= UINT64_C(0x8); // grad_bias
+      hp.hector_needed_outputs = needed;
       const variable_list kept = ctx->get_saved_variables();
       const std::vector<at::Tensor> temps = ctx->saved_data["temps"].toTensorVector();
       const hector::rt::GraphArrays g = hector::rt::graphArgument(graph_arrays, "graph_arrays");
@@ -214,10 +220,10 @@ namespace hector_gen::rgcn_pyg_c {
       values.push_back(kept[2]); // root
       const std::vector<at::Tensor> out = runBackward(graph_arrays, values, hp);
       variable_list result(7);
-      result[1] = out[0]; // grad_x
-      result[2] = out[1]; // grad_weight_
-      result[3] = out[2]; // grad_root
-      result[4] = out[3]; // grad_bias
+      result[1] = ctx->needs_input_grad(0) ? out[0] : at::Tensor(); // grad_x
+      result[2] = ctx->needs_input_grad(1) ? out[1] : at::Tensor(); // grad_weight_
+      result[3] = ctx->needs_input_grad(2) ? out[2] : at::Tensor(); // grad_root
+      result[4] = ctx->needs_input_grad(3) ? out[3] : at::Tensor(); // grad_bias
       return result;
     }
   };

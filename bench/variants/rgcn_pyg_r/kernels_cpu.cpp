@@ -293,89 +293,101 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
-    std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), scalar_t(0));
-    std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
-    // @gemm_0: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h;
-      a.gather = nullptr;
-      a.transposeW = true;
-      a.W = b.root;
-      a.Y = b.grad1_x;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_0: linear GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_nodes;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h;
+        a.gather = nullptr;
+        a.transposeW = true;
+        a.W = b.root;
+        a.Y = b.grad1_x;
+        a.scatter = nullptr;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    // @gemm_1: outer GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.B = b.grad_h;
-      a.gatherB = nullptr;
-      a.dW = b.grad_root;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x4)) {
+      // @gemm_1: outer GEMM, rows nodes
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_nodes;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = nullptr;
+        a.transposeW = false;
+        a.B = b.grad_h;
+        a.gatherB = nullptr;
+        a.dW = b.grad_root;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_3: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = hp_out_dim;
-      a.N = hp_in_dim;
-      a.H = 1;
-      a.X = b.grad_h_1;
-      a.gather = nullptr;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = true;
-      a.W = b.weight_;
-      a.Y = b.grad2_x;
-      a.scatter = g.src;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
+      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
-    // @gemm_4: outer GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
-      a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.src;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.B = b.grad_h_1;
-      a.gatherB = nullptr;
-      a.dW = b.grad_weight_;
-      a.accumulate = true;
-      a.atomic = true;
-      a.deterministic = hp.hector_deterministic;
-      hector::templates::segmentGemmCpu(a);
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      // @gemm_3: linear GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.M = g.num_edges;
+        a.K = hp_out_dim;
+        a.N = hp_in_dim;
+        a.H = 1;
+        a.X = b.grad_h_1;
+        a.gather = nullptr;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = true;
+        a.W = b.weight_;
+        a.Y = b.grad2_x;
+        a.scatter = g.src;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
     }
-    backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
+      // @gemm_4: outer GEMM, rows edges
+      {
+        hector::templates::SegmentGemmArgsT<scalar_t> a;
+        a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
+        a.M = g.num_edges;
+        a.K = hp_in_dim;
+        a.N = hp_out_dim;
+        a.H = 1;
+        a.X = b.x;
+        a.gather = g.src;
+        a.rowIds = g.etype_sorted_eid;
+        a.segmentPtr = g.etype_ptr;
+        a.numSlices = g.num_etypes;
+        a.transposeW = false;
+        a.B = b.grad_h_1;
+        a.gatherB = nullptr;
+        a.dW = b.grad_weight_;
+        a.accumulate = true;
+        a.atomic = true;
+        a.deterministic = hp.hector_deterministic;
+        hector::templates::segmentGemmCpu(a);
+      }
+    }
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
+      backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+    }
   }
 
   // The scalar types the torch binding dispatches to.
