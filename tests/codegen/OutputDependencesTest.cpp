@@ -6,7 +6,6 @@
 #include "CodegenTestUtil.h"
 #include "codegen/Emit.h"
 #include "codegen/KernelFileEmitter.h"
-#include "passes/LowerToIntraOp.h"
 #include "passes/Pipeline.h"
 
 #include <gtest/gtest.h>
@@ -17,14 +16,8 @@ namespace {
 using codegentest::countOf;
 
 intra::Program lowerText(const char *text) {
-  ir::Module m = codegentest::parseVerified(text, "deps.ir");
-  ir::DiagnosticEngine diags;
-  std::optional<intra::Program> p =
-      passes::lowerToIntraOp(m, passes::LoweringOptions{}, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(p.has_value()) << os.str();
-  return p ? std::move(*p) : intra::Program{};
+  return codegentest::lowerVerified(
+      codegentest::parseVerified(text, "deps.ir"));
 }
 
 /// The index of the instance that writes `value`.
