@@ -562,6 +562,29 @@ def test_profile_prints_kernels_and_busy_line(tmp_path, capsys):
         assert "no device time on cpu" in f.read()
 
 
+def test_profile_input_grad_computes_the_features_gradient(tmp_path, capsys):
+    from hector.bench import profile
+
+    args = ["--datasets", "aifb", "--models", "rgcn", "--systems",
+            "pyg-rgcn", "--modes", "training", "--device", "cpu",
+            "--scale", str(SCALE), "--dim", "8", "--steps", "1",
+            "--warmup", "0", "--rows", "200", "--out", str(tmp_path)]
+    assert profile.main(args) == 0
+    plain = capsys.readouterr().out
+    assert profile.main(args + ["--input-grad"]) == 0
+    with_grad = capsys.readouterr().out
+    assert "== aifb-rgcn-pyg-rgcn-training-input-grad" in with_grad
+    assert (tmp_path / "aifb-rgcn-pyg-rgcn-training-input-grad.txt").exists()
+    # One gradient accumulation per leaf: RGCN's 3 parameters, and the
+    # features with --input-grad (the last column is the call count).
+    def accumulations(text):
+        row = next(line for line in text.splitlines()
+                   if line.strip().startswith("torch::autograd::AccumulateGrad"))
+        return int(row.split()[-1])
+    assert accumulations(plain) == 3
+    assert accumulations(with_grad) == 4
+
+
 def test_device_busy_is_kernel_time_over_step_time():
     from hector.bench.profile import device_busy
 

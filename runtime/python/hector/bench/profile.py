@@ -97,6 +97,10 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=15)
     p.add_argument("--device", default=None)
     p.add_argument("--out", default=None)
+    p.add_argument("--input-grad", action="store_true",
+                   help="the input features require grad (as learned "
+                        "embeddings would): training then also computes "
+                        "their gradient; tables are named ...-input-grad")
     args = p.parse_args(argv)
     device = torch.device(args.device or
                           ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -107,6 +111,8 @@ def main(argv=None):
         for model in args.models:
             prob = make_problem(ds, model, graph, args.dim, args.heads,
                                 device)
+            if args.input_grad:
+                prob.x.requires_grad_(True)
             for name in args.systems:
                 if name not in S.SYSTEMS:
                     p.error(f"unknown system {name!r}")
@@ -119,7 +125,8 @@ def main(argv=None):
                           f"{exc}", flush=True)
                     continue
                 for mode in args.modes:
-                    title = f"{ds}-{model}-{name}-{mode}"
+                    title = f"{ds}-{model}-{name}-{mode}" + \
+                        ("-input-grad" if args.input_grad else "")
                     try:
                         prof = _profile_case(prepared, prob, mode, args.steps,
                                              args.warmup, device)
