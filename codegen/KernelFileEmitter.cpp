@@ -61,7 +61,7 @@ void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target,
         "static_cast<size_t>({} * {})",
         rowCountExpr(p.layout(v).rows), sizeLocal(v));
     const std::string guard =
-        guardPrefix(deps, deps ? deps->ofValue(v) : OutputMask(0));
+        guardPrefix(deps, deps ? deps->ofZeroFill(v) : OutputMask(0));
     if (target == Target::Cpu)
       w.line("{2}std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count,
              guard);

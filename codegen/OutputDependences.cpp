@@ -64,11 +64,19 @@ OutputDependences::OutputDependences(const ProgramLayout &layout)
     for (const std::string &r : a.reads)
       roots_[layout.root(r)] |= mask;
   }
+  for (size_t i = 0; i < p.instances.size(); ++i)
+    for (const std::string &w : accessesOf(p.instances[i]).writes)
+      writers_[layout.root(w)] |= instances_[i];
 }
 
 OutputMask OutputDependences::ofValue(const std::string &value) const {
   auto it = roots_.find(layout_.root(value));
   return it == roots_.end() ? 0 : it->second;
+}
+
+OutputMask OutputDependences::ofZeroFill(const std::string &value) const {
+  auto it = writers_.find(layout_.root(value));
+  return ofValue(value) | (it == writers_.end() ? 0 : it->second);
 }
 
 std::optional<std::string> OutputDependences::guard(OutputMask mask) const {

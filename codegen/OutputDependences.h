@@ -39,6 +39,11 @@ public:
   OutputMask ofInstance(size_t i) const { return instances_.at(i); }
   /// The outputs that the storage of `value` feeds.
   OutputMask ofValue(const std::string &value) const;
+  /// When the zero-fill of `value`'s storage must run: whenever an
+  /// instance that writes it runs. That is more than ofValue(value) when
+  /// the writer also writes something else (a fused traversal adding to
+  /// two buffers runs for either, and must not add to uncleared memory).
+  OutputMask ofZeroFill(const std::string &value) const;
 
   /// The guard of an instance or zero-fill feeding `mask`:
   /// "hp.hector_needed_outputs & UINT64_C(0x5)", or nullopt when it must
@@ -51,6 +56,8 @@ private:
   OutputMask all_ = 0;
   std::vector<OutputMask> instances_;
   std::map<std::string, OutputMask> roots_; ///< per storage root
+  /// Per storage root, the union of its writers' instance masks.
+  std::map<std::string, OutputMask> writers_;
 };
 
 } // namespace hector::codegen

@@ -1548,10 +1548,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_V, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_V), stream), "zero-fill grad_V");
     if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_W_att, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_att), stream), "zero-fill grad_W_att");
     if (hp.hector_needed_outputs & UINT64_C(0x20)) hector::trav::check(cudaMemsetAsync(b.grad_W_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W_msg), stream), "zero-fill grad_W_msg");
-    if (hp.hector_needed_outputs & UINT64_C(0x13)) hector::trav::check(cudaMemsetAsync(b.grad_att_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_att_0), stream), "zero-fill grad_att_0");
-    if (hp.hector_needed_outputs & UINT64_C(0x29)) hector::trav::check(cudaMemsetAsync(b.grad_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg), stream), "zero-fill grad_msg");
-    if (hp.hector_needed_outputs & UINT64_C(0x40)) hector::trav::check(cudaMemsetAsync(b.grad_mu, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_mu), stream), "zero-fill grad_mu");
-    if (hp.hector_needed_outputs & UINT64_C(0x100)) hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) hector::trav::check(cudaMemsetAsync(b.grad_att_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_att_0), stream), "zero-fill grad_att_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) hector::trav::check(cudaMemsetAsync(b.grad_msg, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg), stream), "zero-fill grad_msg");
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) hector::trav::check(cudaMemsetAsync(b.grad_mu, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_mu), stream), "zero-fill grad_mu");
+    hector::trav::check(cudaMemsetAsync(b.grad_skip, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_ntypes * sz_grad_skip), stream), "zero-fill grad_skip");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {

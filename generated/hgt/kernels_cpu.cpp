@@ -1507,10 +1507,10 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_V, b.grad_V + static_cast<size_t>(g.num_ntypes * sz_grad_V), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_W_att, b.grad_W_att + static_cast<size_t>(g.num_etypes * sz_grad_W_att), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x20)) std::fill(b.grad_W_msg, b.grad_W_msg + static_cast<size_t>(g.num_etypes * sz_grad_W_msg), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x13)) std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x29)) std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x40)) std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x100)) std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) std::fill(b.grad_att_0, b.grad_att_0 + static_cast<size_t>(g.num_pairs * sz_grad_att_0), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7f)) std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x57)) std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
+    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
       // @gemm_1: linear GEMM, rows nodes

@@ -2027,18 +2027,18 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    if (hp.hector_needed_outputs & UINT64_C(0xf)) std::fill(b.grad_alpha_0, b.grad_alpha_0 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_alpha_0, b.grad_alpha_0 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(g.num_nodes * sz_grad_k), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k_rel, b.grad_k_rel + static_cast<size_t>(g.num_etypes * sz_grad_k_rel), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_kqv_bias, b.grad_kqv_bias + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_kqv_bias, b.grad_kqv_bias + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_kqv_weight, b.grad_kqv_weight + static_cast<size_t>(g.num_ntypes * sz_grad_kqv_weight), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x17)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x80)) std::fill(b.grad_out_lin_bias, b.grad_out_lin_bias + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x3f)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
+    std::fill(b.grad_out_lin_bias, b.grad_out_lin_bias + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x40)) std::fill(b.grad_out_lin_weight, b.grad_out_lin_weight + static_cast<size_t>(g.num_ntypes * sz_grad_out_lin_weight), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x20)) std::fill(b.grad_p_rel, b.grad_p_rel + static_cast<size_t>(g.num_etypes * sz_grad_p_rel), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(g.num_nodes * sz_grad_q), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x100)) std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_p_rel, b.grad_p_rel + static_cast<size_t>(g.num_etypes * sz_grad_p_rel), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(g.num_nodes * sz_grad_q), scalar_t(0));
+    std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_v, b.grad_v + static_cast<size_t>(g.num_nodes * sz_grad_v), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_v_rel, b.grad_v_rel + static_cast<size_t>(g.num_etypes * sz_grad_v_rel), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32

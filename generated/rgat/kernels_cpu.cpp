@@ -1334,14 +1334,14 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad1_W, b.grad1_W + static_cast<size_t>(g.num_etypes * sz_grad1_W), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad1_z, b.grad1_z + static_cast<size_t>(g.num_pairs * sz_grad1_z), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad1_z, b.grad1_z + static_cast<size_t>(g.num_pairs * sz_grad1_z), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad3_x, b.grad3_x + static_cast<size_t>(g.num_nodes * sz_grad3_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_W_self, b.grad_W_self + static_cast<size_t>(INT64_C(1) * sz_grad_W_self), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_a_src, b.grad_a_src + static_cast<size_t>(g.num_etypes * sz_grad_a_src), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_alpha_0, b.grad_alpha_0 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_a_src, b.grad_a_src + static_cast<size_t>(g.num_etypes * sz_grad_a_src), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) std::fill(b.grad_alpha_0, b.grad_alpha_0 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0xa)) std::fill(b.grad_alpha_1_w, b.grad_alpha_1_w + static_cast<size_t>(g.num_etypes * sz_grad_alpha_1_w), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x20)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2f)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
       {

@@ -428,7 +428,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
     if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes

@@ -400,7 +400,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_W, b.grad_W + static_cast<size_t>(g.num_etypes * sz_grad_W), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_W_self, b.grad_W_self + static_cast<size_t>(INT64_C(1) * sz_grad_W_self), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x3)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes

@@ -77,6 +77,43 @@ TEST(OutputDependencesTest, MasksFollowTheDataFlowBackwards) {
   EXPECT_EQ(deps.ofInstance(writerOf(p, "b")), OutputMask(0x2));
 }
 
+// One edge traversal adds to s (which feeds only a) and to u (only b).
+const char *kFusedAccumulation = R"(module @fused {
+  hyper d : int = 4
+  input x : node[d]
+  temp s : node[d]
+  temp u : node[d]
+  output a : node[d]
+  output b : node[d]
+  foreach e in edges {
+    s[e.dst] += copy(x[e.src])
+    u[e.dst] += relu(x[e.src])
+  }
+  foreach n in nodes {
+    a[n] = relu(s[n])
+  }
+  foreach n in nodes {
+    b[n] = relu(u[n])
+  }
+}
+)";
+
+TEST(OutputDependencesTest, ZeroFillRunsWheneverAWriterRuns) {
+  intra::Program p = lowerText(kFusedAccumulation);
+  const ProgramLayout layout(p, "backward");
+  ASSERT_EQ(layout.zeroFilled().count(layout.root("s")), 1u);
+  ASSERT_EQ(writerOf(p, "s"), writerOf(p, "u")) << "not fused";
+  const OutputDependences deps(layout);
+  EXPECT_EQ(deps.ofValue("s"), OutputMask(0x1));
+  EXPECT_EQ(deps.ofValue("u"), OutputMask(0x2));
+  EXPECT_EQ(deps.ofInstance(writerOf(p, "s")), OutputMask(0x3));
+  // The traversal runs when either output is asked for, and then adds to
+  // both: each buffer is cleared whenever it runs.
+  EXPECT_EQ(deps.ofZeroFill("s"), OutputMask(0x3));
+  EXPECT_EQ(deps.ofZeroFill("u"), OutputMask(0x3));
+  EXPECT_EQ(deps.ofZeroFill("a"), OutputMask(0x1));
+}
+
 TEST(OutputDependencesTest, GuardsOnlyWhatFeedsSomeOutputs) {
   intra::Program p = lowerText(kTwoOutputs);
   const ProgramLayout layout(p, "backward");

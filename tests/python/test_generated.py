@@ -291,9 +291,13 @@ def test_backward_computes_only_the_gradients_autograd_asks_for(model,
     partial = grads(some, some)
     # Everything requires grad, but only one parameter is asked for.
     only = grads(names, [params[0]])
+    # The same sums, but float atomics (CUDA, and OpenMP's) add in an order
+    # that changes from run to run: hgt's p_rel (one scalar per relation,
+    # summed over the hub graph's edges) differed by 1.3e-6 on an H100.
+    # A skipped or misplaced contribution is far larger.
     for case in (first, partial, only):
         for n, got in case.items():
             err = rel_err(got.double(), full[n].double())
-            assert err <= 1e-6, f"{model}: d/d {n}: rel err {err:.2e}"
+            assert err <= 1e-5, f"{model}: d/d {n}: rel err {err:.2e}"
     assert set(first) == set(params) and set(only) == {params[0]}
     assert inputs, f"{model} has no input"

@@ -1220,11 +1220,11 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad2_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_), stream), "zero-fill grad2_weight_");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    if (hp.hector_needed_outputs & UINT64_C(0xb)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
     if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
-    if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
     if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {

@@ -1169,9 +1169,9 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     if (hp.hector_needed_outputs & UINT64_C(0x6)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_0_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), stream), "zero-fill grad_alpha_0_w");
-    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
+    if (hp.hector_needed_outputs & UINT64_C(0x6)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {

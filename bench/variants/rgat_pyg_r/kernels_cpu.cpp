@@ -1139,9 +1139,9 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x6)) std::fill(b.grad_alpha_0_w, b.grad_alpha_0_w + static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x6)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
       backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32

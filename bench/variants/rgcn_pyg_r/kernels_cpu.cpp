@@ -294,7 +294,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0xb)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
