@@ -588,12 +588,17 @@ def test_profile_input_grad_computes_the_features_gradient(tmp_path, capsys):
 def test_device_busy_is_kernel_time_over_step_time():
     from hector.bench.profile import device_busy
 
+    from torch.autograd import DeviceType
+
     class Event:
-        def __init__(self, us):
+        def __init__(self, us, device_type=DeviceType.CUDA):
             self.self_device_time_total = us
+            self.device_type = device_type
 
     class Prof:
         def key_averages(self):
-            return [Event(3000.0), Event(1000.0), Event(0.0)]
+            # The CPU op that launched the kernels carries their time too.
+            return [Event(3000.0), Event(1000.0), Event(0.0),
+                    Event(4000.0, DeviceType.CPU)]
     # 4 ms of kernels over 2 steps: 2 ms per step of an 8 ms step.
     assert device_busy(Prof(), 8.0, 2) == (2.0, 0.25)

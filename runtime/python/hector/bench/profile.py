@@ -58,11 +58,15 @@ def _self_device_us(event):
 
 
 def device_busy(prof, step_ms, steps):
-    """(kernel ms per step, busy fraction of the step): the profiled
-    kernels' device time (the table's "Self CUDA time total") over the
-    step's wall time."""
-    kernel_ms = sum(_self_device_us(e) for e in prof.key_averages()) \
-        / 1e3 / steps
+    """(kernel ms per step, busy fraction of the step): the device time of
+    the profiled kernels, memsets and copies over the step's wall time.
+    Only device events count: torch >= 2 also gives each CPU op the device
+    time of the kernels it launched, which would count them twice."""
+    from torch.autograd import DeviceType
+
+    on_device = [e for e in prof.key_averages()
+                 if getattr(e, "device_type", None) == DeviceType.CUDA]
+    kernel_ms = sum(_self_device_us(e) for e in on_device) / 1e3 / steps
     return kernel_ms, (kernel_ms / step_ms if step_ms > 0 else None)
 
 
