@@ -21,10 +21,14 @@
 // the lookup is a uniform branch and no load.
 //
 // Outer mode: a block owns one (tile of K, tile of N) of dW[s][h] and sums
-// the outer products of the slice's rows in chunks of TR rows. Without
-// atomic each tile is summed by one block (deterministic); with atomic the
-// rows of a slice are split over gridDim.z blocks that atomicAdd. With
-// rowType every block scans all M rows and keeps those of its slice.
+// the outer products of rows in steps of TR rows. Without atomic (or in
+// deterministic mode) each tile of a slice is summed by one block. With
+// atomic and rows grouped by slice (segmentPtr, or one slice), the blocks
+// split all M rows into equal chunks whatever the slices' sizes, and a
+// block adds its partial sum to dW[s] with atomics each time its chunk
+// crosses a segment boundary: relation sizes follow a power law, and a
+// split per slice left one block summing most of the rows of the largest.
+// With rowType every block scans all M rows and keeps those of its slice.
 //
 // Fast paths (K and N multiples of 4, both <= 64, X and Y / B 16-byte
 // aligned, with or without row ids): linearVecKernel and outerVecKernel
@@ -274,10 +278,33 @@ cudaError_t launchLinearOrdered(const SegmentGemmArgsT<T> &a,
   return cudaGetLastError();
 }
 
+/// The slice of row r0, a chunk's first row: found in segmentPtr, or 0
+/// (one slice).
+template <typename T>
+__device__ inline int64_t firstSliceOfChunk(const SegmentGemmArgsT<T> &a,
+                                            int64_t r0) {
+  return a.segmentPtr ? sliceOfRow(a, r0, r0) : 0;
+}
+
+/// The end of slice s's rows within a chunk ending at r1.
+template <typename T>
+__device__ inline int64_t sliceEndInChunk(const SegmentGemmArgsT<T> &a,
+                                          int64_t s, int64_t r1) {
+  if (!a.segmentPtr)
+    return r1;
+  const int64_t e = a.segmentPtr[s + 1];
+  return e < r1 ? e : r1;
+}
+
 // Outer mode: output tile TKO x TN of dW[s][h]; TR rows per step.
+// chunkRows == 0: blockIdx.y is (slice, head) and blockIdx.z splits the
+// slice's rows (atomic) or is 0. chunkRows > 0 (atomic, rows grouped by
+// slice): blockIdx.y is the head and blockIdx.z the chunk of chunkRows
+// rows, flushed to each slice it covers.
 template <typename T, int TKO, int TN, int TR, int RK, int RN>
 __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
-    outerKernel(const SegmentGemmArgsT<T> a, int64_t kTiles) {
+    outerKernel(const SegmentGemmArgsT<T> a, int64_t kTiles,
+                int64_t chunkRows) {
   constexpr int TX = TN / RN, TY = TKO / RK, NT = TX * TY;
   __shared__ T As[TR][TKO + 1];
   __shared__ T Bs[TR][TN + 1];
@@ -287,8 +314,83 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
   const int64_t K = a.K, N = a.N, H = a.H;
   const int64_t k0 = (int64_t(blockIdx.x) % kTiles) * TKO;
   const int64_t n0 = (int64_t(blockIdx.x) / kTiles) * TN;
-  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
 
+  T acc[RK][RN];
+  // Adds the rows first, first + step, ... < end of slice s to acc.
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    for (int64_t base = first; base < end; base += step) {
+      for (int i = tid; i < TR; i += NT) {
+        const int64_t r = base + i;
+        const int64_t id = r < end ? rowIdOf(a, r) : -1;
+        const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
+        rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
+        rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
+      }
+      __syncthreads();
+      for (int e = tid; e < TR * TKO; e += NT) {
+        const int i = e / TKO, kk = e % TKO;
+        const int64_t k = k0 + kk;
+        As[i][kk] =
+            (rowA[i] >= 0 && k < K) ? a.X[rowA[i] * H * K + h * K + k] : T(0);
+      }
+      for (int e = tid; e < TR * TN; e += NT) {
+        const int i = e / TN, n = e % TN;
+        const int64_t col = n0 + n;
+        Bs[i][n] = (rowB[i] >= 0 && col < N)
+                       ? a.B[rowB[i] * H * N + h * N + col]
+                       : T(0);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < TR; ++i)
+        rank1Update<RK, RN, TY, TX>(acc, As[i], Bs[i], ty, tx);
+      __syncthreads();
+    }
+  };
+  auto clear = [&] {
+#pragma unroll
+    for (int i = 0; i < RK; ++i)
+#pragma unroll
+      for (int j = 0; j < RN; ++j)
+        acc[i][j] = T(0);
+  };
+  auto store = [&](int64_t s, int64_t h) {
+    T *dw = a.dW + (s * H + h) * K * N;
+#pragma unroll
+    for (int p = 0; p < RK; ++p) {
+      const int64_t k = k0 + ty + p * TY;
+      if (k >= K)
+        continue;
+#pragma unroll
+      for (int q = 0; q < RN; ++q) {
+        const int64_t n = n0 + tx + q * TX;
+        if (n >= N)
+          continue;
+        storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, acc[p][q],
+                 a);
+      }
+    }
+  };
+
+  if (chunkRows > 0) {
+    const int64_t h = blockIdx.y;
+    const int64_t r0 = int64_t(blockIdx.z) * chunkRows;
+    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
+    int64_t s = firstSliceOfChunk(a, r0);
+    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
+      const int64_t end = sliceEndInChunk(a, s, r1);
+      if (end > pos) {
+        clear();
+        sumRows(s, h, pos, end, TR);
+        store(s, h);
+        pos = end;
+      }
+    }
+    return;
+  }
+
+  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
   int64_t begin = 0, end = a.M;
   if (a.segmentPtr) {
     begin = a.segmentPtr[s];
@@ -296,58 +398,10 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
   } else if (!a.rowType && s > 0) {
     end = 0; // one shared slice: slices > 0 get no rows
   }
-
-  T acc[RK][RN];
-#pragma unroll
-  for (int i = 0; i < RK; ++i)
-#pragma unroll
-    for (int j = 0; j < RN; ++j)
-      acc[i][j] = T(0);
-
-  const int64_t stride = int64_t(gridDim.z) * TR;
-  for (int64_t base = begin + int64_t(blockIdx.z) * TR; base < end;
-       base += stride) {
-    for (int i = tid; i < TR; i += NT) {
-      const int64_t r = base + i;
-      const int64_t id = r < end ? rowIdOf(a, r) : -1;
-      const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
-      rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
-      rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
-    }
-    __syncthreads();
-    for (int e = tid; e < TR * TKO; e += NT) {
-      const int i = e / TKO, kk = e % TKO;
-      const int64_t k = k0 + kk;
-      As[i][kk] =
-          (rowA[i] >= 0 && k < K) ? a.X[rowA[i] * H * K + h * K + k] : T(0);
-    }
-    for (int e = tid; e < TR * TN; e += NT) {
-      const int i = e / TN, n = e % TN;
-      const int64_t col = n0 + n;
-      Bs[i][n] =
-          (rowB[i] >= 0 && col < N) ? a.B[rowB[i] * H * N + h * N + col] : T(0);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < TR; ++i)
-      rank1Update<RK, RN, TY, TX>(acc, As[i], Bs[i], ty, tx);
-    __syncthreads();
-  }
-
-  T *dw = a.dW + (s * H + h) * K * N;
-#pragma unroll
-  for (int p = 0; p < RK; ++p) {
-    const int64_t k = k0 + ty + p * TY;
-    if (k >= K)
-      continue;
-#pragma unroll
-    for (int q = 0; q < RN; ++q) {
-      const int64_t n = n0 + tx + q * TX;
-      if (n >= N)
-        continue;
-      storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, acc[p][q], a);
-    }
-  }
+  clear();
+  sumRows(s, h, begin + int64_t(blockIdx.z) * TR, end,
+          int64_t(gridDim.z) * TR);
+  store(s, h);
 }
 
 // ---------------------------------------------------------------------------
@@ -501,15 +555,17 @@ __global__ void __launch_bounds__(kVecThreads, 2)
 }
 
 // Outer: a block sums the rows base, base + gridDim.x * TR, ... of one
-// (slice, head) into the whole (<= 64 x 64) dW tile. The 256 threads form
-// 4 groups of 64; group g takes rows g, g+4, ... of each staged tile of TR
+// (slice, head) into the whole (<= 64 x 64) dW tile, or (chunkRows > 0,
+// as in outerKernel) the chunk blockIdx.x of chunkRows rows for head
+// blockIdx.y, flushed to each slice it covers. The 256 threads form 4
+// groups of 64; group g takes rows g, g+4, ... of each staged tile of TR
 // rows, and each thread keeps an 8 x 8 register tile: k in {4tk..4tk+3,
-// 32+4tk..32+4tk+3}, n likewise with tn. At the end the 4 groups are added
-// in shared memory in a fixed order, and the block writes (or, atomic, adds)
-// each element once.
+// 32+4tk..32+4tk+3}, n likewise with tn. At each flush the 4 groups are
+// added in shared memory in a fixed order, and the block writes (or,
+// atomic, adds) each element once.
 template <int TR>
 __global__ void __launch_bounds__(kVecThreads, 2)
-    outerVecKernel(const SegmentGemmArgs a) {
+    outerVecKernel(const SegmentGemmArgs a, int64_t chunkRows) {
   __shared__ float4 As[TR][16]; // 64 floats a row, zero beyond K
   __shared__ float4 Bs[TR][16];
   __shared__ int64_t rowA[TR], rowB[TR];
@@ -519,8 +575,114 @@ __global__ void __launch_bounds__(kVecThreads, 2)
   const int tk = t / 8, tn = t % 8;
   const int64_t K = a.K, N = a.N, H = a.H;
   const int K4 = int(K / 4), N4 = int(N / 4);
-  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
 
+  float acc[8][8];
+  auto clear = [&] {
+#pragma unroll
+    for (int p = 0; p < 8; ++p)
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        acc[p][q] = 0.f;
+  };
+  // Adds the rows first, first + step, ... < end of slice s to acc.
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    for (int64_t base = first; base < end; base += step) {
+      for (int i = tid; i < TR; i += kVecThreads) {
+        const int64_t r = base + i;
+        const int64_t id = r < end ? rowIdOf(a, r) : -1;
+        const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
+        rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
+        rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
+      }
+      __syncthreads();
+      for (int e = tid; e < TR * 16; e += kVecThreads) {
+        const int i = e / 16, q = e % 16;
+        float4 va = make_float4(0.f, 0.f, 0.f, 0.f), vb = va;
+        if (rowA[i] >= 0 && q < K4)
+          va = __ldg(reinterpret_cast<const float4 *>(a.X + rowA[i] * H * K +
+                                                      h * K) +
+                     q);
+        if (rowB[i] >= 0 && q < N4)
+          vb = __ldg(reinterpret_cast<const float4 *>(a.B + rowB[i] * H * N +
+                                                      h * N) +
+                     q);
+        As[i][q] = va;
+        Bs[i][q] = vb;
+      }
+      __syncthreads();
+#pragma unroll 4
+      for (int i = g; i < TR; i += 4) {
+        const float4 a0 = As[i][tk], a1 = As[i][8 + tk];
+        const float4 b0 = Bs[i][tn], b1 = Bs[i][8 + tn];
+        const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int p = 0; p < 8; ++p)
+#pragma unroll
+          for (int q = 0; q < 8; ++q)
+            acc[p][q] += av[p] * bv[q];
+      }
+      __syncthreads();
+    }
+  };
+  // Reduces the 4 groups into red[k][n] (64 x 64, in As), group 0 first,
+  // and writes (or adds) the result to dW[s][h].
+  auto store = [&](int64_t s, int64_t h) {
+    float4 *red = &As[0][0]; // [64][16]
+    for (int gg = 0; gg < 4; ++gg) {
+      if (g == gg) {
+#pragma unroll
+        for (int p = 0; p < 8; ++p) {
+          const int k = p < 4 ? 4 * tk + p : 32 + 4 * tk + (p - 4);
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            float4 v = make_float4(acc[p][4 * half], acc[p][4 * half + 1],
+                                   acc[p][4 * half + 2], acc[p][4 * half + 3]);
+            float4 &o = red[k * 16 + 8 * half + tn];
+            if (gg > 0) {
+              v.x += o.x; v.y += o.y; v.z += o.z; v.w += o.w;
+            }
+            o = v;
+          }
+        }
+      }
+      __syncthreads();
+    }
+    const float *redf = reinterpret_cast<const float *>(red);
+    float *dw = a.dW + (s * H + h) * K * N;
+    for (int64_t e = tid; e < K * N; e += kVecThreads) {
+      int64_t k, n;
+      if (a.transposeW) {
+        n = e / K;
+        k = e % K;
+      } else {
+        k = e / N;
+        n = e % N;
+      }
+      storeOut(dw + e, redf[k * 64 + n], a);
+    }
+    __syncthreads(); // red (As) is staged into next
+  };
+
+  if (chunkRows > 0) {
+    const int64_t h = blockIdx.y;
+    const int64_t r0 = int64_t(blockIdx.x) * chunkRows;
+    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
+    int64_t s = firstSliceOfChunk(a, r0);
+    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
+      const int64_t end = sliceEndInChunk(a, s, r1);
+      if (end > pos) {
+        clear();
+        sumRows(s, h, pos, end, TR);
+        store(s, h);
+        pos = end;
+      }
+    }
+    return;
+  }
+
+  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
   int64_t begin = 0, end = a.M;
   if (a.segmentPtr) {
     begin = a.segmentPtr[s];
@@ -528,89 +690,10 @@ __global__ void __launch_bounds__(kVecThreads, 2)
   } else if (!a.rowType && s > 0) {
     end = 0;
   }
-
-  float acc[8][8];
-#pragma unroll
-  for (int p = 0; p < 8; ++p)
-#pragma unroll
-    for (int q = 0; q < 8; ++q)
-      acc[p][q] = 0.f;
-
-  const int64_t stride = int64_t(gridDim.x) * TR;
-  for (int64_t base = begin + int64_t(blockIdx.x) * TR; base < end;
-       base += stride) {
-    for (int i = tid; i < TR; i += kVecThreads) {
-      const int64_t r = base + i;
-      const int64_t id = r < end ? rowIdOf(a, r) : -1;
-      const bool mine = id >= 0 && (!a.rowType || a.rowType[id] == s);
-      rowA[i] = mine ? (a.gather ? a.gather[id] : id) : -1;
-      rowB[i] = mine ? (a.gatherB ? a.gatherB[id] : id) : -1;
-    }
-    __syncthreads();
-    for (int e = tid; e < TR * 16; e += kVecThreads) {
-      const int i = e / 16, q = e % 16;
-      float4 va = make_float4(0.f, 0.f, 0.f, 0.f), vb = va;
-      if (rowA[i] >= 0 && q < K4)
-        va = __ldg(reinterpret_cast<const float4 *>(a.X + rowA[i] * H * K +
-                                                    h * K) +
-                   q);
-      if (rowB[i] >= 0 && q < N4)
-        vb = __ldg(reinterpret_cast<const float4 *>(a.B + rowB[i] * H * N +
-                                                    h * N) +
-                   q);
-      As[i][q] = va;
-      Bs[i][q] = vb;
-    }
-    __syncthreads();
-#pragma unroll 4
-    for (int i = g; i < TR; i += 4) {
-      const float4 a0 = As[i][tk], a1 = As[i][8 + tk];
-      const float4 b0 = Bs[i][tn], b1 = Bs[i][8 + tn];
-      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-      for (int p = 0; p < 8; ++p)
-#pragma unroll
-        for (int q = 0; q < 8; ++q)
-          acc[p][q] += av[p] * bv[q];
-    }
-    __syncthreads();
-  }
-
-  // Reduce the 4 groups into red[k][n] (64 x 64, in As), group 0 first.
-  float4 *red = &As[0][0]; // [64][16]
-  for (int gg = 0; gg < 4; ++gg) {
-    if (g == gg) {
-#pragma unroll
-      for (int p = 0; p < 8; ++p) {
-        const int k = p < 4 ? 4 * tk + p : 32 + 4 * tk + (p - 4);
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          float4 v = make_float4(acc[p][4 * half], acc[p][4 * half + 1],
-                                 acc[p][4 * half + 2], acc[p][4 * half + 3]);
-          float4 &o = red[k * 16 + 8 * half + tn];
-          if (gg > 0) {
-            v.x += o.x; v.y += o.y; v.z += o.z; v.w += o.w;
-          }
-          o = v;
-        }
-      }
-    }
-    __syncthreads();
-  }
-  const float *redf = reinterpret_cast<const float *>(red);
-  float *dw = a.dW + (s * H + h) * K * N;
-  for (int64_t e = tid; e < K * N; e += kVecThreads) {
-    int64_t k, n;
-    if (a.transposeW) {
-      n = e / K;
-      k = e % K;
-    } else {
-      k = e / N;
-      n = e % N;
-    }
-    storeOut(dw + e, redf[k * 64 + n], a);
-  }
+  clear();
+  sumRows(s, h, begin + int64_t(blockIdx.x) * TR, end,
+          int64_t(gridDim.x) * TR);
+  store(s, h);
 }
 
 template <int TX, int RM>
@@ -671,59 +754,113 @@ SegmentGemmArgsT<T> singleWriter(const SegmentGemmArgsT<T> &a) {
   return b;
 }
 
+/// Whether an outer GEMM splits all its rows into equal chunks (the
+/// kernels' chunkRows > 0): when atomics may combine partial sums and the
+/// rows are grouped by slice (segmentPtr, or one slice). rowType slices
+/// interleave, so each of their blocks keeps one slice.
+template <typename T>
+bool chunksAllRows(const SegmentGemmArgsT<T> &a) {
+  return a.atomic && !a.deterministic && !a.rowType && a.M > 0;
+}
+
+/// Rows per chunk: about M / blocks, a multiple of TR, at least minRows
+/// (each chunk's flush adds K x N atomics per slice it covers).
+int64_t chunkRowsFor(int64_t M, int64_t blocks, int64_t TR, int64_t minRows) {
+  if (blocks < 1)
+    blocks = 1;
+  int64_t rows = (M + blocks - 1) / blocks;
+  if (rows < minRows)
+    rows = minRows;
+  return (rows + TR - 1) / TR * TR;
+}
+
+/// Blocks of `kernel` (with `threads` threads) resident on the device at once.
+template <typename Kernel>
+cudaError_t residentBlocks(Kernel kernel, int threads, int64_t *blocks) {
+  int dev = 0, sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(cudaGetDevice(&dev));
+  HECTOR_CUDA_TRY(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  HECTOR_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, 0));
+  *blocks = int64_t(sms) * (perSm < 1 ? 1 : perSm);
+  return cudaSuccess;
+}
+
 /// The float outer fast path (outerVecKernel); the caller checks the shape.
 cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TR = 64;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(outerVecKernel<TR>, kVecThreads, &resident));
+  if (chunksAllRows(a)) {
+    // One wave: the heads share the resident blocks.
+    if (a.H > 65535)
+      return cudaErrorInvalidConfiguration;
+    const int64_t chunkRows =
+        chunkRowsFor(a.M, resident / a.H, TR, 4 * TR);
+    const dim3 grid{unsigned((a.M + chunkRows - 1) / chunkRows),
+                    unsigned(a.H)};
+    outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a, chunkRows);
+    return cudaGetLastError();
+  }
   const int64_t sliceHeads = a.numSlices * a.H;
   if (sliceHeads > 65535)
     return cudaErrorInvalidConfiguration;
   int64_t chunks = 1;
   if (a.atomic && !a.deterministic) {
-    // Fill the GPU once: blocks per slice = resident blocks / slices,
-    // but no more than the slice's average row tiles.
-    int dev = 0, sms = 0, perSm = 0;
-    HECTOR_CUDA_TRY(cudaGetDevice(&dev));
-    HECTOR_CUDA_TRY(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm, outerVecKernel<TR>, kVecThreads, 0));
-    if (perSm < 1)
-      perSm = 1;
+    // rowType: fill the GPU once, blocks per slice = resident blocks /
+    // slices, but no more than the slice's average row tiles.
     const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
     const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
-    chunks = (int64_t(sms) * perSm + sliceHeads - 1) / sliceHeads;
+    chunks = (resident + sliceHeads - 1) / sliceHeads;
     if (chunks > tiles)
       chunks = tiles;
     if (chunks < 1)
       chunks = 1;
   }
   const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
-  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(singleWriter(a));
+  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(singleWriter(a), 0);
   return cudaGetLastError();
 }
 
 template <typename T>
 cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
+  constexpr int threads = (TKO / RK) * (TN / RN);
+  const auto kernel = outerKernel<T, TKO, TN, TR, RK, RN>;
   const int64_t kTiles = (a.K + TKO - 1) / TKO;
   const int64_t nTiles = (a.N + TN - 1) / TN;
+  if (kTiles * nTiles > INT_MAX)
+    return cudaErrorInvalidConfiguration;
+  if (chunksAllRows(a)) {
+    // About two waves of blocks over the (K tile, N tile, head) grid.
+    int64_t resident = 0;
+    HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
+    const int64_t chunkRows = chunkRowsFor(
+        a.M, 2 * resident / (kTiles * nTiles * a.H), TR, 16 * TR);
+    const int64_t chunks = (a.M + chunkRows - 1) / chunkRows;
+    if (a.H > 65535 || chunks > 65535)
+      return cudaErrorInvalidConfiguration;
+    const dim3 grid(unsigned(kTiles * nTiles), unsigned(a.H),
+                    unsigned(chunks));
+    kernel<<<grid, threads, 0, stream>>>(a, kTiles, chunkRows);
+    return cudaGetLastError();
+  }
   const int64_t sliceHeads = a.numSlices * a.H;
-  // Split each slice's rows over blocks only when atomics may combine them;
-  // aim at ~2048 rows per block for the average slice.
+  // rowType: split each slice's rows over blocks only when atomics may
+  // combine them; aim at ~2048 rows per block for the average slice.
   int64_t chunks = 1;
   if (a.atomic && !a.deterministic) {
     const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
     chunks = (rowsPerSlice + 2047) / 2048;
     chunks = chunks < 1 ? 1 : (chunks > 256 ? 256 : chunks);
   }
-  if (kTiles * nTiles > INT_MAX || sliceHeads > 65535)
+  if (sliceHeads > 65535)
     return cudaErrorInvalidConfiguration;
   const dim3 grid(unsigned(kTiles * nTiles), unsigned(sliceHeads),
                   unsigned(chunks));
-  outerKernel<T, TKO, TN, TR, RK, RN>
-      <<<grid, (TKO / RK) * (TN / RN), 0, stream>>>(singleWriter(a), kTiles);
-  HECTOR_CUDA_TRY(cudaGetLastError());
-  return cudaSuccess;
+  kernel<<<grid, threads, 0, stream>>>(singleWriter(a), kTiles, 0);
+  return cudaGetLastError();
 }
 
 /// launchSegmentGemm for either scalar type: the float fast paths when the

@@ -76,6 +76,9 @@ struct Case {
   bool scaleGather = false;
   bool gatherB = false;
   bool emptySegments = false; ///< Ptr: some segments get no rows
+  /// Ptr: segment 1 holds about 90% of the rows, the others a few each
+  /// (relation sizes follow a power law).
+  bool skewedSegments = false;
   RowIds rowIds = RowIds::None;
   bool deterministic = false; ///< SegmentGemmArgs::deterministic
 };
@@ -276,6 +279,57 @@ std::vector<Case> cases() {
     Case c{"vecOuterSegPtrEmptyAccumulate", Mode::Outer, 900, 32, 64, 1, 6,
            Seg::Ptr};
     c.emptySegments = true;
+    c.accumulate = true;
+    add(c);
+  }
+  // Atomic outer sums split all rows into equal chunks, whatever the
+  // slices' sizes: chunks that cross several boundaries (skewed, empty
+  // segments), one slice taking most chunks, the narrow N = 1 shape of an
+  // attention vector's gradient, heads, and rows of one shared slice.
+  {
+    Case c{"vecOuterSkewedAtomic", Mode::Outer, 40000, 64, 64, 1, 40,
+           Seg::Ptr};
+    c.skewedSegments = true;
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"outerSkewedNarrowAtomic", Mode::Outer, 40000, 64, 1, 1, 30,
+           Seg::Ptr};
+    c.skewedSegments = true;
+    c.accumulate = true;
+    c.gather = true;
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  {
+    Case c{"outerSkewedHeadsAtomic", Mode::Outer, 20000, 20, 36, 2, 9,
+           Seg::Ptr};
+    c.skewedSegments = true;
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterSkewedHeadsTransposed", Mode::Outer, 30000, 32, 16, 2, 7,
+           Seg::Ptr};
+    c.skewedSegments = true;
+    c.accumulate = true;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"outerSharedSliceAtomic", Mode::Outer, 9000, 9, 11, 1, 3};
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"vecOuterSharedSliceAtomic", Mode::Outer, 9000, 64, 64, 1, 2};
     c.accumulate = true;
     add(c);
   }
@@ -562,6 +616,12 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
   } else if (c.seg == Seg::Ptr) {
     // Random boundaries; with emptySegments, segments 0, 2 and S-1 are empty.
     std::vector<int64_t> cuts = randomIndices(rng, S - 1, M + 1);
+    if (c.skewedSegments) {
+      // The others share 10% of the rows; segment 1 takes what is left.
+      cuts = randomIndices(rng, S - 1, std::max<int64_t>(1, M / 10));
+      for (int64_t i = 1; i < S - 1; ++i)
+        cuts[i] += M - M / 10;
+    }
     std::sort(cuts.begin(), cuts.end());
     p.segPtr = {0};
     for (int64_t s = 0; s + 1 < S; ++s)
