@@ -488,7 +488,7 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     w.close();
   } else {
     w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
-    w.line("scalar_t hv[HECTOR_BATCH];");
+    w.line("scalar_t hv[HECTOR_GROUP_BATCH];");
     w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
     printElement(w, stmt, shape, ops);
     w.line("hv[u] = v;");

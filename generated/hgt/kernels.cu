@@ -229,7 +229,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
           scalar_t *t = (b.att + (v_e) * sz_att);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_att) {
               const scalar_t v = o0[i] / o1[i];
               hv[u] = v;
@@ -247,7 +247,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
           scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
               const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
               hv[u] = v;
@@ -299,7 +299,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
           const scalar_t v = o0[0] * o1[i];
           hv[u] = v;
@@ -492,7 +492,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.x + (v_n) * sz_x);
       scalar_t *t = r_d;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_d) {
           const scalar_t v = o0[i] * o1[i];
           hv[u] = v;
@@ -509,7 +509,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_d;
       scalar_t *t = r_grad_h_2;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_2) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_2) {
           scalar_t v = 0;
           for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -530,7 +530,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
       scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
           const scalar_t v = o0[i] * o1[0];
           hv[u] = v;
@@ -547,7 +547,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_h_2;
       scalar_t *t = r_grad1_gate;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_gate) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
           const scalar_t v = -o0[i];
           hv[u] = v;
@@ -565,7 +565,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
       scalar_t *t = r_d_1;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
           const scalar_t v = o0[i] * o1[i];
           hv[u] = v;
@@ -582,7 +582,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_d_1;
       scalar_t *t = r_grad2_gate;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
           scalar_t v = 0;
           for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -603,7 +603,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
       scalar_t *t = (b.grad_h_0 + (v_n) * sz_grad_h_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_0) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
           const scalar_t v = o0[i] * o1[0];
           hv[u] = v;
@@ -661,7 +661,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s12;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_skip) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
           const scalar_t v = o0[i] * o1[i];
           hv[u] = v;
@@ -692,7 +692,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
           scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
               const scalar_t v = o0[i] / o1[i];
               hv[u] = v;
@@ -834,7 +834,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
           scalar_t *t = r_d_4;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
               const scalar_t v = o0[i] * o1[i];
               hv[u] = v;
@@ -851,7 +851,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o0 = r_d_4;
           scalar_t *t = r_grad_att;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
               scalar_t v = 0;
               for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
@@ -872,7 +872,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.att + (v_e) * sz_att);
           scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
               const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
               hv[u] = v;
@@ -932,7 +932,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_att_sum;
       scalar_t *t = r_grad2_att_exp;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_att_exp) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -1112,7 +1112,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s28;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_mu) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
           const scalar_t v = o0[i] * o1[i];
           hv[u] = v;
@@ -1130,7 +1130,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.q + (v_e) * sz_q);
       scalar_t *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
           const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
           hv[u] = v;
@@ -1148,7 +1148,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
       scalar_t *t = (b.grad_q + (v_e) * sz_grad_q);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
           const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
           hv[u] = v;

@@ -225,7 +225,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
             scalar_t *t = (b.att + (v_e) * sz_att);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_att) {
                 const scalar_t v = o0[i] / o1[i];
                 hv[u] = v;
@@ -243,7 +243,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
             scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
                 const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
                 hv[u] = v;
@@ -295,7 +295,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o1 = (b.x + (v_n) * sz_x);
         scalar_t *t = (b.h_3 + (v_n) * sz_h_3);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_3) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_h_3) {
             const scalar_t v = o0[0] * o1[i];
             hv[u] = v;
@@ -488,7 +488,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.x + (v_n) * sz_x);
         scalar_t *t = r_d;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -505,7 +505,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d;
         scalar_t *t = r_grad_h_2;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_2) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_2) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -526,7 +526,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.h_2 + (v_n) * sz_h_2);
         scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
             const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
@@ -543,7 +543,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_h_2;
         scalar_t *t = r_grad1_gate;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_gate) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
             const scalar_t v = -o0[i];
             hv[u] = v;
@@ -561,7 +561,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.h_0 + (v_n) * sz_h_0);
         scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -578,7 +578,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad2_gate;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -599,7 +599,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
         scalar_t *t = (b.grad_h_0 + (v_n) * sz_grad_h_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_0) {
             const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
@@ -657,7 +657,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s12;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_skip) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -688,7 +688,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
             scalar_t *t = (b.d_5 + (v_e) * sz_d_5);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
                 const scalar_t v = o0[i] / o1[i];
                 hv[u] = v;
@@ -829,7 +829,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
             scalar_t *t = r_d_4;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
                 const scalar_t v = o0[i] * o1[i];
                 hv[u] = v;
@@ -846,7 +846,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o0 = r_d_4;
             scalar_t *t = r_grad_att;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
                 scalar_t v = 0;
                 for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
@@ -867,7 +867,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (b.att + (v_e) * sz_att);
             scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
                 const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
                 hv[u] = v;
@@ -927,7 +927,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_att_sum;
         scalar_t *t = r_grad2_att_exp;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_att_exp) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -1108,7 +1108,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s28;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_mu) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -1126,7 +1126,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.q + (v_e) * sz_q);
         scalar_t *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
             const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
             hv[u] = v;
@@ -1144,7 +1144,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
         scalar_t *t = (b.grad_q + (v_e) * sz_grad_q);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
             const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
             hv[u] = v;

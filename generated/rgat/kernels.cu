@@ -63,7 +63,7 @@ forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.W + (v_r) * sz_W);
       scalar_t *t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_1_wt) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_alpha_1_wt) {
           int64_t rest = i;
           int64_t src = 0;
@@ -135,7 +135,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
       scalar_t *t = (b.alpha_0 + (v_p) * sz_alpha_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_0) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
           scalar_t v = 0;
           for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
@@ -353,7 +353,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
           scalar_t *t = (b.alpha + (v_e) * sz_alpha);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
               const scalar_t v = o0[i] / o1[i];
               hv[u] = v;
@@ -371,7 +371,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
           scalar_t *t = w_acc_s14 + hector_worker_2 * sz_h_0;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
               const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
               hv[u] = v;
@@ -510,7 +510,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -548,7 +548,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
           scalar_t *t = r_d_2;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
               const scalar_t v = o0[i] * o1[i];
               hv[u] = v;
@@ -565,7 +565,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o0 = r_d_2;
           scalar_t *t = r_grad_alpha;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
               scalar_t v = 0;
               for (int64_t t = 0; t < (hp_out_dim / hp_heads); ++t) {
@@ -586,7 +586,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
           scalar_t *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
               const scalar_t v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
               hv[u] = v;
@@ -653,7 +653,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_sum;
       scalar_t *t = r_grad2_alpha_exp;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -801,7 +801,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -890,7 +890,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
       scalar_t *t = r_grad2_z;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_z) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
           const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
           hv[u] = v;
@@ -917,7 +917,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s20;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a_src) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
           const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
           hv[u] = v;
@@ -935,7 +935,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = r_grad2_z;
       scalar_t *t = (b.grad_z + (v_p) * sz_grad_z);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_z) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;
@@ -1026,7 +1026,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o1 = (b.a_dst + (v_r) * sz_a_dst);
       scalar_t *t = r_grad_alpha_1_wt;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1_wt) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wt) {
           const int64_t lead = i / (hp_in_dim * (hp_out_dim / hp_heads));
           const int64_t row = (i / (hp_out_dim / hp_heads)) % hp_in_dim;
@@ -1046,7 +1046,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o0 = r_grad_alpha_1_wt;
       scalar_t *t = r_grad_alpha_1_wr;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1_wr) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1_wr) {
           int64_t rest = i;
           int64_t src = 0;
@@ -1071,7 +1071,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o1 = r_grad_alpha_1_wr;
       scalar_t *t = (b.grad_W + (v_r) * sz_grad_W);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_W) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_W) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;

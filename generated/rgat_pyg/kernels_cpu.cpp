@@ -206,7 +206,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
             scalar_t *t = (b.alpha + (v_e) * sz_alpha);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
                 const scalar_t v = o0[i] / o1[i];
                 hv[u] = v;
@@ -257,7 +257,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o1 = b.bias;
         scalar_t *t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_h) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;
@@ -353,7 +353,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s0;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -370,7 +370,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
         scalar_t *t = r_grad_msg;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -479,7 +479,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
         scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -496,7 +496,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad_alpha;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_out_dim; ++t) {
@@ -517,7 +517,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = o0[i] * o1[i / hp_out_dim];
             hv[u] = v;
@@ -566,7 +566,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_3;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
             const scalar_t v = -o0[i];
             hv[u] = v;
@@ -650,7 +650,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
         scalar_t *t = r_grad2_alpha_exp;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -792,7 +792,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -875,7 +875,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
         scalar_t *t = (b.grad_outj + (v_p) * sz_grad_outj);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_outj) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;
@@ -963,7 +963,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
         scalar_t *t = r_d_6;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_6) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_6) {
             const int64_t lead = i / ((hp_heads * hp_out_dim) * hp_heads);
             const int64_t row = (i / hp_heads) % (hp_heads * hp_out_dim);
@@ -983,7 +983,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o0 = r_d_6;
         scalar_t *t = r_d_7;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_7) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_7) {
             int64_t rest = i;
             int64_t src = 0;
@@ -1016,7 +1016,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         }
         scalar_t *t = acc_s27;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -1037,7 +1037,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
         scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_weight_) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;
@@ -1124,7 +1124,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;

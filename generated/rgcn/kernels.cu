@@ -173,7 +173,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -190,7 +190,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       scalar_t *t = r_grad_msg;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -264,7 +264,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (gv.rel_in_degree + v_e);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
           const scalar_t v = o0[i] / o1[0];
           hv[u] = v;
@@ -315,7 +315,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;

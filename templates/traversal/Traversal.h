@@ -54,18 +54,22 @@
   for (int i = hector_lane; i < (n); i += hector_lanes)
 #define HECTOR_GROUP_SYNC() hector::trav::groupSync<kGroupSize>()
 #define HECTOR_UNROLL _Pragma("unroll")
-/// Batches of HECTOR_BATCH elements per lane: element i0 + u * hector_lanes
-/// for u < HECTOR_BATCH (see HECTOR_FOR_ELEMENT_BATCHES below).
+/// Batches of HECTOR_GROUP_BATCH elements per lane: element
+/// i0 + u * hector_lanes for u < HECTOR_GROUP_BATCH (see HECTOR_BATCH
+/// below).
+#define HECTOR_GROUP_BATCH                                                     \
+  (kGroupSize > hector::trav::kWarpSize ? HECTOR_HEAVY_BATCH : HECTOR_BATCH)
 #define HECTOR_FOR_ELEMENT_BATCHES(i0, n)                                      \
-  for (int i0 = hector_lane; i0 < (n); i0 += hector_lanes * HECTOR_BATCH)
+  for (int i0 = hector_lane; i0 < (n); i0 += hector_lanes * HECTOR_GROUP_BATCH)
 #define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
-  HECTOR_UNROLL for (int u = 0; u < HECTOR_BATCH; ++u)                        \
+  HECTOR_UNROLL for (int u = 0; u < HECTOR_GROUP_BATCH; ++u)                  \
     if (const int i = (i0) + u * hector_lanes; i < (n))
 #else
 #define HECTOR_HD inline
 #define HECTOR_FOR_ELEMENTS(i, n) for (int64_t i = 0; i < (n); ++i)
 #define HECTOR_GROUP_SYNC() ((void)0)
 #define HECTOR_UNROLL
+#define HECTOR_GROUP_BATCH HECTOR_BATCH
 #define HECTOR_FOR_ELEMENT_BATCHES(i0, n)                                      \
   for (int64_t i0 = 0; i0 < (n); i0 += HECTOR_BATCH)
 #define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
@@ -82,12 +86,20 @@
 #ifndef HECTOR_BATCH
 #define HECTOR_BATCH 1
 #endif
+/// The batch of the heavy rows' block groups (GPU): a hub's edge loop has
+/// each of the block's threads load one scalar at a time, so the block
+/// has kHeavyGroupSize loads in flight however wide its rows; a batch
+/// multiplies that. HECTOR_BATCH stays the warp groups' (section 2 of
+/// docs/perf-notes.md found batches slower there).
+#ifndef HECTOR_HEAVY_BATCH
+#define HECTOR_HEAVY_BATCH 4
+#endif
 
 namespace hector::trav {
 
 /// Threads of the group that handles one heavy row on the GPU (one block).
 #ifndef HECTOR_HEAVY_GROUP_SIZE
-#define HECTOR_HEAVY_GROUP_SIZE 512
+#define HECTOR_HEAVY_GROUP_SIZE 1024
 #endif
 constexpr int kHeavyGroupSize = HECTOR_HEAVY_GROUP_SIZE;
 constexpr int kWarpSize = 32;

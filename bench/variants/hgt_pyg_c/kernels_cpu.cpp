@@ -74,7 +74,7 @@ void forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
         scalar_t *t = r_kqv;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_kqv) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;
@@ -340,7 +340,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
             scalar_t *t = (b.alpha + (v_e) * sz_alpha);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
                 const scalar_t v = o0[i] / o1[i];
                 hv[u] = v;
@@ -390,7 +390,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
         scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
             const scalar_t v = hector::trav::gelu(o0[i]);
             hv[u] = v;
@@ -430,7 +430,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         const scalar_t *o1 = (b.x + (v_n) * sz_x);
         scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
             const scalar_t v = o0[0] * o1[i];
             hv[u] = v;
@@ -641,7 +641,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.x + (v_n) * sz_x);
         scalar_t *t = r_d;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -658,7 +658,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d;
         scalar_t *t = r_grad_h_1;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -679,7 +679,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.h_1 + (v_n) * sz_h_1);
         scalar_t *t = (b.grad1_x + (v_n) * sz_grad1_x);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_x) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_x) {
             const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
@@ -696,7 +696,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_h_1;
         scalar_t *t = r_grad1_gate;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_gate) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad1_gate) {
             const scalar_t v = -o0[i];
             hv[u] = v;
@@ -714,7 +714,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.a + (v_n) * sz_a);
         scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -731,7 +731,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad2_gate;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
             scalar_t v = 0;
             for (int64_t t = 0; t < hp_in_dim; ++t) {
@@ -752,7 +752,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
         scalar_t *t = (b.grad_a + (v_n) * sz_grad_a);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a) {
             const scalar_t v = o0[i] * o1[0];
             hv[u] = v;
@@ -810,7 +810,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s10;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_skip) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_skip) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -836,7 +836,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s11;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_out_lin_bias) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_out_lin_bias) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -853,7 +853,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
         scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
             const scalar_t v = hector::trav::geluGrad(o0[i]);
             hv[u] = v;
@@ -973,7 +973,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
         scalar_t *t = r_grad_agg;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_agg) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -990,7 +990,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_agg;
         scalar_t *t = r_grad_msg;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -1121,7 +1121,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
         scalar_t *t = r_d_5;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -1138,7 +1138,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_5;
         scalar_t *t = r_grad_alpha;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
             scalar_t v = 0;
             for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
@@ -1159,7 +1159,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
             const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
             hv[u] = v;
@@ -1208,7 +1208,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_d_7;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
             const scalar_t v = -o0[i];
             hv[u] = v;
@@ -1318,7 +1318,7 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
         scalar_t *t = r_grad2_alpha_exp;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -1502,7 +1502,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s32;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_p_rel) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_p_rel) {
             const scalar_t v = o0[i] * o1[i];
             hv[u] = v;
@@ -1520,7 +1520,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
         scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
             const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
             hv[u] = v;
@@ -1538,7 +1538,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
         scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
             const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
             hv[u] = v;
@@ -1705,7 +1705,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         }
         scalar_t *t = acc_s45;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv_bias) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv_bias) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -1818,7 +1818,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;

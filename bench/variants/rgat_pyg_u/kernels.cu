@@ -210,7 +210,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
           scalar_t *t = (b.alpha + (v_e) * sz_alpha);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
               const scalar_t v = o0[i] / o1[i];
               hv[u] = v;
@@ -261,7 +261,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o1 = b.bias;
       scalar_t *t = (b.h + (v_n) * sz_h);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_h) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;
@@ -361,7 +361,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -378,7 +378,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
       scalar_t *t = r_grad_msg;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -416,7 +416,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
           scalar_t *t = r_d_1;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
               const scalar_t v = o0[i] * o1[i];
               hv[u] = v;
@@ -433,7 +433,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o0 = r_d_1;
           scalar_t *t = r_grad_alpha;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
               scalar_t v = 0;
               for (int64_t t = 0; t < hp_out_dim; ++t) {
@@ -454,7 +454,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
           scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
               const scalar_t v = o0[i] * o1[i / hp_out_dim];
               hv[u] = v;
@@ -521,7 +521,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_sum;
       scalar_t *t = r_grad2_alpha_exp;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -724,7 +724,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.grad2_outj + (v_e) * sz_grad2_outj);
       scalar_t *t = (b.grad_outj + (v_e) * sz_grad_outj);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_outj) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;
@@ -803,7 +803,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;
@@ -882,7 +882,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
       scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_weight_) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;

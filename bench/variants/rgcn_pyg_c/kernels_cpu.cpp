@@ -66,7 +66,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
             scalar_t *t = w_acc_s1 + hector_worker_0 * sz_h_0;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
                 const scalar_t v = o0[i] / o1[0];
                 hv[u] = v;
@@ -162,7 +162,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
         scalar_t *t = acc_s0;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
             const scalar_t v = o0[i];
             hv[u] = v;
@@ -193,7 +193,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
             scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
-              scalar_t hv[HECTOR_BATCH];
+              scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
                 const scalar_t v = o0[i] / o1[0];
                 hv[u] = v;
@@ -252,7 +252,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
         scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_BATCH];
+          scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
             const scalar_t v = o0[i] + o1[i];
             hv[u] = v;

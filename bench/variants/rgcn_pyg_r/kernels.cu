@@ -115,7 +115,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       scalar_t *t = acc_s0;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
           const scalar_t v = o0[i];
           hv[u] = v;
@@ -146,7 +146,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (gv.rel_in_degree + v_e);
           scalar_t *t = (b.grad_h_1 + (v_e) * sz_grad_h_1);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
-            scalar_t hv[HECTOR_BATCH];
+            scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
               const scalar_t v = o0[i] / o1[0];
               hv[u] = v;
@@ -203,7 +203,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
       scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_BATCH];
+        scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
           const scalar_t v = o0[i] + o1[i];
           hv[u] = v;

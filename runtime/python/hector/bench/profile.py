@@ -48,7 +48,7 @@ def _table(prof, device, steps, rows):
     sort = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
     head = f"(totals over {steps} steps)\n"
     return head + prof.key_averages().table(sort_by=sort, row_limit=rows,
-                                            max_name_column_width=70)
+                                            max_name_column_width=90)
 
 
 def _self_device_us(event):
