@@ -296,6 +296,49 @@ __device__ inline int64_t sliceEndInChunk(const SegmentGemmArgsT<T> &a,
   return e < r1 ? e : r1;
 }
 
+/// The rows an outer-mode block sums, given its kernel's per-slice
+/// callbacks: clear() zeroes the accumulators, sumRows(s, h, first, end,
+/// step) adds rows first, first + step, ... < end of slice s, store(s, h)
+/// writes (or adds) them to dW[s][h]. rowBlock / rowBlocks: the block's
+/// index and the grid's extent along rows. chunkRows > 0: blockIdx.y is
+/// the head, and the block sums chunk rowBlock of chunkRows rows, once per
+/// slice it covers. Else blockIdx.y is (slice, head), and the block sums
+/// every rowBlocks-th tile of TR rows of that slice.
+template <int TR, typename T, typename Clear, typename SumRows,
+          typename Store>
+__device__ inline void sumOuterRows(const SegmentGemmArgsT<T> &a,
+                                    int64_t chunkRows, int64_t rowBlock,
+                                    int64_t rowBlocks, Clear clear,
+                                    SumRows sumRows, Store store) {
+  if (chunkRows > 0) {
+    const int64_t h = blockIdx.y;
+    const int64_t r0 = rowBlock * chunkRows;
+    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
+    int64_t s = firstSliceOfChunk(a, r0);
+    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
+      const int64_t end = sliceEndInChunk(a, s, r1);
+      if (end > pos) {
+        clear();
+        sumRows(s, h, pos, end, int64_t(TR));
+        store(s, h);
+        pos = end;
+      }
+    }
+    return;
+  }
+  const int64_t s = blockIdx.y / a.H, h = blockIdx.y % a.H;
+  int64_t begin = 0, end = a.M;
+  if (a.segmentPtr) {
+    begin = a.segmentPtr[s];
+    end = a.segmentPtr[s + 1];
+  } else if (!a.rowType && s > 0) {
+    end = 0; // one shared slice: slices > 0 get no rows
+  }
+  clear();
+  sumRows(s, h, begin + rowBlock * TR, end, rowBlocks * TR);
+  store(s, h);
+}
+
 // Outer mode: output tile TKO x TN of dW[s][h]; TR rows per step.
 // chunkRows == 0: blockIdx.y is (slice, head) and blockIdx.z splits the
 // slice's rows (atomic) or is 0. chunkRows > 0 (atomic, rows grouped by
@@ -373,35 +416,8 @@ __global__ void __launch_bounds__((TKO / RK) * (TN / RN))
     }
   };
 
-  if (chunkRows > 0) {
-    const int64_t h = blockIdx.y;
-    const int64_t r0 = int64_t(blockIdx.z) * chunkRows;
-    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
-    int64_t s = firstSliceOfChunk(a, r0);
-    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
-      const int64_t end = sliceEndInChunk(a, s, r1);
-      if (end > pos) {
-        clear();
-        sumRows(s, h, pos, end, TR);
-        store(s, h);
-        pos = end;
-      }
-    }
-    return;
-  }
-
-  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
-  int64_t begin = 0, end = a.M;
-  if (a.segmentPtr) {
-    begin = a.segmentPtr[s];
-    end = a.segmentPtr[s + 1];
-  } else if (!a.rowType && s > 0) {
-    end = 0; // one shared slice: slices > 0 get no rows
-  }
-  clear();
-  sumRows(s, h, begin + int64_t(blockIdx.z) * TR, end,
-          int64_t(gridDim.z) * TR);
-  store(s, h);
+  sumOuterRows<TR>(a, chunkRows, blockIdx.z, gridDim.z, clear, sumRows,
+                   store);
 }
 
 // ---------------------------------------------------------------------------
@@ -665,35 +681,8 @@ __global__ void __launch_bounds__(kVecThreads, 2)
     __syncthreads(); // red (As) is staged into next
   };
 
-  if (chunkRows > 0) {
-    const int64_t h = blockIdx.y;
-    const int64_t r0 = int64_t(blockIdx.x) * chunkRows;
-    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
-    int64_t s = firstSliceOfChunk(a, r0);
-    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
-      const int64_t end = sliceEndInChunk(a, s, r1);
-      if (end > pos) {
-        clear();
-        sumRows(s, h, pos, end, TR);
-        store(s, h);
-        pos = end;
-      }
-    }
-    return;
-  }
-
-  const int64_t s = blockIdx.y / H, h = blockIdx.y % H;
-  int64_t begin = 0, end = a.M;
-  if (a.segmentPtr) {
-    begin = a.segmentPtr[s];
-    end = a.segmentPtr[s + 1];
-  } else if (!a.rowType && s > 0) {
-    end = 0;
-  }
-  clear();
-  sumRows(s, h, begin + int64_t(blockIdx.x) * TR, end,
-          int64_t(gridDim.x) * TR);
-  store(s, h);
+  sumOuterRows<TR>(a, chunkRows, blockIdx.x, gridDim.x, clear, sumRows,
+                   store);
 }
 
 template <int TX, int RM>
