@@ -591,14 +591,17 @@ def test_device_busy_is_kernel_time_over_step_time():
     from torch.autograd import DeviceType
 
     class Event:
-        def __init__(self, us, device_type=DeviceType.CUDA):
+        def __init__(self, us, device_type=DeviceType.CUDA, key="kernel"):
             self.self_device_time_total = us
             self.device_type = device_type
+            self.key = key
 
     class Prof:
         def key_averages(self):
-            # The CPU op that launched the kernels carries their time too.
+            # The CPU op that launched the kernels carries their time too,
+            # and the profiler's buffer requests are its own.
             return [Event(3000.0), Event(1000.0), Event(0.0),
-                    Event(4000.0, DeviceType.CPU)]
+                    Event(4000.0, DeviceType.CPU),
+                    Event(500.0, key="Activity Buffer Request")]
     # 4 ms of kernels over 2 steps: 2 ms per step of an 8 ms step.
     assert device_busy(Prof(), 8.0, 2) == (2.0, 0.25)
