@@ -54,18 +54,20 @@ OutputDependences::OutputDependences(const ProgramLayout &layout)
   // Program order is a topological order (an instance reads what earlier
   // ones wrote), so one backward pass gives each instance the union of
   // what its readers feed.
+  std::vector<Accesses> accesses;
+  for (const intra::Instance &inst : p.instances)
+    accesses.push_back(accessesOf(inst));
   instances_.assign(p.instances.size(), 0);
   for (size_t i = p.instances.size(); i-- > 0;) {
-    const Accesses a = accessesOf(p.instances[i]);
     OutputMask mask = 0;
-    for (const std::string &w : a.writes)
+    for (const std::string &w : accesses[i].writes)
       mask |= ofValue(w);
     instances_[i] = mask;
-    for (const std::string &r : a.reads)
+    for (const std::string &r : accesses[i].reads)
       roots_[layout.root(r)] |= mask;
   }
   for (size_t i = 0; i < p.instances.size(); ++i)
-    for (const std::string &w : accessesOf(p.instances[i]).writes)
+    for (const std::string &w : accesses[i].writes)
       writers_[layout.root(w)] |= instances_[i];
 }
 
