@@ -86,11 +86,12 @@
 #ifndef HECTOR_BATCH
 #define HECTOR_BATCH 1
 #endif
-/// The batch of the heavy rows' block groups (GPU): a hub's edge loop has
-/// each of the block's threads load one scalar at a time, so the block
-/// has kHeavyGroupSize loads in flight however wide its rows; a batch
-/// multiplies that. HECTOR_BATCH stays the warp groups' (section 2 of
-/// docs/perf-notes.md found batches slower there).
+/// The batch of the heavy rows' block groups (GPU). 4 is the batch of the
+/// fastest variant measured, together with 1024-thread blocks; a batch
+/// alone did not speed the hubs up, whose edge loops wait on their index
+/// loads rather than on element loads (docs/perf-notes.md section 10).
+/// HECTOR_BATCH stays the warp groups' (section 2 found batches slower
+/// there).
 #ifndef HECTOR_HEAVY_BATCH
 #define HECTOR_HEAVY_BATCH 4
 #endif
