@@ -10,6 +10,7 @@ std::string hyperLocal(const std::string &hyper) { return "hp_" + hyper; }
 std::string sizeLocal(const std::string &value) { return "sz_" + value; }
 std::string registerLocal(const std::string &value) { return "r_" + value; }
 std::string loopVarLocal(const std::string &var) { return "v_" + var; }
+std::string csrPosLocal(const std::string &var) { return "c_" + var; }
 
 namespace {
 

@@ -29,6 +29,9 @@ std::string hyperLocal(const std::string &hyper);  ///< "hp_" + hyper
 std::string sizeLocal(const std::string &value);   ///< "sz_" + value
 std::string registerLocal(const std::string &value); ///< "r_" + value
 std::string loopVarLocal(const std::string &var);  ///< "v_" + var
+/// The CSR position of an incoming/outgoing loop's edge variable, safe to
+/// index the CSR-ordered edge arrays with: "c_" + var.
+std::string csrPosLocal(const std::string &var);
 
 /// A C++ int64 expression for `dim` over the hyper locals:
 /// `out_dim/heads` -> `(hp_out_dim / hp_heads)`, `64` -> `INT64_C(64)`.

@@ -52,6 +52,11 @@ struct Binding {
   /// hang off (their dst/src is that node) and which end it is.
   std::string parent;
   std::optional<ir::Attr> parentEnd;
+  /// Such an edge's CSR position (a local) and the prefix of the arrays
+  /// that hold its attributes in that order ("dst_csr_" for incoming,
+  /// "src_csr_" for outgoing; GraphArrays).
+  std::string csrPos;
+  std::string csrPrefix;
 };
 
 /// A per-thread-group scratch slot of `size` scalars, or of `size` times
@@ -335,6 +340,24 @@ std::string NestPrinter::rowExpr(const ir::IndexPath &path) const {
       expr = scope_.at(it->second.parent).cpp;
       space = ir::Space::Node;
       continue;
+    }
+    // An incoming/outgoing loop's edge reads its other end, relation and
+    // pair at its CSR position: one load instead of two dependent ones.
+    if (i == 0 && !it->second.csrPrefix.empty()) {
+      std::optional<std::pair<std::string, ir::Space>> csr;
+      switch (a) {
+      case ir::Attr::Src: csr = {{"src", ir::Space::Node}}; break;
+      case ir::Attr::Dst: csr = {{"dst", ir::Space::Node}}; break;
+      case ir::Attr::EType: csr = {{"etype", ir::Space::EdgeType}}; break;
+      case ir::Attr::Pair: csr = {{"pair", ir::Space::Pair}}; break;
+      default: break;
+      }
+      if (csr) {
+        expr = "g." + it->second.csrPrefix + csr->first + "[" +
+               it->second.csrPos + "]";
+        space = csr->second;
+        continue;
+      }
     }
     std::string array;
     ir::Space next = space;
@@ -643,13 +666,26 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
         "for (int64_t {0} = {1}[{2}]; {0} < {1}[{2} + 1]; ++{0})", k, ptr,
         node));
   }
-  if (wl)
-    w.line("const int64_t {} = hector_active_{} ? {}[{}] : 0;", e,
-           wl->suffix(), eids, k);
-  else
-    w.line("const int64_t {} = {}[{}];", e, eids, k);
-  scope_[loop.var] = Binding{e, ir::Space::Edge, nodeVar,
-                             incoming ? ir::Attr::Dst : ir::Attr::Src};
+  // A worker past its last edge has k at or past the row's end (maybe
+  // past the last edge): it reads edge 0 and position 0 instead.
+  std::string pos = k;
+  if (wl) {
+    pos = csrPosLocal(loop.var);
+    w.line("[[maybe_unused]] const int64_t {} = hector_active_{} ? {} : 0;",
+           pos, wl->suffix(), k);
+    w.line("[[maybe_unused]] const int64_t {} = hector_active_{} ? {}[{}] : "
+           "0;",
+           e, wl->suffix(), eids, k);
+  } else {
+    // Reading only the CSR-ordered arrays leaves the edge id unused.
+    w.line("[[maybe_unused]] const int64_t {} = {}[{}];", e, eids, k);
+  }
+  scope_[loop.var] = Binding{e,
+                             ir::Space::Edge,
+                             nodeVar,
+                             incoming ? ir::Attr::Dst : ir::Attr::Src,
+                             pos,
+                             incoming ? "dst_csr_" : "src_csr_"};
   for (const TravStmt *s : pendingStores_) {
     // A hoisted statement's node-level result, stored to every edge row.
     const std::string root = layout_.root(s->stmt.target.value);
@@ -817,7 +853,8 @@ void NestPrinter::findHeavyRows() {
 void NestPrinter::print(CodeWriter &w) {
   const TravLoop &root = *inst_.root;
   const std::string v = loopVarLocal(root.var);
-  scope_[root.var] = Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt};
+  scope_[root.var] =
+      Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt, "", ""};
   if (bindHeavy_) {
     // A block group takes the k-th heavy row; a warp group skips the
     // heavy rows when the heavy launch takes them (hector_heavy_limit is

@@ -219,6 +219,13 @@ void Graph::ensureKernelArrays() const {
   set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));
   set(GraphArray::TypeIota,
       torch::arange(std::max(numEtypes_, numNtypes_) + 1, src_.options()));
+  // Edge attributes at each CSR position (GraphArrays::dst_csr_src, ...).
+  set(GraphArray::DstCsrSrc, src_.index_select(0, dstEid));
+  set(GraphArray::DstCsrEtype, etype_.index_select(0, dstEid));
+  set(GraphArray::DstCsrPair, derived_.edgePair.index_select(0, dstEid));
+  set(GraphArray::SrcCsrDst, dst_.index_select(0, srcEid));
+  set(GraphArray::SrcCsrEtype, etype_.index_select(0, srcEid));
+  set(GraphArray::SrcCsrPair, derived_.edgePair.index_select(0, srcEid));
   derived_.kernelArrays = std::move(arrays);
 }
 

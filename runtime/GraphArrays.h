@@ -63,6 +63,16 @@ struct GraphArrays {
   /// (src) edges, ascending; num_heavy_dst / num_heavy_src of them.
   const int64_t *heavy_dst_rows = nullptr, *heavy_src_rows = nullptr;
   int64_t num_heavy_dst = 0, num_heavy_src = 0;
+  /// [E] each CSR position's edge attributes, in dst_eid order (dst_csr_*:
+  /// src[dst_eid[k]], ...) and in src_eid order (src_csr_*: dst[src_eid[k]],
+  /// ...). An edge loop over a node's incoming or outgoing edges reads its
+  /// edges' other end, relation and pair at its CSR position k, one load
+  /// instead of two dependent ones (k -> edge id -> attribute): a hub's
+  /// edge loop is a chain of such loads (docs/perf-notes.md section 10).
+  const int64_t *dst_csr_src = nullptr, *dst_csr_etype = nullptr,
+                *dst_csr_pair = nullptr;
+  const int64_t *src_csr_dst = nullptr, *src_csr_etype = nullptr,
+                *src_csr_pair = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
@@ -94,6 +104,12 @@ enum class GraphArray : int {
   TypeIota,
   HeavyDstRows,
   HeavySrcRows,
+  DstCsrSrc,
+  DstCsrEtype,
+  DstCsrPair,
+  SrcCsrDst,
+  SrcCsrEtype,
+  SrcCsrPair,
   Count
 };
 
@@ -154,6 +170,18 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "heavy_dst_rows";
   case GraphArray::HeavySrcRows:
     return "heavy_src_rows";
+  case GraphArray::DstCsrSrc:
+    return "dst_csr_src";
+  case GraphArray::DstCsrEtype:
+    return "dst_csr_etype";
+  case GraphArray::DstCsrPair:
+    return "dst_csr_pair";
+  case GraphArray::SrcCsrDst:
+    return "src_csr_dst";
+  case GraphArray::SrcCsrEtype:
+    return "src_csr_etype";
+  case GraphArray::SrcCsrPair:
+    return "src_csr_pair";
   case GraphArray::Count:
     break;
   }

@@ -90,6 +90,12 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::EdgePair:
     case GraphArray::EdgeSrcNtype:
     case GraphArray::EdgeDstNtype:
+    case GraphArray::DstCsrSrc:
+    case GraphArray::DstCsrEtype:
+    case GraphArray::DstCsrPair:
+    case GraphArray::SrcCsrDst:
+    case GraphArray::SrcCsrEtype:
+    case GraphArray::SrcCsrPair:
       return {e, "num_edges"};
     case GraphArray::Ntype:
     case GraphArray::InDegree:
@@ -171,6 +177,12 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.type_iota = ints(GraphArray::TypeIota);
   g.heavy_dst_rows = ints(GraphArray::HeavyDstRows);
   g.heavy_src_rows = ints(GraphArray::HeavySrcRows);
+  g.dst_csr_src = ints(GraphArray::DstCsrSrc);
+  g.dst_csr_etype = ints(GraphArray::DstCsrEtype);
+  g.dst_csr_pair = ints(GraphArray::DstCsrPair);
+  g.src_csr_dst = ints(GraphArray::SrcCsrDst);
+  g.src_csr_etype = ints(GraphArray::SrcCsrEtype);
+  g.src_csr_pair = ints(GraphArray::SrcCsrPair);
   g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
   g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;

@@ -90,16 +90,17 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s8: att_1[e] = dot(att_0[e.pair], q[e])
         // s9: att_2[e] = mul(att_1[e], mu[e.etype])
         // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
         // s11: att_max[n] max= detach(att_score[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s8_o0 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
+          const scalar_t *s8_o0 = (b.att_0 + (g.dst_csr_pair[c_e]) * sz_att_0);
           const scalar_t *s8_o1 = (b.q_0 + (v_e) * sz_q_0);
           scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
-          const scalar_t *s9_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+          const scalar_t *s9_o1 = (b.mu + (g.dst_csr_etype[c_e]) * sz_mu);
           scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
           scalar_t *s11_t = w_acc_s11 + hector_worker_0 * sz_att_max;
           HECTOR_FOR_ELEMENTS(i, sz_att_1) {
@@ -164,7 +165,8 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
         // s13: att_exp[e] = exp(att_shifted[e])
         // s14: att_sum[n] += copy(att_exp[e]) {segmented}
@@ -222,7 +224,8 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_2 = k_e < hector_end_2;
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-        const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
         // s15: att[e] = div(att_exp[e], att_sum[e.dst])
         if (hector_active_2) {
           const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
@@ -244,7 +247,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
         if (hector_active_2) {
           const scalar_t *o0 = (b.att + (v_e) * sz_att);
-          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
           scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
             scalar_t hv[HECTOR_GROUP_BATCH];
@@ -685,7 +688,8 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s18: d_5[e] = div(att[e], att_sum[e.dst])
         if (hector_active_0) {
           const scalar_t *o0 = (b.att + (v_e) * sz_att);
@@ -827,11 +831,12 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
         scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * sz_grad_att;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
         if (hector_active_0) {
           const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
-          const scalar_t *o1 = (b.msg + (g.edge_pair[v_e]) * sz_msg);
+          const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
           scalar_t *t = r_d_4;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
             scalar_t hv[HECTOR_GROUP_BATCH];
@@ -870,7 +875,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         if (hector_active_0) {
           const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
           const scalar_t *o1 = (b.att + (v_e) * sz_att);
-          scalar_t *t = (b.grad_msg + (g.edge_pair[v_e]) * sz_grad_msg);
+          scalar_t *t = (b.grad_msg + (g.dst_csr_pair[c_e]) * sz_grad_msg);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
@@ -956,7 +961,8 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
         // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
         if (hector_active_1) {

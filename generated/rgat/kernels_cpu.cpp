@@ -222,12 +222,13 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
           // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s7_o0 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
+            const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
             const scalar_t *s7_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
             scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
@@ -286,7 +287,8 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
           // s11: alpha_exp[e] = exp(alpha_shifted[e])
           // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -344,7 +346,8 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_2 = k_e < hector_end_2;
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-          const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
             const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -366,7 +369,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
           if (hector_active_2) {
             const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *o1 = (b.z_0 + (g.edge_pair[v_e]) * sz_z_0);
+            const scalar_t *o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
             scalar_t *t = w_acc_s14 + hector_worker_2 * sz_h_0;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
@@ -538,11 +541,12 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
           scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
           if (hector_active_0) {
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-            const scalar_t *o1 = (b.z + (g.edge_pair[v_e]) * sz_z);
+            const scalar_t *o1 = (b.z + (g.dst_csr_pair[c_e]) * sz_z);
             scalar_t *t = r_d_2;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
               scalar_t hv[HECTOR_GROUP_BATCH];
@@ -581,7 +585,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           if (hector_active_0) {
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
-            scalar_t *t = (b.grad1_z + (g.edge_pair[v_e]) * sz_grad1_z);
+            scalar_t *t = (b.grad1_z + (g.dst_csr_pair[c_e]) * sz_grad1_z);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
@@ -674,7 +678,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
           // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {

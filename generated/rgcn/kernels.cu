@@ -64,11 +64,12 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s1: msg[e] = div(msg_0[e.pair], rel_in_degree[e])
         // s2: h_0[n] += copy(msg[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s1_o0 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
+          const scalar_t *s1_o0 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
           const scalar_t *s1_o1 = (gv.rel_in_degree + v_e);
           scalar_t *s2_t = w_acc_s2 + hector_worker_0 * sz_h_0;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
@@ -214,7 +215,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
       }
     }

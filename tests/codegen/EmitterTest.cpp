@@ -289,6 +289,33 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   EXPECT_EQ(countOf(host, "* hector_workers_2)"), 1u);
 }
 
+// An incoming loop's edges read their pair (and relation) at their CSR
+// position from GraphArrays' dst_csr_* arrays, one load instead of two
+// dependent ones; a worker past its last edge reads position 0. The CPU
+// kernels are printed by the same code.
+TEST(EmitterCsrArrays, EdgeLoopsReadAttributesAtTheirCsrPosition) {
+  std::optional<Emitted> rgcn = compileAndEmit("rgcn_pyg");
+  std::optional<Emitted> hgt = compileAndEmit("hgt_pyg");
+  ASSERT_TRUE(rgcn && hgt);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    SCOPED_TRACE(file);
+    // rgcn_pyg reads pairs in its forward aggregation and backward scatter
+    // only, both over incoming edges.
+    const std::string &r = fileText(*rgcn, file);
+    EXPECT_EQ(countOf(r, "[[maybe_unused]] const int64_t c_e = "
+                         "hector_active_0 ? k_e : 0;"),
+              2u);
+    EXPECT_EQ(countOf(r, "g.dst_csr_pair[c_e]"), 2u);
+    EXPECT_EQ(countOf(r, "g.edge_pair[v_e]"), 0u);
+    // hgt_pyg also reads the relation of an incoming edge; its edge-row
+    // kernels (no CSR position) keep edge_pair.
+    const std::string &h = fileText(*hgt, file);
+    EXPECT_EQ(countOf(h, "g.dst_csr_etype[c_e]"), 1u);
+    EXPECT_GE(countOf(h, "g.dst_csr_pair[c_e]"), 1u);
+    EXPECT_GE(countOf(h, "g.edge_pair[v_e]"), 1u);
+  }
+}
+
 // rgcn's backward stores the hoisted grad_msg to every incoming edge in a
 // loop with no statements of its own: it is split over workers too, each
 // worker storing its own edges' rows.

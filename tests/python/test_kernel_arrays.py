@@ -16,7 +16,8 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "dst_eid", "src_ptr", "src_eid", "pair_src", "pair_etype",
          "pair_ptr", "edge_pair", "ntype_sorted_nodes", "ntype_ptr",
          "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota",
-         "heavy_dst_rows", "heavy_src_rows"]
+         "heavy_dst_rows", "heavy_src_rows", "dst_csr_src", "dst_csr_etype",
+         "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
@@ -61,6 +62,13 @@ def reference(data):
                              if dst.count(v) > HEAVY_ROW_EDGES]
     ref["heavy_src_rows"] = [v for v in range(n)
                              if src.count(v) > HEAVY_ROW_EDGES]
+    # Each CSR position's edge attributes (one edge at a time).
+    for side, eids, other in (("dst", ref["dst_eid"], src),
+                              ("src", ref["src_eid"], dst)):
+        end = "src" if side == "dst" else "dst"
+        ref[f"{side}_csr_{end}"] = [other[i] for i in eids]
+        ref[f"{side}_csr_etype"] = [etype[i] for i in eids]
+        ref[f"{side}_csr_pair"] = [ref["edge_pair"][i] for i in eids]
     return ref
 
 

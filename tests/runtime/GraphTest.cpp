@@ -180,6 +180,14 @@ TEST(Graph, KernelArrays) {
       // No node has more than kHeavyRowEdges edges either way.
       {GraphArray::HeavyDstRows, {}},
       {GraphArray::HeavySrcRows, {}},
+      // Src, Etype and EdgePair of e0 e1 e2 e3 e5 e6 e4 (DstEid), and
+      // Dst, Etype and EdgePair of e1 e3 e6 e5 e2 e0 e4 (SrcEid).
+      {GraphArray::DstCsrSrc, {3, 0, 2, 0, 1, 0, 5}},
+      {GraphArray::DstCsrEtype, {2, 0, 2, 0, 2, 2, 0}},
+      {GraphArray::DstCsrPair, {5, 0, 4, 0, 3, 2, 1}},
+      {GraphArray::SrcCsrDst, {1, 1, 3, 3, 1, 0, 5}},
+      {GraphArray::SrcCsrEtype, {0, 0, 2, 2, 2, 2, 0}},
+      {GraphArray::SrcCsrPair, {0, 0, 2, 3, 4, 5, 1}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -301,8 +309,9 @@ TEST(GraphArraysFromTensors, RejectsBadArrays) {
 
   std::vector<torch::Tensor> tooFew(good.begin(), good.end() - 1);
   expectError<ArgumentValueError>(
-      check(tooFew), "graph: expected 25 graph arrays (Graph.kernel_arrays()), "
-                     "got 24");
+      check(tooFew), "graph: expected " + std::to_string(rt::kNumGraphArrays) +
+                         " graph arrays (Graph.kernel_arrays()), got " +
+                         std::to_string(rt::kNumGraphArrays - 1));
   expectError<ArgumentTypeError>(
       check(with(GraphArray::InDegree,
                  array(good, GraphArray::InDegree).to(torch::kLong))),

@@ -204,7 +204,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s9: alpha_1[e] = dot(alpha_0[e], q[e.dst])
         // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
         // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
@@ -213,7 +214,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s9_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
           const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
           scalar_t *s9_t = (b.alpha_1 + (v_e) * sz_alpha_1);
-          const scalar_t *s10_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+          const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
           scalar_t *s11_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s12_t = w_acc_s12 + hector_worker_0 * sz_alpha_max;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
@@ -278,7 +279,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s14: alpha_exp[e] = exp(alpha_shifted[e])
         // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -336,7 +338,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_2 = k_e < hector_end_2;
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-        const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
         // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         if (hector_active_2) {
           const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -1016,7 +1019,8 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
       }
     }
@@ -1344,7 +1348,8 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
         // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_0) {

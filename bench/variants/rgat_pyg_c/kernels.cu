@@ -81,13 +81,14 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
         // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
           const scalar_t *s5_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
-          const scalar_t *s5_o1 = (b.alpha_1 + (g.edge_pair[v_e]) * sz_alpha_1);
+          const scalar_t *s5_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
           scalar_t *s5_t = (b.alpha_2 + (v_e) * sz_alpha_2);
           scalar_t *s6_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s7_t = w_acc_s7 + hector_worker_0 * sz_alpha_max;
@@ -145,7 +146,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
         // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s9: alpha_exp[e] = exp(alpha_shifted[e])
         // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -203,7 +205,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         const bool hector_active_2 = k_e < hector_end_2;
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-        const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
         // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         if (hector_active_2) {
           const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -226,7 +229,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         // s13: h_0[n] += copy(msg[e]) {segmented}
         if (hector_active_2) {
           const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *s12_o1 = (b.outj + (g.edge_pair[v_e]) * sz_outj);
+          const scalar_t *s12_o1 = (b.outj + (g.dst_csr_pair[c_e]) * sz_outj);
           scalar_t *s13_t = w_acc_s13 + hector_worker_2 * sz_h_0;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
             scalar_t v_s12;
@@ -397,7 +400,8 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
       }
     }
@@ -673,7 +677,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
         // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_0) {

@@ -77,7 +77,8 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -141,7 +142,8 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
           // s8: alpha_exp[e] = exp(alpha_shifted[e])
           // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -199,7 +201,8 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_2 = k_e < hector_end_2;
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-          const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
             const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
@@ -406,7 +409,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           scalar_t *r_d_1 = w_r_d_1 + hector_worker_0 * sz_d_1;
           scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
           if (hector_active_0) {
             const scalar_t *o0 = r_grad_msg;
@@ -542,7 +546,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_1 = k_e < hector_end_1;
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
           // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
           // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {

@@ -59,10 +59,11 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *o0 = (b.h_1 + (g.edge_pair[v_e]) * sz_h_1);
+            const scalar_t *o0 = (b.h_1 + (g.dst_csr_pair[c_e]) * sz_h_1);
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
             scalar_t *t = w_acc_s1 + hector_worker_0 * sz_h_0;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
@@ -186,12 +187,13 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
           if (hector_active_0) {
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
-            scalar_t *t = (b.grad_h_1 + (g.edge_pair[v_e]) * sz_grad_h_1);
+            scalar_t *t = (b.grad_h_1 + (g.dst_csr_pair[c_e]) * sz_grad_h_1);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {

@@ -248,6 +248,13 @@ class Graph:
         * ``edge_src_ntype``, ``edge_dst_ntype`` [E], ``pair_src_ntype`` [P]:
           node types of the endpoints;
         * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ...
+        * ``heavy_dst_rows``, ``heavy_src_rows``: the nodes with more than
+          128 incoming / outgoing edges, ascending;
+        * ``dst_csr_src``, ``dst_csr_etype``, ``dst_csr_pair`` [E]: each
+          edge's src, type and pair in ``dst_eid`` order, and
+          ``src_csr_dst``, ``src_csr_etype``, ``src_csr_pair`` [E] in
+          ``src_eid`` order (the kernels' edge loops read them at their CSR
+          position).
 
         All are int64 except the three degree arrays.
         """
