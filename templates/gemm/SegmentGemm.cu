@@ -34,8 +34,9 @@
 // aligned, with or without row ids): linearVecKernel and outerVecKernel
 // below move rows as float4, keep the whole weight slice in shared memory
 // (linear) or the whole dW slice in registers (outer), and run one resident
-// wave of blocks that loop over row tiles. Everything else takes the general
-// kernels.
+// wave of blocks that loop over row tiles. Outer sums with N < 4 and
+// K <= 128 (an attention vector's gradient) take outerNarrowKernel, one
+// warp per row. Everything else takes the general kernels.
 //
 // Scalar types: the general kernels are templates over T (float or double)
 // and accumulate in T; the double calls (SegmentGemmArgsT<double>) always
@@ -685,6 +686,98 @@ __global__ void __launch_bounds__(kVecThreads, 2)
                    store);
 }
 
+// Narrow outer fast path, float only (N < 4, K <= 128, any alignment):
+// the gradient of a projection to one scalar per head, such as an
+// attention vector's (K = 64, N = 1), where the general kernel's 32 x 32
+// tiles would waste 31 of every 32 columns and load each row once per K
+// tile. Warp w of the block's 8 takes rows base + w, base + w + 8, ... of
+// each tile of TR rows; lane l keeps the dW entries of k = l, l + 32, ...
+// for every n in registers, so a row's X slice is one coalesced load and
+// its B values one broadcast each. At each flush the 8 warps are added in
+// shared memory in a fixed order. The rows a block sums follow
+// sumOuterRows, as in the other outer kernels.
+constexpr int kNarrowMaxN = 3;
+constexpr int kNarrowMaxKPerLane = 4; // K <= 128
+constexpr int kNarrowWarps = 8;
+
+template <int TR>
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    outerNarrowKernel(const SegmentGemmArgs a, int64_t chunkRows) {
+  constexpr int KL = kNarrowMaxKPerLane, NM = kNarrowMaxN;
+  __shared__ float red[kNarrowWarps][KL * 32 * NM];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t K = a.K, N = a.N, H = a.H;
+
+  float acc[KL][NM];
+  auto clear = [&] {
+#pragma unroll
+    for (int j = 0; j < KL; ++j)
+#pragma unroll
+      for (int n = 0; n < NM; ++n)
+        acc[j][n] = 0.f;
+  };
+  // Each warp has U rows in flight: their ids, then their gathered row
+  // numbers, then their values are loaded together, since each is a
+  // dependent load of the one before.
+  constexpr int U = 4;
+  static_assert(TR % (kNarrowWarps * U) == 0, "a tile is whole row groups");
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    for (int64_t base = first; base < end; base += step) {
+      for (int i0 = warp; i0 < TR; i0 += kNarrowWarps * U) {
+        int64_t xr[U], br[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t r = base + i0 + u * kNarrowWarps;
+          int64_t id = r < end ? rowIdOf(a, r) : -1;
+          if (id >= 0 && a.rowType && a.rowType[id] != s)
+            id = -1;
+          xr[u] = id >= 0 && a.gather ? a.gather[id] : id;
+          br[u] = id >= 0 && a.gatherB ? a.gatherB[id] : id;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          if (xr[u] < 0)
+            continue;
+          const float *x = a.X + xr[u] * H * K + h * K;
+          const float *b = a.B + br[u] * H * N + h * N;
+          float bv[NM];
+#pragma unroll
+          for (int n = 0; n < NM; ++n)
+            bv[n] = n < N ? __ldg(b + n) : 0.f;
+#pragma unroll
+          for (int j = 0; j < KL; ++j) {
+            const int64_t k = lane + 32 * j;
+            const float xv = k < K ? __ldg(x + k) : 0.f;
+#pragma unroll
+            for (int n = 0; n < NM; ++n)
+              acc[j][n] += xv * bv[n];
+          }
+        }
+      }
+    }
+  };
+  auto store = [&](int64_t s, int64_t h) {
+#pragma unroll
+    for (int j = 0; j < KL; ++j)
+#pragma unroll
+      for (int n = 0; n < NM; ++n)
+        red[warp][(j * 32 + lane) * NM + n] = acc[j][n];
+    __syncthreads();
+    float *dw = a.dW + (s * H + h) * K * N;
+    for (int64_t e = threadIdx.x; e < K * N; e += kNarrowWarps * 32) {
+      const int64_t k = e / N, n = e % N;
+      float v = 0.f;
+      for (int w = 0; w < kNarrowWarps; ++w)
+        v += red[w][k * NM + n];
+      storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, v, a);
+    }
+    __syncthreads(); // red is written again at the next flush
+  };
+  sumOuterRows<TR>(a, chunkRows, blockIdx.x, gridDim.x, clear, sumRows,
+                   store);
+}
+
 template <int TX, int RM>
 cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TM = (kVecThreads / TX) * RM;
@@ -812,6 +905,42 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/// The narrow outer fast path (outerNarrowKernel); the caller checks the
+/// shape.
+cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TR = 64, threads = kNarrowWarps * 32;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(outerNarrowKernel<TR>, threads, &resident));
+  if (chunksAllRows(a)) {
+    // Two waves: the heads share the resident blocks.
+    if (a.H > 65535)
+      return cudaErrorInvalidConfiguration;
+    const int64_t chunkRows =
+        chunkRowsFor(a.M, 2 * resident / a.H, TR, 4 * TR);
+    const dim3 grid{unsigned((a.M + chunkRows - 1) / chunkRows),
+                    unsigned(a.H)};
+    outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(a, chunkRows);
+    return cudaGetLastError();
+  }
+  const int64_t sliceHeads = a.numSlices * a.H;
+  if (sliceHeads > 65535)
+    return cudaErrorInvalidConfiguration;
+  int64_t chunks = 1;
+  if (a.atomic && !a.deterministic) {
+    // rowType: as launchOuterVec.
+    const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
+    const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
+    chunks = (resident + sliceHeads - 1) / sliceHeads;
+    if (chunks > tiles)
+      chunks = tiles;
+    if (chunks < 1)
+      chunks = 1;
+  }
+  const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
+  outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(singleWriter(a), 0);
+  return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
@@ -888,6 +1017,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
         hostAligned16(a.X) && hostAligned16(a.B))
       return launchOuterVec(a, stream);
+    if (a.N <= kNarrowMaxN && a.K <= 32 * kNarrowMaxKPerLane)
+      return launchOuterNarrow(a, stream);
   }
   return launchOuter(a, stream);
 }
