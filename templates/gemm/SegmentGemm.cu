@@ -34,8 +34,10 @@
 // aligned, with or without row ids): linearVecKernel and outerVecKernel
 // below move rows as float4, keep the whole weight slice in shared memory
 // (linear) or the whole dW slice in registers (outer), and run one resident
-// wave of blocks that loop over row tiles. Everything else takes the general
-// kernels.
+// wave of blocks that loop over row tiles. Products and outer sums with
+// one side under 4 and the other at most 128 (attention scores and their
+// gradients) take linearNarrowKernel and outerNarrowKernel, a warp per
+// row. Everything else takes the general kernels.
 //
 // Scalar types: the general kernels are templates over T (float or double)
 // and accumulate in T; the double calls (SegmentGemmArgsT<double>) always
@@ -685,6 +687,203 @@ __global__ void __launch_bounds__(kVecThreads, 2)
                    store);
 }
 
+// Narrow linear fast paths, float only: products with N < 4 and
+// K <= 128 (a projection to one scalar per head: attention scores) or
+// K < 4 and N <= 128 (their backward, a scalar times a row), where a
+// general kernel's 32 x 32 tile would compute 1 useful column or 1 useful
+// k of 32. A warp owns one (row, head) at a time. kDot: lanes split k,
+// and a warp-wide sum gives each of the N outputs; else lanes split n,
+// and each lane sums the K products of its columns. Each warp takes a
+// contiguous run of rows, so that with segmentPtr it finds its first row's
+// slice by binary search and the rest by stepping forward.
+constexpr int kNarrowMax = 3;          // the narrow side: N (kDot) or K
+constexpr int kNarrowMaxPerLane = 4;   // the wide side: <= 128
+constexpr int kNarrowWarps = 8;
+
+/// v after a linear epilogue with this row's scale.
+__device__ __forceinline__ float withEpilogue(float v, EpilogueOp op,
+                                              float scale) {
+  if (op == EpilogueOp::Mul)
+    return v * scale;
+  if (op == EpilogueOp::Div)
+    return v / scale;
+  return v;
+}
+
+template <bool kDot>
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    linearNarrowKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  constexpr int NM = kNarrowMax, WL = kNarrowMaxPerLane;
+  const int lane = threadIdx.x % 32;
+  const int64_t K = a.K, N = a.N, H = a.H;
+  const int64_t warp =
+      int64_t(blockIdx.x) * kNarrowWarps + threadIdx.x / 32;
+  const int64_t r0 = warp * rowsPerWarp;
+  const int64_t r1 = r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M;
+  int64_t seg = -1, segEnd = -1; // segmentPtr: the slice of the last row
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t id = rowIdOf(a, r);
+    int64_t s = 0;
+    if (a.rowType) {
+      s = a.rowType[id];
+    } else if (a.segmentPtr) {
+      if (seg < 0) {
+        seg = sliceOfRow(a, r, id);
+        segEnd = a.segmentPtr[seg + 1];
+      }
+      while (r >= segEnd && seg + 1 < a.numSlices) // empty segments
+        segEnd = a.segmentPtr[++seg + 1];           // share a start
+      s = seg;
+    }
+    const int64_t src = a.gather ? a.gather[id] : id;
+    const int64_t dst = a.scatter ? a.scatter[id] : id;
+    int64_t sr = 0;
+    if (a.epilogue != EpilogueOp::None)
+      sr = a.scaleGather ? a.scaleGather[id] : id;
+    for (int64_t h = 0; h < H; ++h) {
+      const float *x = a.X + src * H * K + h * K;
+      const float *w = a.W + (s * H + h) * K * N;
+      float *y = a.Y + dst * H * N + h * N;
+      float scale = 1.f;
+      if (a.epilogue != EpilogueOp::None)
+        scale = a.scale[a.scalePerHead ? sr * H + h : sr];
+      if constexpr (kDot) {
+        float acc[NM];
+#pragma unroll
+        for (int n = 0; n < NM; ++n)
+          acc[n] = 0.f;
+#pragma unroll
+        for (int j = 0; j < WL; ++j) {
+          const int64_t k = lane + 32 * j;
+          if (k >= K)
+            break;
+          const float xv = __ldg(x + k);
+#pragma unroll
+          for (int n = 0; n < NM; ++n)
+            if (n < N)
+              acc[n] += xv * __ldg(a.transposeW ? w + n * K + k
+                                                : w + k * N + n);
+        }
+#pragma unroll
+        for (int n = 0; n < NM; ++n)
+#pragma unroll
+          for (int off = 16; off > 0; off /= 2)
+            acc[n] += __shfl_xor_sync(0xffffffffu, acc[n], off);
+#pragma unroll
+        for (int n = 0; n < NM; ++n)
+          if (n < N && lane == n)
+            storeOut(y + n, withEpilogue(acc[n], a.epilogue, scale), a);
+      } else {
+        float xv[NM];
+#pragma unroll
+        for (int k = 0; k < NM; ++k)
+          xv[k] = k < K ? __ldg(x + k) : 0.f;
+#pragma unroll
+        for (int j = 0; j < WL; ++j) {
+          const int64_t n = lane + 32 * j;
+          if (n >= N)
+            break;
+          float v = 0.f;
+#pragma unroll
+          for (int k = 0; k < NM; ++k)
+            if (k < K)
+              v += xv[k] * __ldg(a.transposeW ? w + n * K + k
+                                               : w + k * N + n);
+          storeOut(y + n, withEpilogue(v, a.epilogue, scale), a);
+        }
+      }
+    }
+  }
+}
+
+// Narrow outer fast path, float only (N < 4, K <= 128, any alignment):
+// the gradient of a projection to one scalar per head, such as an
+// attention vector's (K = 64, N = 1), where the general kernel's 32 x 32
+// tiles would waste 31 of every 32 columns and load each row once per K
+// tile. Warp w of the block's 8 takes rows base + w, base + w + 8, ... of
+// each tile of TR rows; lane l keeps the dW entries of k = l, l + 32, ...
+// for every n in registers, so a row's X slice is one coalesced load and
+// its B values one broadcast each. At each flush the 8 warps are added in
+// shared memory in a fixed order. The rows a block sums follow
+// sumOuterRows, as in the other outer kernels.
+template <int TR>
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    outerNarrowKernel(const SegmentGemmArgs a, int64_t chunkRows) {
+  constexpr int KL = kNarrowMaxPerLane, NM = kNarrowMax;
+  __shared__ float red[kNarrowWarps][KL * 32 * NM];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t K = a.K, N = a.N, H = a.H;
+
+  float acc[KL][NM];
+  auto clear = [&] {
+#pragma unroll
+    for (int j = 0; j < KL; ++j)
+#pragma unroll
+      for (int n = 0; n < NM; ++n)
+        acc[j][n] = 0.f;
+  };
+  // Each warp has U rows in flight: their ids, then their gathered row
+  // numbers, then their values are loaded together, since each is a
+  // dependent load of the one before.
+  constexpr int U = 4;
+  static_assert(TR % (kNarrowWarps * U) == 0, "a tile is whole row groups");
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    for (int64_t base = first; base < end; base += step) {
+      for (int i0 = warp; i0 < TR; i0 += kNarrowWarps * U) {
+        int64_t xr[U], br[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t r = base + i0 + u * kNarrowWarps;
+          int64_t id = r < end ? rowIdOf(a, r) : -1;
+          if (id >= 0 && a.rowType && a.rowType[id] != s)
+            id = -1;
+          xr[u] = id >= 0 && a.gather ? a.gather[id] : id;
+          br[u] = id >= 0 && a.gatherB ? a.gatherB[id] : id;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          if (xr[u] < 0)
+            continue;
+          const float *x = a.X + xr[u] * H * K + h * K;
+          const float *b = a.B + br[u] * H * N + h * N;
+          float bv[NM];
+#pragma unroll
+          for (int n = 0; n < NM; ++n)
+            bv[n] = n < N ? __ldg(b + n) : 0.f;
+#pragma unroll
+          for (int j = 0; j < KL; ++j) {
+            const int64_t k = lane + 32 * j;
+            const float xv = k < K ? __ldg(x + k) : 0.f;
+#pragma unroll
+            for (int n = 0; n < NM; ++n)
+              acc[j][n] += xv * bv[n];
+          }
+        }
+      }
+    }
+  };
+  auto store = [&](int64_t s, int64_t h) {
+#pragma unroll
+    for (int j = 0; j < KL; ++j)
+#pragma unroll
+      for (int n = 0; n < NM; ++n)
+        red[warp][(j * 32 + lane) * NM + n] = acc[j][n];
+    __syncthreads();
+    float *dw = a.dW + (s * H + h) * K * N;
+    for (int64_t e = threadIdx.x; e < K * N; e += kNarrowWarps * 32) {
+      const int64_t k = e / N, n = e % N;
+      float v = 0.f;
+      for (int w = 0; w < kNarrowWarps; ++w)
+        v += red[w][k * NM + n];
+      storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, v, a);
+    }
+    __syncthreads(); // red is written again at the next flush
+  };
+  sumOuterRows<TR>(a, chunkRows, blockIdx.x, gridDim.x, clear, sumRows,
+                   store);
+}
+
 template <int TX, int RM>
 cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TM = (kVecThreads / TX) * RM;
@@ -812,6 +1011,70 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/// The narrow linear fast paths (linearNarrowKernel); the caller checks
+/// the shape. About four waves of warps, each over a contiguous run of
+/// rows.
+cudaError_t launchLinearNarrow(const SegmentGemmArgs &a, bool dot,
+                               cudaStream_t stream) {
+  constexpr int threads = kNarrowWarps * 32;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(dot ? residentBlocks(linearNarrowKernel<true>, threads,
+                                       &resident)
+                      : residentBlocks(linearNarrowKernel<false>, threads,
+                                       &resident));
+  const int64_t warps = 4 * resident * kNarrowWarps;
+  int64_t rowsPerWarp = (a.M + warps - 1) / warps;
+  if (rowsPerWarp < 1)
+    rowsPerWarp = 1;
+  const int64_t warpsNeeded = (a.M + rowsPerWarp - 1) / rowsPerWarp;
+  const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
+  if (blocks > INT_MAX)
+    return cudaErrorInvalidConfiguration;
+  if (dot)
+    linearNarrowKernel<true>
+        <<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
+  else
+    linearNarrowKernel<false>
+        <<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
+  return cudaGetLastError();
+}
+
+/// The narrow outer fast path (outerNarrowKernel); the caller checks the
+/// shape.
+cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TR = 64, threads = kNarrowWarps * 32;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(outerNarrowKernel<TR>, threads, &resident));
+  if (chunksAllRows(a)) {
+    // Two waves: the heads share the resident blocks.
+    if (a.H > 65535)
+      return cudaErrorInvalidConfiguration;
+    const int64_t chunkRows =
+        chunkRowsFor(a.M, 2 * resident / a.H, TR, 4 * TR);
+    const dim3 grid{unsigned((a.M + chunkRows - 1) / chunkRows),
+                    unsigned(a.H)};
+    outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(a, chunkRows);
+    return cudaGetLastError();
+  }
+  const int64_t sliceHeads = a.numSlices * a.H;
+  if (sliceHeads > 65535)
+    return cudaErrorInvalidConfiguration;
+  int64_t chunks = 1;
+  if (a.atomic && !a.deterministic) {
+    // rowType: as launchOuterVec.
+    const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
+    const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
+    chunks = (resident + sliceHeads - 1) / sliceHeads;
+    if (chunks > tiles)
+      chunks = tiles;
+    if (chunks < 1)
+      chunks = 1;
+  }
+  const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
+  outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(singleWriter(a), 0);
+  return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
@@ -874,6 +1137,11 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
         return launchLinearVec<16, 8>(a, stream);
       if (vec)
         return launchLinearVec<8, 4>(a, stream);
+      constexpr int64_t wide = 32 * kNarrowMaxPerLane;
+      if (a.N <= kNarrowMax && a.K <= wide)
+        return launchLinearNarrow(a, /*dot=*/true, stream);
+      if (a.K <= kNarrowMax && a.N <= wide)
+        return launchLinearNarrow(a, /*dot=*/false, stream);
     }
     // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
     // with 2x2, so that few columns of a tile are wasted. Both 256 threads.
@@ -888,6 +1156,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
         hostAligned16(a.X) && hostAligned16(a.B))
       return launchOuterVec(a, stream);
+    if (a.N <= kNarrowMax && a.K <= 32 * kNarrowMaxPerLane)
+      return launchOuterNarrow(a, stream);
   }
   return launchOuter(a, stream);
 }

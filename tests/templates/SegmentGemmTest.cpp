@@ -333,6 +333,91 @@ std::vector<Case> cases() {
     c.accumulate = true;
     add(c);
   }
+  // The narrow linear paths (float): N < 4 with K <= 128 (a warp-wide dot
+  // product per output) and K < 4 with N <= 128 (lanes over columns),
+  // with every row scheme, the epilogue, heads and colliding scatters.
+  {
+    Case c{"narrowDotSegPtrAll", Mode::Linear, 3000, 64, 1, 2, 9, Seg::Ptr};
+    c.skewedSegments = true;
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.scalePerHead = true;
+    add(c);
+  }
+  {
+    Case c{"narrowDotRowTypeTransposed", Mode::Linear, 777, 100, 3, 1, 4,
+           Seg::RowType};
+    c.transposeW = true;
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Mul;
+    add(c);
+  }
+  {
+    Case c{"narrowDotWide", Mode::Linear, 500, 128, 2};
+    c.accumulate = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"narrowColumnsSegPtrTransposed", Mode::Linear, 2000, 1, 64, 1,
+           7, Seg::Ptr};
+    c.transposeW = true;
+    c.rowIds = RowIds::SortedByType;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"narrowColumnsAtomicEpilogue", Mode::Linear, 900, 3, 128, 2, 3,
+           Seg::RowType};
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    add(c);
+  }
+  add({"narrowColumnsPlain", Mode::Linear, 41, 2, 5});
+  // The narrow outer path (float, N < 4, K <= 128): every row scheme and
+  // schedule, K over one and over several lane slots, the deterministic
+  // twin.
+  {
+    Case c{"narrowOuterSegPtrAtomic", Mode::Outer, 30000, 100, 3, 1, 12,
+           Seg::Ptr};
+    c.skewedSegments = true;
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.gather = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"narrowOuterRowTypeTransposed", Mode::Outer, 3000, 37, 2, 2, 4,
+           Seg::RowType};
+    c.transposeW = true;
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  {
+    Case c{"narrowOuterRowTypeAtomic", Mode::Outer, 20000, 16, 1, 1, 3,
+           Seg::RowType};
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"narrowOuterDeterministic", Mode::Outer, 9000, 64, 1, 2, 5,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.accumulate = true;
+    c.gather = true;
+    c.deterministic = true;
+    add(c);
+  }
+  add({"narrowOuterPlain", Mode::Outer, 300, 128, 3});
+  add({"narrowOuterEmptyM", Mode::Outer, 0, 64, 1, 1, 3, Seg::Ptr});
   // rowType in outer mode with the rows of a slice split over blocks
   // (atomic), general and vectorized kernels.
   {
