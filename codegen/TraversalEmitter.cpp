@@ -926,7 +926,7 @@ void NestPrinter::printHubFold(CodeWriter &w, const WorkerLoop &wl,
     w.line("acc += {}[w * {} + i];", workerAccumulator(s), size);
   w.close();
   w.line("if (hector_span.parts > 1) hector::trav::{}(hector::trav::hubSlots<"
-         "scalar_t>(hector_hub, k) + {} + i, acc);",
+         "scalar_t>(hector_hub, hector_item.row) + {} + i, acc);",
          max ? "hubMax" : "hubAdd", hubOffsets_.at(s.id));
   w.line("else t[i] = acc;");
   w.close();
@@ -940,11 +940,11 @@ void NestPrinter::printHubCombine(CodeWriter &w, const WorkerLoop &wl) {
   // A hub shared by several blocks: wait for the other parts' partials
   // (printHubFold), then read the whole row's reductions back.
   w.open("if (hector_span.parts > 1)");
-  w.line("hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), "
-         "static_cast<unsigned>({} * hector_span.parts));",
+  w.line("hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, "
+         "hector_item.row), static_cast<unsigned>({} * hector_span.parts));",
          barrier);
   w.line("scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, "
-         "k);");
+         "hector_item.row);");
   for (const TravStmt *s : wl.segmented) {
     w.open("");
     w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
@@ -963,25 +963,32 @@ void NestPrinter::print(CodeWriter &w) {
   const std::string v = loopVarLocal(root.var);
   scope_[root.var] =
       Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt, "", ""};
-  if (bindHeavy_) {
+  if (bindHeavy_ && splitsHubs_) {
+    // A split heavy launch's k-th item is a piece of a hub or a whole
+    // heavy row (HubSplit.h); otherwise a block group takes the k-th
+    // heavy row whole. A warp group skips the heavy rows when the heavy
+    // launch takes them (hector_heavy_limit is the edge count above which
+    // a row is heavy, or INT64_MAX when there is no heavy launch).
+    w.line("const hector::trav::HubItem hector_item = hector_heavy && "
+           "hector_hub.workspace ? hector::trav::hubItem(hub_work, {}, k) : "
+           "hector::trav::HubItem{{k, 0, -1, 1}};",
+           heavyRows_->edgePtr);
+    w.line("const int64_t {} = hector_heavy ? {}[hector_item.row] : {};", v,
+           heavyRows_->rows, rowBinding_);
+    w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
+           "hector_heavy_limit)) continue;",
+           heavyRows_->ptr, v);
+    w.line("const hector::trav::EdgeSpan hector_span = "
+           "hector::trav::hubSpan({}, {}, hector_item);",
+           heavyRows_->ptr, v);
+  } else if (bindHeavy_) {
     // A block group takes the k-th heavy row; a warp group skips the
-    // heavy rows when the heavy launch takes them (hector_heavy_limit is
-    // the edge count above which a row is heavy, or INT64_MAX when there
-    // is no heavy launch).
+    // heavy rows as above.
     w.line("const int64_t {} = hector_heavy ? {}[k] : {};", v,
            heavyRows_->rows, rowBinding_);
     w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
            "hector_heavy_limit)) continue;",
            heavyRows_->ptr, v);
-    if (splitsHubs_) {
-      // The row's edges this block takes: all of them, or its part of a
-      // hub shared by several blocks (HubSplit.h).
-      w.line("const hector::trav::EdgeSpan hector_span = hector_heavy && "
-             "hector_hub.workspace ? hector::trav::hubSpan({}, {}, {}, {}, k, "
-             "blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow({}, {});",
-             heavyRows_->ptr, v, heavyRows_->edgePtr, heavyRows_->count,
-             heavyRows_->ptr, v);
-    }
   } else {
     w.line("const int64_t {} = {};", v, rowBinding_);
   }
@@ -1056,16 +1063,17 @@ void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
                                           heavy->count, nest.rowCount())
                             : nest.rowCount());
   if (nest.bindsHeavyRows() && nest.splitsHubs()) {
-    // A split heavy launch: the heavy rows this block's span of their
-    // edges touches (HubSplit.h).
-    w.line("const int64_t hector_hub_blocks = hector_hub.workspace ? "
-           "hector::trav::hubBlocks({0}[{1}], hector_hub.pieceEdges, "
-           "gridDim.x) : 0;",
+    // A split heavy launch: this block's pieces of the hubs and whole
+    // heavy rows (HubSplit.h).
+    w.line("const hector::trav::HubWork hub_work = hector_heavy && "
+           "hector_hub.workspace ? hector::trav::hubWork({0}, {1}, "
+           "blockIdx.x, hector::trav::hubBlocks({0}[{1}], "
+           "hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{{}};",
            heavy->edgePtr, heavy->count);
     w.line("const hector::trav::RowRange range = hector_heavy && "
-           "hector_hub.workspace ? hector::trav::hubRowsOfBlock({}, {}, "
-           "blockIdx.x, hector_hub_blocks) : {};",
-           heavy->edgePtr, heavy->count, chunk);
+           "hector_hub.workspace ? hector::trav::RowRange{{0, "
+           "hub_work.items()}} : {};",
+           chunk);
   } else {
     w.line("const hector::trav::RowRange range = {};", chunk);
   }

@@ -62,11 +62,16 @@ std::tuple<torch::Tensor, torch::Tensor> stableSort(const torch::Tensor &keys) {
 }
 
 /// The nodes whose segment in the CSR pointers `ptr` has more than
-/// rt::kHeavyRowEdges entries, ascending (GraphArrays::heavy_dst_rows).
+/// rt::kHeavyRowEdges entries, largest first, ties by ascending id
+/// (GraphArrays::heavy_dst_rows).
 torch::Tensor heavyRows(const torch::Tensor &ptr) {
   const int64_t n = ptr.size(0) - 1;
   auto degree = ptr.slice(0, 1, n + 1) - ptr.slice(0, 0, n);
-  return torch::nonzero(degree > rt::kHeavyRowEdges).flatten().contiguous();
+  auto rows = torch::nonzero(degree > rt::kHeavyRowEdges).flatten();
+  auto order = std::get<1>(torch::sort(degree.index_select(0, rows),
+                                       /*stable=*/true, /*dim=*/0,
+                                       /*descending=*/true));
+  return rows.index_select(0, order).contiguous();
 }
 
 /// Where each of the heavy rows' edges start when laid end to end: 0, then

@@ -60,12 +60,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
   scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
-  const int64_t hector_hub_blocks = hector_hub.workspace ? hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x) : 0;
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::hubRowsOfBlock(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector_hub_blocks) : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector_heavy && hector_hub.workspace ? hector::trav::hubSpan(g.dst_ptr, v_n, g.heavy_dst_edge_ptr, g.num_heavy_dst, k, blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow(g.dst_ptr, v_n);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -125,13 +126,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_0; ++w) {
           acc = hector::trav::max(acc, w_acc_s7[w * sz_alpha_max + i]);
         }
-        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, k) + 0 + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(1 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = hector::trav::hubMaxValue(hub_slots + 0 + i);
@@ -199,13 +200,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_1; ++w) {
           acc += w_acc_s10[w * sz_alpha_sum + i];
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, k) + sz_alpha_max + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(2 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + i);
@@ -280,13 +281,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_2; ++w) {
           acc += w_acc_s13[w * sz_h_0 + i];
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, k) + sz_alpha_max + sz_alpha_sum + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(3 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(3 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + sz_alpha_sum + i);
@@ -685,12 +686,13 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad2_alpha_exp = scratch + 0;
-  const int64_t hector_hub_blocks = hector_hub.workspace ? hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x) : 0;
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::hubRowsOfBlock(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector_hub_blocks) : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector_heavy && hector_hub.workspace ? hector::trav::hubSpan(g.dst_ptr, v_n, g.heavy_dst_edge_ptr, g.num_heavy_dst, k, blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow(g.dst_ptr, v_n);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
       const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);

@@ -3,14 +3,14 @@
 // The heavy launch of a node-row kernel (Traversal.h) gave each heavy row
 // one block, so the largest hub bounded the whole launch: mag's
 // 473,022-edge row ran alone on one SM for 15 ms of a 22 ms forward
-// (docs/perf-notes.md section 13). Here the heavy rows' edges are laid end
-// to end (GraphArrays heavy_dst_edge_ptr / heavy_src_edge_ptr) and split
-// evenly over the launch's blocks. A block walks the heavy rows its span
-// touches, each over the part of its edges that falls in the span. A row
-// that lies in one block's span runs as before. A row shared by several
-// blocks (its "parts") needs the whole row's reductions before anything
-// that reads them: after each edge loop with segmented reductions, every
-// part adds its partial row into the row's slot of a global workspace
+// (docs/perf-notes.md section 13). Here the heavy rows come by degree,
+// largest first (GraphArrays heavy_dst_rows / heavy_src_rows, with their
+// edges laid end to end in heavy_*_edge_ptr), and the launch cuts the
+// rows with more than an even share of the edges into pieces that
+// several blocks take at once (hubWork). A row shared by several blocks
+// (its "parts") needs the whole row's reductions before anything that
+// reads them: after each edge loop with segmented reductions, every part
+// adds its partial row into the row's slot of a global workspace
 // (atomics), waits at a per-row barrier for the row's other parts, and
 // reads the combined row back. What follows the loop then runs in every
 // part on the same values: per-edge statements on the part's own edges,
@@ -18,12 +18,21 @@
 // part; a kernel with atomic reductions, whose adds would repeat, is
 // never split).
 //
+// A row's pieces go to consecutive blocks in one round of the launch, and
+// every block takes its pieces before its whole rows, so the parts of a
+// row start together and wait for each other for at most a piece. (An
+// earlier version split the heavy edges evenly over the blocks, rows and
+// all: a block then met its last row, shared with the next block, only at
+// the end of its span, while that block took it first and waited, and so
+// on down the line; the whole launch ran one block at a time.)
+//
 // The barrier is safe because every block of the launch is resident at
 // once (the host launches at most as many blocks as fit on the device,
 // and cooperatively: hubLaunchShape and launchCooperative in
-// TraversalCuda.h) and every block visits its rows in
-// ascending order: the lowest row with a waiting part has all its parts
-// either waiting or still working on that row.
+// TraversalCuda.h), no row has more pieces than there are blocks, and
+// every block takes its pieces in ascending order: the lowest row with a
+// waiting part has all its parts either waiting or still working on an
+// earlier piece, whose row is complete.
 #pragma once
 
 #include "templates/traversal/Traversal.h"
@@ -68,25 +77,22 @@ HECTOR_HD int64_t hubBlocks(int64_t edges, int64_t pieceEdges,
   return wanted < launched ? wanted : launched;
 }
 
-/// The first heavy edge of block `block`'s span: block b of B takes
-/// [b * E / B, (b + 1) * E / B).
-HECTOR_HD int64_t hubSpanStart(int64_t edges, int64_t block, int64_t blocks) {
-  return edges * block / blocks;
+HECTOR_HD int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The edges of heavy row k.
+HECTOR_HD int64_t hubDegree(const int64_t *edgePtr, int64_t k) {
+  return edgePtr[k + 1] - edgePtr[k];
 }
 
-/// The block whose span holds heavy edge x: the largest b with
-/// hubSpanStart(b) <= x.
-HECTOR_HD int64_t hubBlockOf(int64_t x, int64_t edges, int64_t blocks) {
-  return ((x + 1) * blocks - 1) / edges;
-}
-
-/// The first k in [0, rows] with edgePtr[k + 1] > x (the heavy row that
-/// holds heavy edge x; rows when x is past the last).
-HECTOR_HD int64_t hubRowOf(const int64_t *edgePtr, int64_t rows, int64_t x) {
-  int64_t lo = 0, hi = rows;
+/// The first k in [lo, hi) with edgePtr[k] - edgePtr[lo] >= x (hi if
+/// none): where a run of edges starting x edges after row lo's first one
+/// begins.
+HECTOR_HD int64_t hubRowAt(const int64_t *edgePtr, int64_t lo, int64_t hi,
+                           int64_t x) {
+  const int64_t base = edgePtr[lo];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (edgePtr[mid + 1] > x)
+    if (edgePtr[mid] - base >= x)
       hi = mid;
     else
       lo = mid + 1;
@@ -94,18 +100,80 @@ HECTOR_HD int64_t hubRowOf(const int64_t *edgePtr, int64_t rows, int64_t x) {
   return lo;
 }
 
-/// The heavy rows block `block` of `blocks` touches (empty for a block
-/// past the ones that take part, or with an empty span).
-HECTOR_HD RowRange hubRowsOfBlock(const int64_t *edgePtr, int64_t rows,
-                                  int64_t block, int64_t blocks) {
+/// What one block of a split heavy launch takes. With E heavy edges over
+/// B blocks, a piece is at most C = ceil(E / B) edges:
+/// - the big rows (more than C edges; the heavy rows come by degree,
+///   largest first, so they are rows [0, bigRows)) are cut into
+///   ceil(degree / C) even pieces, at most B per row and at most 2B in
+///   all; piece p goes to block p mod B, so that a row's pieces start
+///   together in one round (or two);
+/// - every other heavy row goes whole to one block: the one whose share of
+///   those rows' edges (split evenly, as the rows' first edges fall) holds
+///   its first edge.
+/// A block takes its pieces first and then its whole rows, so every
+/// barrier (in a piece) comes before anything that does not wait.
+struct HubWork {
+  int64_t block = 0, blocks = 1;
+  int64_t pieceEdges = 1;           ///< C
+  int64_t bigRows = 0;              ///< rows [0, bigRows) are cut
+  int64_t pieces = 0;               ///< this block's pieces
+  int64_t wholeBegin = 0, wholeEnd = 0; ///< this block's whole rows
+  HECTOR_HD int64_t items() const { return pieces + wholeEnd - wholeBegin; }
+};
+
+HECTOR_HD HubWork hubWork(const int64_t *edgePtr, int64_t rows,
+                          int64_t block, int64_t blocks) {
+  HubWork w;
+  w.block = block;
+  w.blocks = blocks;
   const int64_t edges = edgePtr[rows];
   if (block >= blocks || edges == 0)
-    return {0, 0};
-  const int64_t lo = hubSpanStart(edges, block, blocks);
-  const int64_t hi = hubSpanStart(edges, block + 1, blocks);
-  if (lo >= hi)
-    return {0, 0};
-  return {hubRowOf(edgePtr, rows, lo), hubRowOf(edgePtr, rows, hi - 1) + 1};
+    return w;
+  w.pieceEdges = ceilDiv(edges, blocks);
+  // Degrees do not increase with k: the big rows are a prefix.
+  int64_t lo = 0, hi = rows;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (hubDegree(edgePtr, mid) <= w.pieceEdges)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  w.bigRows = lo;
+  int64_t allPieces = 0;
+  for (int64_t k = 0; k < w.bigRows; ++k)
+    allPieces += ceilDiv(hubDegree(edgePtr, k), w.pieceEdges);
+  w.pieces = block < allPieces ? ceilDiv(allPieces - block, blocks) : 0;
+  const int64_t wholeEdges = edges - edgePtr[w.bigRows];
+  w.wholeBegin = hubRowAt(edgePtr, w.bigRows, rows,
+                          wholeEdges * block / blocks);
+  w.wholeEnd = hubRowAt(edgePtr, w.bigRows, rows,
+                        wholeEdges * (block + 1) / blocks);
+  return w;
+}
+
+/// One item of a block's work: heavy row `row`, edges [begin, end) of it
+/// (offsets within the row; end < 0: all of them), shared by `parts`
+/// blocks.
+struct HubItem {
+  int64_t row;
+  int64_t begin, end;
+  int64_t parts;
+};
+
+/// Item `item` of `w`: its pieces first, then its whole rows.
+HECTOR_HD HubItem hubItem(const HubWork &w, const int64_t *edgePtr,
+                          int64_t item) {
+  if (item >= w.pieces)
+    return {w.wholeBegin + (item - w.pieces), 0, -1, 1};
+  int64_t p = w.block + item * w.blocks;
+  for (int64_t k = 0;; ++k) {
+    const int64_t degree = hubDegree(edgePtr, k);
+    const int64_t parts = ceilDiv(degree, w.pieceEdges);
+    if (p < parts)
+      return {k, degree * p / parts, degree * (p + 1) / parts, parts};
+    p -= parts;
+  }
 }
 
 /// The edges of one row a thread group takes, as CSR positions, and how
@@ -115,24 +183,12 @@ struct EdgeSpan {
   int64_t parts;
 };
 
-/// The whole row `row` of the CSR pointers `ptr`.
-HECTOR_HD EdgeSpan wholeRow(const int64_t *ptr, int64_t row) {
-  return {ptr[row], ptr[row + 1], 1};
-}
-
-/// Heavy row k (node `row`) as block `block` of `blocks` takes it.
-HECTOR_HD EdgeSpan hubSpan(const int64_t *ptr, int64_t row,
-                           const int64_t *edgePtr, int64_t rows, int64_t k,
-                           int64_t block, int64_t blocks) {
-  const int64_t edges = edgePtr[rows];
-  const int64_t first = edgePtr[k], last = edgePtr[k + 1]; // [first, last)
-  int64_t lo = hubSpanStart(edges, block, blocks);
-  int64_t hi = hubSpanStart(edges, block + 1, blocks);
-  lo = lo > first ? lo : first;
-  hi = hi < last ? hi : last;
-  const int64_t parts =
-      hubBlockOf(last - 1, edges, blocks) - hubBlockOf(first, edges, blocks) + 1;
-  return {ptr[row] + (lo - first), ptr[row] + (hi - first), parts};
+/// Item `it`'s edges of node `node` in the CSR pointers `ptr`.
+HECTOR_HD EdgeSpan hubSpan(const int64_t *ptr, int64_t node,
+                           const HubItem &it) {
+  if (it.end < 0)
+    return {ptr[node], ptr[node + 1], 1};
+  return {ptr[node] + it.begin, ptr[node] + it.end, it.parts};
 }
 
 #if defined(__CUDACC__)

@@ -399,8 +399,9 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(kernel, "chunkOf(hector_heavy ? g.num_heavy_dst : "
                             "g.num_nodes, group, groups)"),
             1u);
+  // (The k-th item of a split heavy launch: EmitterHubSplit below.)
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
-                            "g.heavy_dst_rows[k] : k;"),
+                            "g.heavy_dst_rows[hector_item.row] : k;"),
             1u);
   EXPECT_EQ(countOf(kernel, "if (!hector_heavy && hector::trav::isHeavy("
                             "g.dst_ptr, v_n, hector_heavy_limit)) continue;"),
@@ -441,8 +442,8 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
 }
 
 // The heavy launch shares a hub's edges among several blocks
-// (templates/traversal/HubSplit.h): each block takes the heavy rows its
-// span of their edges touches, and after each loop with segmented
+// (templates/traversal/HubSplit.h): each block takes its items (pieces of
+// hubs, then whole heavy rows), and after each loop with segmented
 // reductions a row's parts add their partials into the row's slots, wait
 // for each other and read the whole row back. rgat_pyg's forward has
 // three such loops (max, the softmax sum, the aggregation), so three
@@ -454,32 +455,40 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
   const std::string kernel = textFrom(cu, "\nforward_trav_", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const hector::trav::HubArgs hector_hub)"), 1u);
-  EXPECT_EQ(countOf(kernel, "hector::trav::hubRowsOfBlock("
-                            "g.heavy_dst_edge_ptr, g.num_heavy_dst, "
-                            "blockIdx.x, hector_hub_blocks)"),
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubWork(g.heavy_dst_edge_ptr, "
+                            "g.num_heavy_dst, blockIdx.x, "
+                            "hector::trav::hubBlocks(g.heavy_dst_edge_ptr["
+                            "g.num_heavy_dst], hector_hub.pieceEdges, "
+                            "gridDim.x))"),
             1u);
-  EXPECT_EQ(countOf(kernel, "hector::trav::hubSpan(g.dst_ptr, v_n, "
-                            "g.heavy_dst_edge_ptr, g.num_heavy_dst, k, "
-                            "blockIdx.x, hector_hub_blocks) : "
-                            "hector::trav::wholeRow(g.dst_ptr, v_n);"),
+  EXPECT_EQ(countOf(kernel, "hector::trav::RowRange{0, hub_work.items()}"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubItem(hub_work, "
+                            "g.heavy_dst_edge_ptr, k) : "
+                            "hector::trav::HubItem{k, 0, -1, 1};"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "const hector::trav::EdgeSpan hector_span = "
+                            "hector::trav::hubSpan(g.dst_ptr, v_n, "
+                            "hector_item);"),
             1u);
   // Partials go to the slots (one max, two sums), never to a buffer row
   // that the other parts share.
   EXPECT_EQ(countOf(kernel, "hector::trav::hubMax(hector::trav::hubSlots<"
-                            "scalar_t>(hector_hub, k) + 0 + i, acc);"),
-            1u);
-  EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
-                            "scalar_t>(hector_hub, k) + sz_alpha_max + i, "
+                            "scalar_t>(hector_hub, hector_item.row) + 0 + i, "
                             "acc);"),
             1u);
   EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
-                            "scalar_t>(hector_hub, k) + sz_alpha_max + "
-                            "sz_alpha_sum + i, acc);"),
+                            "scalar_t>(hector_hub, hector_item.row) + "
+                            "sz_alpha_max + i, acc);"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
+                            "scalar_t>(hector_hub, hector_item.row) + "
+                            "sz_alpha_max + sz_alpha_sum + i, acc);"),
             1u);
   EXPECT_EQ(countOf(kernel, "else t[i] = acc;"), 3u);
   for (int barrier = 1; barrier <= 3; ++barrier)
-    EXPECT_EQ(countOf(kernel, "hubCounter(hector_hub, k), static_cast<"
-                              "unsigned>(" +
+    EXPECT_EQ(countOf(kernel, "hubCounter(hector_hub, hector_item.row), "
+                              "static_cast<unsigned>(" +
                                   std::to_string(barrier) +
                                   " * hector_span.parts));"),
               1u);

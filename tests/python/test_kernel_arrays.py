@@ -59,10 +59,11 @@ def reference(data):
     ref["edge_dst_ntype"] = [ntype[d] for d in dst]
     ref["pair_src_ntype"] = [ntype[s] for s in ref["pair_src"]]
     ref["type_iota"] = list(range(max(r, t) + 1))
-    ref["heavy_dst_rows"] = [v for v in range(n)
-                             if dst.count(v) > HEAVY_ROW_EDGES]
-    ref["heavy_src_rows"] = [v for v in range(n)
-                             if src.count(v) > HEAVY_ROW_EDGES]
+    # Largest degree first, ties by ascending id.
+    for side, ends in (("dst", dst), ("src", src)):
+        heavy = [v for v in range(n) if ends.count(v) > HEAVY_ROW_EDGES]
+        ref[f"heavy_{side}_rows"] = sorted(heavy,
+                                           key=lambda v: (-ends.count(v), v))
     for side, ends in (("dst", dst), ("src", src)):
         ptr = [0]
         for v in ref[f"heavy_{side}_rows"]:
@@ -152,16 +153,17 @@ def test_heavy_rows_are_the_nodes_above_the_limit(device):
 
 
 def test_heavy_edge_pointers_run_over_several_heavy_rows(device):
-    """Nodes 4 and 1 get 300 and 130 incoming edges: heavy rows [1, 4],
-    their edges laid end to end at 0, 130, 430."""
-    dst = [4] * 300 + [1] * 130 + [0] * 5
+    """Nodes 4 and 1 get 300 and 130 incoming edges, node 6 130 as well:
+    heavy rows [4, 1, 6] (largest first, ties by id), their edges laid end
+    to end at 0, 300, 430, 560."""
+    dst = [6] * 130 + [4] * 300 + [1] * 130 + [0] * 5
     src = [2] * len(dst)
     g = hector.Graph(torch.tensor([src, dst], device=device),
                      torch.zeros(len(src), dtype=torch.long, device=device))
     arrays = dict(zip(NAMES, g.kernel_arrays()))
-    assert arrays["heavy_dst_rows"].tolist() == [1, 4]
-    assert arrays["heavy_dst_edge_ptr"].tolist() == [0, 130, 430]
-    assert arrays["heavy_src_edge_ptr"].tolist() == [0, 435]
+    assert arrays["heavy_dst_rows"].tolist() == [4, 1, 6]
+    assert arrays["heavy_dst_edge_ptr"].tolist() == [0, 300, 430, 560]
+    assert arrays["heavy_src_edge_ptr"].tolist() == [0, 565]
 
 
 def test_kernel_arrays_are_cached(device):

@@ -183,12 +183,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_acc_s15 = scratch + (hp_heads * hector_workers_0);
   scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
-  const int64_t hector_hub_blocks = hector_hub.workspace ? hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x) : 0;
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::hubRowsOfBlock(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector_hub_blocks) : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector_heavy && hector_hub.workspace ? hector::trav::hubSpan(g.dst_ptr, v_n, g.heavy_dst_edge_ptr, g.num_heavy_dst, k, blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow(g.dst_ptr, v_n);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -258,13 +259,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_0; ++w) {
           acc = hector::trav::max(acc, w_acc_s12[w * sz_alpha_max + i]);
         }
-        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, k) + 0 + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(1 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = hector::trav::hubMaxValue(hub_slots + 0 + i);
@@ -332,13 +333,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_1; ++w) {
           acc += w_acc_s15[w * sz_alpha_sum + i];
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, k) + sz_alpha_max + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(2 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + i);
@@ -413,13 +414,13 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         for (int64_t w = 0; w < hector_workers_2; ++w) {
           acc += w_acc_s19[w * sz_agg_0 + i];
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, k) + sz_alpha_max + sz_alpha_sum + i, acc);
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
         else t[i] = acc;
       }
     }
     if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, k), static_cast<unsigned>(3 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, k);
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(3 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
       {
         scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
         HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + sz_alpha_sum + i);
@@ -1003,12 +1004,13 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_agg = scratch + 0;
   scalar_t *r_grad_msg = scratch + hp_in_dim;
-  const int64_t hector_hub_blocks = hector_hub.workspace ? hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x) : 0;
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::hubRowsOfBlock(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector_hub_blocks) : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector_heavy && hector_hub.workspace ? hector::trav::hubSpan(g.dst_ptr, v_n, g.heavy_dst_edge_ptr, g.num_heavy_dst, k, blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow(g.dst_ptr, v_n);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
       const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
@@ -1352,12 +1354,13 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad2_alpha_exp = scratch + 0;
-  const int64_t hector_hub_blocks = hector_hub.workspace ? hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x) : 0;
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::hubRowsOfBlock(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector_hub_blocks) : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector_heavy && hector_hub.workspace ? hector::trav::hubSpan(g.dst_ptr, v_n, g.heavy_dst_edge_ptr, g.num_heavy_dst, k, blockIdx.x, hector_hub_blocks) : hector::trav::wholeRow(g.dst_ptr, v_n);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
     {
       const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
