@@ -1065,11 +1065,16 @@ void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
   if (nest.bindsHeavyRows() && nest.splitsHubs()) {
     // A split heavy launch: this block's pieces of the hubs and whole
     // heavy rows (HubSplit.h).
-    w.line("const hector::trav::HubWork hub_work = hector_heavy && "
-           "hector_hub.workspace ? hector::trav::hubWork({0}, {1}, "
+    // In shared memory, worked out once per block: in registers it stays
+    // live through every row and pushed the kernels into spills.
+    w.line("__shared__ hector::trav::HubWork hub_work;");
+    w.open("if (hector_heavy && hector_hub.workspace)");
+    w.line("if (threadIdx.x == 0) hub_work = hector::trav::hubWork({0}, {1}, "
            "blockIdx.x, hector::trav::hubBlocks({0}[{1}], "
-           "hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{{}};",
+           "hector_hub.pieceEdges, gridDim.x));",
            heavy->edgePtr, heavy->count);
+    w.line("__syncthreads();");
+    w.close();
     w.line("const hector::trav::RowRange range = hector_heavy && "
            "hector_hub.workspace ? hector::trav::RowRange{{0, "
            "hub_work.items()}} : {};",

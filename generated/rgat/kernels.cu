@@ -203,7 +203,11 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
   scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
-  const hector::trav::HubWork hub_work = hector_heavy && hector_hub.workspace ? hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x)) : hector::trav::HubWork{};
+  __shared__ hector::trav::HubWork hub_work;
+  if (hector_heavy && hector_hub.workspace) {
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x));
+    __syncthreads();
+  }
   const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};

@@ -463,6 +463,10 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
             1u);
   EXPECT_EQ(countOf(kernel, "hector::trav::RowRange{0, hub_work.items()}"),
             1u);
+  // The block's share lives in shared memory (in registers it stayed live
+  // through every row and pushed the kernel into spills).
+  EXPECT_EQ(countOf(kernel, "__shared__ hector::trav::HubWork hub_work;"),
+            1u);
   EXPECT_EQ(countOf(kernel, "hector::trav::hubItem(hub_work, "
                             "g.heavy_dst_edge_ptr, k) : "
                             "hector::trav::HubItem{k, 0, -1, 1};"),
