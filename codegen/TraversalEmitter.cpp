@@ -113,14 +113,24 @@ public:
   /// over workers gets a second launch for its heavy rows (Traversal.h):
   /// the CSR pointers of that direction and the heavy-row list.
   struct HeavyRows {
-    std::string ptr;   ///< "g.dst_ptr"
-    std::string rows;  ///< "g.heavy_dst_rows"
-    std::string count; ///< "g.num_heavy_dst"
+    std::string ptr;     ///< "g.dst_ptr"
+    std::string rows;    ///< "g.heavy_dst_rows"
+    std::string count;   ///< "g.num_heavy_dst"
+    std::string edgePtr; ///< "g.heavy_dst_edge_ptr"
   };
   const std::optional<HeavyRows> &heavyRows() const { return heavyRows_; }
   /// CUDA kernels: print the rows of either launch (kGroupSize says which).
   void bindHeavyRows() { bindHeavy_ = heavyRows_.has_value(); }
   bool bindsHeavyRows() const { return bindHeavy_; }
+
+  /// Whether the heavy launch may share a hub's edges among several blocks
+  /// (templates/traversal/HubSplit.h): every edge loop is split over
+  /// workers (so each takes a span of the row's edges) and no statement
+  /// adds with atomics (the statements after a loop run in every part).
+  bool splitsHubs() const { return splitsHubs_; }
+  /// The combining slots a split heavy row needs: the summed row sizes of
+  /// every segmented reduction (an expression of the hypers).
+  std::string hubWidth() const;
 
   /// Emits the flush of a partial accumulator into its target row.
   void printFlush(CodeWriter &w, const Partial &p) const;
@@ -173,6 +183,17 @@ private:
                        const std::string &node);
   const WorkerLoop *workerLoopOf(const TravLoop &loop) const;
   std::string workerAccumulator(const TravStmt &s) const;
+  /// Whether the row being printed may be a part of a split hub (CUDA
+  /// heavy-capable kernels that split hubs).
+  bool printsHubSpans() const { return bindHeavy_ && splitsHubs_; }
+  /// After a worker loop's fold: a split hub's parts combine the loop's
+  /// segmented reductions and wait for each other (HubSplit.h).
+  void printHubCombine(CodeWriter &w, const WorkerLoop &wl);
+  /// The fold of a loop's segmented reduction `s` where the row may be a
+  /// part of a split hub: a part adds its partial into the row's
+  /// combining slot instead of storing it (parts share a buffer target's
+  /// row, and must not see each other's partials).
+  void printHubFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s);
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
@@ -196,6 +217,11 @@ private:
   std::string rowBinding_, rowCount_;
   std::optional<HeavyRows> heavyRows_;
   bool bindHeavy_ = false;
+  bool splitsHubs_ = false;
+  /// The combining slot offset of each segmented statement (by id), and
+  /// the barriers printed so far in the row (the next one's number).
+  std::map<int, std::string> hubOffsets_;
+  int hubBarriers_ = 0;
 };
 
 void NestPrinter::addSlot(const std::string &name, const ir::Dim &size,
@@ -706,6 +732,10 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
     w.line("HECTOR_GROUP_SYNC();");
     // Fold the workers' accumulators into the row (initialised above).
     for (const TravStmt *s : wl->segmented) {
+      if (printsHubSpans()) {
+        printHubFold(w, *wl, *s);
+        continue;
+      }
       const std::string size = sizeOf(s->stmt.target.value);
       w.open("");
       w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
@@ -719,6 +749,8 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
       w.close();
       w.close();
     }
+    if (printsHubSpans())
+      printHubCombine(w, *wl);
   }
   printSegmentedFinish(w, loop, degree);
 }
@@ -744,14 +776,19 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
   w.line("[[maybe_unused]] const int hector_sublane_{0} = hector_lane % "
          "hector_lanes_{0};",
          j);
-  w.line("const int64_t hector_end_{0} = {1}[{2} + 1];", j, ptr, node);
+  const std::string begin =
+      printsHubSpans() ? "hector_span.begin" : ptr + "[" + node + "]";
+  if (printsHubSpans())
+    w.line("const int64_t hector_end_{} = hector_span.end;", j);
+  else
+    w.line("const int64_t hector_end_{0} = {1}[{2} + 1];", j, ptr, node);
   // Every lane runs the same number of iterations, so that the syncs are
   // the whole warp's: workers syncing on their own lane masks would be
   // run one after another (divergent paths of a warp are serialised).
   w.open(fmt::format(
-      "for (int64_t hector_base_{0} = {1}[{2}]; hector_base_{0} < "
-      "hector_end_{0}; hector_base_{0} += {3})",
-      j, ptr, node, wl.workers));
+      "for (int64_t hector_base_{0} = {1}; hector_base_{0} < "
+      "hector_end_{0}; hector_base_{0} += {2})",
+      j, begin, wl.workers));
   w.line("const int64_t {0} = hector_base_{1} + hector_worker_{1};", k, j);
   w.line("const bool hector_active_{0} = {1} < hector_end_{0};", j, k);
   w.line("[[maybe_unused]] const int hector_lane = hector_sublane_{};", j);
@@ -847,7 +884,78 @@ void NestPrinter::findHeavyRows() {
   const bool incoming = *directions.begin() == ir::LoopKind::Incoming;
   const std::string side = incoming ? "dst" : "src";
   heavyRows_ = HeavyRows{"g." + side + "_ptr", "g.heavy_" + side + "_rows",
-                         "g.num_heavy_" + side};
+                         "g.num_heavy_" + side,
+                         "g.heavy_" + side + "_edge_ptr"};
+  size_t edgeLoops = 0;
+  for (const TravItem &item : root.body)
+    if (std::holds_alternative<std::unique_ptr<TravLoop>>(item))
+      ++edgeLoops;
+  splitsHubs_ = !hasAtomics() && edgeLoops == workerLoops_.size();
+  if (!splitsHubs_)
+    return;
+  std::string offset = "0";
+  for (const WorkerLoop &wl : workerLoops_)
+    for (const TravStmt *s : wl.segmented) {
+      hubOffsets_[s->id] = offset;
+      const std::string size = sizeOf(s->stmt.target.value);
+      offset = offset == "0" ? size : offset + " + " + size;
+    }
+}
+
+std::string NestPrinter::hubWidth() const {
+  ir::Dim total = ir::Dim::constant(0);
+  for (const WorkerLoop &wl : workerLoops_)
+    for (const TravStmt *s : wl.segmented)
+      total = total + shapeSize(layout_.layout(s->stmt.target.value).decl.shape);
+  return dimExpr(total);
+}
+
+void NestPrinter::printHubFold(CodeWriter &w, const WorkerLoop &wl,
+                               const TravStmt &s) {
+  const std::string size = sizeOf(s.stmt.target.value);
+  const bool max = s.stmt.reduce == ir::Reduce::Max;
+  w.open("");
+  w.line("scalar_t *t = {};", operandPtr(s.stmt.target));
+  w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
+  w.line("scalar_t acc = {};", reductionIdentity(s));
+  w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
+  if (max)
+    w.line("acc = hector::trav::max(acc, {}[w * {} + i]);",
+           workerAccumulator(s), size);
+  else
+    w.line("acc += {}[w * {} + i];", workerAccumulator(s), size);
+  w.close();
+  w.line("if (hector_span.parts > 1) hector::trav::{}(hector::trav::hubSlots<"
+         "scalar_t>(hector_hub, hector_item.row) + {} + i, acc);",
+         max ? "hubMax" : "hubAdd", hubOffsets_.at(s.id));
+  w.line("else t[i] = acc;");
+  w.close();
+  w.close();
+}
+
+void NestPrinter::printHubCombine(CodeWriter &w, const WorkerLoop &wl) {
+  if (wl.segmented.empty())
+    return;
+  const int barrier = ++hubBarriers_;
+  // A hub shared by several blocks: wait for the other parts' partials
+  // (printHubFold), then read the whole row's reductions back.
+  w.open("if (hector_span.parts > 1)");
+  w.line("hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, "
+         "hector_item.row), static_cast<unsigned>({} * hector_span.parts));",
+         barrier);
+  w.line("scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, "
+         "hector_item.row);");
+  for (const TravStmt *s : wl.segmented) {
+    w.open("");
+    w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
+    w.line("HECTOR_FOR_ELEMENTS(i, {}) t[i] = hector::trav::{}(hub_slots + "
+           "{} + i);",
+           sizeOf(s->stmt.target.value),
+           s->stmt.reduce == ir::Reduce::Max ? "hubMaxValue" : "hubSum",
+           hubOffsets_.at(s->id));
+    w.close();
+  }
+  w.close();
 }
 
 void NestPrinter::print(CodeWriter &w) {
@@ -855,11 +963,27 @@ void NestPrinter::print(CodeWriter &w) {
   const std::string v = loopVarLocal(root.var);
   scope_[root.var] =
       Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt, "", ""};
-  if (bindHeavy_) {
+  if (bindHeavy_ && splitsHubs_) {
+    // A split heavy launch's k-th item is a piece of a hub or a whole
+    // heavy row (HubSplit.h); otherwise a block group takes the k-th
+    // heavy row whole. A warp group skips the heavy rows when the heavy
+    // launch takes them (hector_heavy_limit is the edge count above which
+    // a row is heavy, or INT64_MAX when there is no heavy launch).
+    w.line("const hector::trav::HubItem hector_item = hector_heavy && "
+           "hector_hub.workspace ? hector::trav::hubItem(hub_work, {}, k) : "
+           "hector::trav::HubItem{{k, 0, -1, 1}};",
+           heavyRows_->edgePtr);
+    w.line("const int64_t {} = hector_heavy ? {}[hector_item.row] : {};", v,
+           heavyRows_->rows, rowBinding_);
+    w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
+           "hector_heavy_limit)) continue;",
+           heavyRows_->ptr, v);
+    w.line("const hector::trav::EdgeSpan hector_span = "
+           "hector::trav::hubSpan({}, {}, hector_item);",
+           heavyRows_->ptr, v);
+  } else if (bindHeavy_) {
     // A block group takes the k-th heavy row; a warp group skips the
-    // heavy rows when the heavy launch takes them (hector_heavy_limit is
-    // the edge count above which a row is heavy, or INT64_MAX when there
-    // is no heavy launch).
+    // heavy rows as above.
     w.line("const int64_t {} = hector_heavy ? {}[k] : {};", v,
            heavyRows_->rows, rowBinding_);
     w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
@@ -868,6 +992,7 @@ void NestPrinter::print(CodeWriter &w) {
   } else {
     w.line("const int64_t {} = {};", v, rowBinding_);
   }
+  hubBarriers_ = 0;
   printLoopBody(w, root);
   scope_.erase(root.var);
 }
@@ -932,12 +1057,31 @@ void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
   for (const NestPrinter::Partial &p : nest.partials())
     w.line("int64_t cur_s{} = -1;", p.id);
   const auto &heavy = nest.heavyRows();
-  w.line("const hector::trav::RowRange range = hector::trav::chunkOf({}, "
-         "group, groups);",
-         nest.bindsHeavyRows()
-             ? fmt::format("hector_heavy ? {} : {}", heavy->count,
-                           nest.rowCount())
-             : nest.rowCount());
+  const std::string chunk = fmt::format(
+      "hector::trav::chunkOf({}, group, groups)",
+      nest.bindsHeavyRows() ? fmt::format("hector_heavy ? {} : {}",
+                                          heavy->count, nest.rowCount())
+                            : nest.rowCount());
+  if (nest.bindsHeavyRows() && nest.splitsHubs()) {
+    // A split heavy launch: this block's pieces of the hubs and whole
+    // heavy rows (HubSplit.h).
+    // In shared memory, worked out once per block: in registers it stays
+    // live through every row and pushed the kernels into spills.
+    w.line("__shared__ hector::trav::HubWork hub_work;");
+    w.open("if (hector_heavy && hector_hub.workspace)");
+    w.line("if (threadIdx.x == 0) hub_work = hector::trav::hubWork({0}, {1}, "
+           "blockIdx.x, hector::trav::hubBlocks({0}[{1}], "
+           "hector_hub.pieceEdges, gridDim.x));",
+           heavy->edgePtr, heavy->count);
+    w.line("__syncthreads();");
+    w.close();
+    w.line("const hector::trav::RowRange range = hector_heavy && "
+           "hector_hub.workspace ? hector::trav::RowRange{{0, "
+           "hub_work.items()}} : {};",
+           chunk);
+  } else {
+    w.line("const hector::trav::RowRange range = {};", chunk);
+  }
   w.open("for (int64_t k = range.begin; k < range.end; ++k)");
   w.verbatim(body);
   w.close();
@@ -1022,8 +1166,11 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                        "hector::rt::GraphValues<scalar_t> gv, const "
                        "{}<scalar_t> b, const Hypers hp, const int64_t "
                        "scratch_size, [[maybe_unused]] const int64_t "
-                       "hector_heavy_limit)",
-                       name, buffers));
+                       "hector_heavy_limit{})",
+                       name, buffers,
+                       nest.splitsHubs()
+                           ? ", const hector::trav::HubArgs hector_hub"
+                           : ""));
     w.line("extern __shared__ __align__(16) unsigned char hector_smem_bytes[];");
     w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
     // 32-bit hypers and row sizes: element indices and their divisions
@@ -1103,21 +1250,54 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
            nest.hasAtomics() ? "!hp.hector_deterministic && " : "",
            heavy->count);
   }
+  const std::string heavyKernel = fmt::format(
+      "reinterpret_cast<const void *>(&{}<scalar_t, "
+      "hector::trav::kHeavyGroupSize>)",
+      name);
   if (heavy) {
     // The heavy rows first, on the side stream, so that they overlap the
     // warp launch instead of following it.
     w.open("if (heavy_launch)");
     w.line("const cudaStream_t side = hector::trav::forkSide(stream);");
-    w.line("const hector::trav::LaunchShape shape = "
-           "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
-           "&{}<scalar_t, hector::trav::kHeavyGroupSize>), {}, "
-           "heavy_scratch_size, sizeof(scalar_t));",
-           name, heavy->count);
-    w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
-           "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
-           "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
-           "INT64_MAX);",
-           name);
+    if (nest.splitsHubs()) {
+      // As many blocks as fit at once, sharing the hubs' edges, with a
+      // zeroed workspace to combine them; one block per heavy row when
+      // none fits or in deterministic mode (the combining adds are
+      // atomics).
+      w.raw("hector::trav::HubArgs hub{};");
+      w.line("hector::trav::LaunchShape shape = hp.hector_deterministic ? "
+             "hector::trav::LaunchShape{{}} : hector::trav::hubLaunchShape({}, "
+             "heavy_scratch_size, sizeof(scalar_t));",
+             heavyKernel);
+      w.line("if (shape.blocks > 0) hub = hector::trav::hubArgs({}, {}, "
+             "sizeof(scalar_t), side);",
+             heavy->count, nest.hubWidth());
+      w.line("else shape = hector::trav::heavyLaunchShape({}, {}, "
+             "heavy_scratch_size, sizeof(scalar_t));",
+             heavyKernel, heavy->count);
+    } else {
+      w.line("const hector::trav::LaunchShape shape = "
+             "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
+             "sizeof(scalar_t));",
+             heavyKernel, heavy->count);
+    }
+    if (nest.splitsHubs()) {
+      w.line("if (hub.workspace) hector::trav::check(hector::trav::"
+             "launchCooperative({}, shape, side, g, gv, b, hp, "
+             "heavy_scratch_size, int64_t{{INT64_MAX}}, hub), \"{}\");",
+             heavyKernel, name);
+      w.line("else {}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+             "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
+             "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
+             "INT64_MAX, hub);",
+             name);
+    } else {
+      w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+             "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
+             "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
+             "INT64_MAX);",
+             name);
+    }
     w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
     w.close();
   }
@@ -1131,9 +1311,10 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
          name, nest.hasAtomics() ? ", hp.hector_deterministic" : "");
   w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
-         "stream>>>(g, gv, b, hp, scratch_size, {});",
+         "stream>>>(g, gv, b, hp, scratch_size, {}{});",
          name, heavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX"
-                     : "INT64_MAX");
+                     : "INT64_MAX",
+         nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();
   if (heavy)

@@ -60,9 +60,17 @@ struct GraphArrays {
   /// [max(R,T)+1]: 0, 1, 2, ... (the segment pointers of one-row segments).
   const int64_t *type_iota = nullptr;
   /// The nodes with more than heavy_row_edges incoming (dst) or outgoing
-  /// (src) edges, ascending; num_heavy_dst / num_heavy_src of them.
+  /// (src) edges, largest degree first (ties by ascending id: the split
+  /// heavy launch cuts a prefix of them into pieces, HubSplit.h);
+  /// num_heavy_dst / num_heavy_src of them.
   const int64_t *heavy_dst_rows = nullptr, *heavy_src_rows = nullptr;
   int64_t num_heavy_dst = 0, num_heavy_src = 0;
+  /// [num_heavy_dst + 1] and [num_heavy_src + 1]: where each heavy row's
+  /// edges start when the heavy rows' edges are laid end to end
+  /// (heavy_dst_edge_ptr[k + 1] - heavy_dst_edge_ptr[k] is the degree of
+  /// heavy_dst_rows[k]): the split heavy launch shares out the heavy rows'
+  /// edges with them (templates/traversal/HubSplit.h hubWork).
+  const int64_t *heavy_dst_edge_ptr = nullptr, *heavy_src_edge_ptr = nullptr;
   /// [E] each CSR position's edge attributes, in dst_eid order (dst_csr_*:
   /// src[dst_eid[k]], ...) and in src_eid order (src_csr_*: dst[src_eid[k]],
   /// ...). An edge loop over a node's incoming or outgoing edges reads its
@@ -110,6 +118,8 @@ enum class GraphArray : int {
   SrcCsrDst,
   SrcCsrEtype,
   SrcCsrPair,
+  HeavyDstEdgePtr,
+  HeavySrcEdgePtr,
   Count
 };
 
@@ -182,6 +192,10 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "src_csr_etype";
   case GraphArray::SrcCsrPair:
     return "src_csr_pair";
+  case GraphArray::HeavyDstEdgePtr:
+    return "heavy_dst_edge_ptr";
+  case GraphArray::HeavySrcEdgePtr:
+    return "heavy_src_edge_ptr";
   case GraphArray::Count:
     break;
   }

@@ -119,6 +119,12 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::HeavyDstRows:
     case GraphArray::HeavySrcRows:
       return {-1, "at most num_nodes"};
+    case GraphArray::HeavyDstEdgePtr:
+      return {arr(GraphArray::HeavyDstRows).size(0) + 1,
+              "len(heavy_dst_rows) + 1"};
+    case GraphArray::HeavySrcEdgePtr:
+      return {arr(GraphArray::HeavySrcRows).size(0) + 1,
+              "len(heavy_src_rows) + 1"};
     case GraphArray::Count:
       break;
     }
@@ -177,6 +183,8 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.type_iota = ints(GraphArray::TypeIota);
   g.heavy_dst_rows = ints(GraphArray::HeavyDstRows);
   g.heavy_src_rows = ints(GraphArray::HeavySrcRows);
+  g.heavy_dst_edge_ptr = ints(GraphArray::HeavyDstEdgePtr);
+  g.heavy_src_edge_ptr = ints(GraphArray::HeavySrcEdgePtr);
   g.dst_csr_src = ints(GraphArray::DstCsrSrc);
   g.dst_csr_etype = ints(GraphArray::DstCsrEtype);
   g.dst_csr_pair = ints(GraphArray::DstCsrPair);

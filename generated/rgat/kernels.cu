@@ -156,7 +156,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -203,10 +203,17 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
   scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
   scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
-  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  __shared__ hector::trav::HubWork hub_work;
+  if (hector_heavy && hector_hub.workspace) {
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x));
+    __syncthreads();
+  }
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
@@ -218,8 +225,8 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+      const int64_t hector_end_0 = hector_span.end;
+      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
         const int64_t k_e = hector_base_0 + hector_worker_0;
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
@@ -262,9 +269,20 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       scalar_t *t = r_alpha_max;
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+        scalar_t acc = -hector::trav::infinity<scalar_t>();
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          t[i] = hector::trav::max(t[i], w_acc_s9[w * sz_alpha_max + i]);
+          acc = hector::trav::max(acc, w_acc_s9[w * sz_alpha_max + i]);
         }
+        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+        else t[i] = acc;
+      }
+    }
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = hector::trav::hubMaxValue(hub_slots + 0 + i);
       }
     }
     if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
@@ -283,8 +301,8 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
-      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+      const int64_t hector_end_1 = hector_span.end;
+      for (int64_t hector_base_1 = hector_span.begin; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
         const int64_t k_e = hector_base_1 + hector_worker_1;
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
@@ -325,9 +343,20 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+        scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_1; ++w) {
-          t[i] += w_acc_s12[w * sz_alpha_sum + i];
+          acc += w_acc_s12[w * sz_alpha_sum + i];
         }
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+        else t[i] = acc;
+      }
+    }
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + i);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -342,8 +371,8 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
       const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
       [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
-      const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+      const int64_t hector_end_2 = hector_span.end;
+      for (int64_t hector_base_2 = hector_span.begin; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
         const int64_t k_e = hector_base_2 + hector_worker_2;
         const bool hector_active_2 = k_e < hector_end_2;
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
@@ -392,9 +421,20 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     {
       scalar_t *t = r_h_0;
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+        scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_2; ++w) {
-          t[i] += w_acc_s14[w * sz_h_0 + i];
+          acc += w_acc_s14[w * sz_h_0 + i];
         }
+        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
+        else t[i] = acc;
+      }
+    }
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(3 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + sz_alpha_sum + i);
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1313,8 +1353,12 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
         const cudaStream_t side = hector::trav::forkSide(stream);
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        hector::trav::HubArgs hub{};
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_out_dim), sizeof(scalar_t), side);
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize>), shape, side, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "forward_trav_6");
+        else forward_trav_6<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
         hector::trav::check(cudaGetLastError(), "forward_trav_6");
       }
       const int64_t rows = g.num_nodes;
@@ -1324,7 +1368,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
         hector::trav::check(cudaGetLastError(), "forward_trav_6");
       }
       if (heavy_launch) hector::trav::joinSide(stream);

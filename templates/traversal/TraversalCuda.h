@@ -2,12 +2,14 @@
 // the generated CUDA code (Traversal.h has the device side).
 #pragma once
 
+#include "templates/traversal/HubSplit.h"
 #include "templates/traversal/Traversal.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -97,6 +99,12 @@ inline bool fitsInBlock(size_t bytes) {
 struct SideStream {
   cudaStream_t stream = nullptr;
   cudaEvent_t forked = nullptr, joined = nullptr;
+  /// The split heavy launches' workspace (hubArgs): every heavy launch of
+  /// this thread and device runs on `stream`, one after another, so one
+  /// workspace serves them all. Grown on demand, never freed (it lives as
+  /// long as the thread).
+  void *hub = nullptr;
+  size_t hubBytes = 0;
 };
 
 inline SideStream &sideStream() {
@@ -147,6 +155,88 @@ inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
           "cudaFuncSetAttribute (heavy-row scratch)");
   s.blocks = std::max<int64_t>(1, std::min<int64_t>(rows, 65535));
   return s;
+}
+
+/// The heavy launch of a kernel that splits hubs (HubSplit.h): as many
+/// blocks of kHeavyGroupSize threads as the device holds at once, launched
+/// cooperatively (launchCooperative), so that all of them run together:
+/// the hub barrier waits for other blocks. Zero blocks when not even one
+/// fits or the device has no cooperative launch; the caller then falls
+/// back to heavyLaunchShape.
+inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
+                                  size_t scalarBytes) {
+  LaunchShape s = heavyLaunchShape(kernel, 1, scratchSize, scalarBytes);
+  int device = 0, perSm = 0, sms = 0, cooperative = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch,
+                               device),
+        "cudaDeviceGetAttribute");
+  if (!cooperative) {
+    s.blocks = 0;
+    return s;
+  }
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, kernel, kHeavyGroupSize, s.sharedBytes),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (hub launch)");
+  s.blocks = std::min<int64_t>(int64_t(perSm) * sms, 65535);
+  return s;
+}
+
+/// Launches `kernel` (a __global__ function taking exactly `args`, in
+/// order and by type) as a cooperative grid of `shape`: CUDA then
+/// guarantees that every block runs at the same time as every other.
+template <typename... Args>
+cudaError_t launchCooperative(const void *kernel, const LaunchShape &shape,
+                              cudaStream_t stream, Args... args) {
+  void *pointers[] = {static_cast<void *>(&args)...};
+  return cudaLaunchCooperativeKernel(
+      kernel, dim3(static_cast<unsigned>(shape.blocks)),
+      dim3(static_cast<unsigned>(shape.warpsPerBlock * 32)), pointers,
+      shape.sharedBytes, stream);
+}
+
+/// The smallest share of a hub's edges per block: HECTOR_HUB_PIECE_EDGES
+/// from the environment when set to a positive number (the tests split
+/// small hubs), else kHubPieceEdges.
+inline int64_t hubPieceEdges() {
+  if (const char *text = std::getenv("HECTOR_HUB_PIECE_EDGES")) {
+    char *end = nullptr;
+    const long long v = std::strtoll(text, &end, 10);
+    if (end != text && *end == '\0' && v > 0)
+      return v;
+  }
+  return kHubPieceEdges;
+}
+
+/// The arguments of a split heavy launch on `side` (this thread's side
+/// stream): `rows` heavy rows with `width` combining slots of
+/// `scalarBytes` each, in the side stream's workspace, zeroed on `side`.
+inline HubArgs hubArgs(int64_t rows, int64_t width, size_t scalarBytes,
+                       cudaStream_t side) {
+  SideStream &s = sideStream();
+  const size_t bytes = static_cast<size_t>(
+      hubCounterBytes(rows) + rows * width * static_cast<int64_t>(scalarBytes));
+  if (bytes > s.hubBytes) {
+    const size_t grown = std::max(bytes, 2 * s.hubBytes);
+    if (s.hub) {
+      // Earlier launches on the side stream may still read the old one.
+      check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize (hub)");
+      check(cudaFree(s.hub), "cudaFree (hub workspace)");
+      s.hub = nullptr;
+      s.hubBytes = 0;
+    }
+    check(cudaMalloc(&s.hub, grown), "cudaMalloc (hub workspace)");
+    s.hubBytes = grown;
+  }
+  check(cudaMemsetAsync(s.hub, 0, bytes, side), "cudaMemsetAsync (hub)");
+  HubArgs a;
+  a.workspace = s.hub;
+  a.rows = rows;
+  a.width = width;
+  a.pieceEdges = hubPieceEdges();
+  return a;
 }
 
 } // namespace hector::trav

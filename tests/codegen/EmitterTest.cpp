@@ -268,8 +268,10 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
     EXPECT_EQ(countOf(kernel, "const int64_t hector_workers_" + n +
                                   " = hector::trav::workersFor("),
               1u);
+    // Over the row's edges this group takes (all of them but in a split
+    // hub's parts: EmitterHubSplit below).
     EXPECT_EQ(countOf(kernel, "for (int64_t hector_base_" + n +
-                                  " = g.dst_ptr[v_n]; hector_base_" + n +
+                                  " = hector_span.begin; hector_base_" + n +
                                   " < hector_end_" + n + "; hector_base_" +
                                   n + " += hector_workers_" + n + ")"),
               1u);
@@ -397,8 +399,9 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(kernel, "chunkOf(hector_heavy ? g.num_heavy_dst : "
                             "g.num_nodes, group, groups)"),
             1u);
+  // (The k-th item of a split heavy launch: EmitterHubSplit below.)
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
-                            "g.heavy_dst_rows[k] : k;"),
+                            "g.heavy_dst_rows[hector_item.row] : k;"),
             1u);
   EXPECT_EQ(countOf(kernel, "if (!hector_heavy && hector::trav::isHeavy("
                             "g.dst_ptr, v_n, hector_heavy_limit)) continue;"),
@@ -416,11 +419,14 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
                           "sizeof(scalar_t));"),
             1u);
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, scratch_size, heavy_launch ? "
-                          "g.heavy_row_edges : INT64_MAX);"),
+                          "g.heavy_row_edges : INT64_MAX, "
+                          "hector::trav::HubArgs{});"),
             1u);
   EXPECT_EQ(countOf(host, "if (heavy_launch) {"), 1u);
+  // One block per heavy row when the hubs are not split (HubSplit.h).
   EXPECT_EQ(countOf(host, "heavyLaunchShape("), 1u);
-  EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX);"),
+  EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX, "
+                          "hub);"),
             1u);
   // The heavy launch goes first, on the side stream, and is joined after
   // the warp launch.
@@ -433,6 +439,110 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_LT(fork, heavyLaunch);
   EXPECT_LT(heavyLaunch, warpLaunch);
   EXPECT_LT(warpLaunch, join);
+}
+
+// The heavy launch shares a hub's edges among several blocks
+// (templates/traversal/HubSplit.h): each block takes its items (pieces of
+// hubs, then whole heavy rows), and after each loop with segmented
+// reductions a row's parts add their partials into the row's slots, wait
+// for each other and read the whole row back. rgat_pyg's forward has
+// three such loops (max, the softmax sum, the aggregation), so three
+// barriers, counting 1, 2 and 3 arrivals per part.
+TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string kernel = textFrom(cu, "\nforward_trav_", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "const hector::trav::HubArgs hector_hub)"), 1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubWork(g.heavy_dst_edge_ptr, "
+                            "g.num_heavy_dst, blockIdx.x, "
+                            "hector::trav::hubBlocks(g.heavy_dst_edge_ptr["
+                            "g.num_heavy_dst], hector_hub.pieceEdges, "
+                            "gridDim.x))"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::RowRange{0, hub_work.items()}"),
+            1u);
+  // The block's share lives in shared memory (in registers it stayed live
+  // through every row and pushed the kernel into spills).
+  EXPECT_EQ(countOf(kernel, "__shared__ hector::trav::HubWork hub_work;"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubItem(hub_work, "
+                            "g.heavy_dst_edge_ptr, k) : "
+                            "hector::trav::HubItem{k, 0, -1, 1};"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "const hector::trav::EdgeSpan hector_span = "
+                            "hector::trav::hubSpan(g.dst_ptr, v_n, "
+                            "hector_item);"),
+            1u);
+  // Partials go to the slots (one max, two sums), never to a buffer row
+  // that the other parts share.
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubMax(hector::trav::hubSlots<"
+                            "scalar_t>(hector_hub, hector_item.row) + 0 + i, "
+                            "acc);"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
+                            "scalar_t>(hector_hub, hector_item.row) + "
+                            "sz_alpha_max + i, acc);"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
+                            "scalar_t>(hector_hub, hector_item.row) + "
+                            "sz_alpha_max + sz_alpha_sum + i, acc);"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "else t[i] = acc;"), 3u);
+  for (int barrier = 1; barrier <= 3; ++barrier)
+    EXPECT_EQ(countOf(kernel, "hubCounter(hector_hub, hector_item.row), "
+                              "static_cast<unsigned>(" +
+                                  std::to_string(barrier) +
+                                  " * hector_span.parts));"),
+              1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubMaxValue(hub_slots + 0 + i)"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubSum(hub_slots + "), 2u);
+
+  // The host sizes the slots (heads * (1 + 1 + out_dim)), launches
+  // cooperatively, and keeps one block per row in deterministic mode.
+  const std::string host = textFrom(
+      cu, "const int64_t heavy_scratch_size = [&] {", "\n    }\n");
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(countOf(host, "hp.hector_deterministic ? "
+                          "hector::trav::LaunchShape{} : "
+                          "hector::trav::hubLaunchShape("),
+            1u);
+  EXPECT_EQ(countOf(host, "hub = hector::trav::hubArgs(g.num_heavy_dst, "
+                          "((INT64_C(2) * hp_heads) + (hp_heads * "
+                          "hp_out_dim)), sizeof(scalar_t), side);"),
+            1u);
+  EXPECT_EQ(countOf(host, "if (hub.workspace) hector::trav::check("
+                          "hector::trav::launchCooperative("),
+            1u);
+  // The warp launch never splits.
+  EXPECT_EQ(countOf(host, "heavy_launch ? g.heavy_row_edges : INT64_MAX, "
+                          "hector::trav::HubArgs{});"),
+            1u);
+}
+
+// A kernel with atomic reductions is never split: what follows a loop
+// runs in every part, and its atomic adds would repeat.
+TEST(EmitterHubSplit, KernelsWithAtomicsKeepOneBlockPerHub) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  size_t heavyKernels = 0, splitKernels = 0;
+  for (size_t at = cu.find("__global__"); at != std::string::npos;
+       at = cu.find("__global__", at + 1)) {
+    const std::string kernel = textFrom(cu.substr(at), "__global__", "\n}\n");
+    if (kernel.find("constexpr bool hector_heavy") == std::string::npos)
+      continue;
+    ++heavyKernels;
+    const bool atomics =
+        kernel.find("hector::trav::accumulate(") != std::string::npos;
+    const bool split = kernel.find("hubSpan(") != std::string::npos;
+    EXPECT_NE(atomics, split);
+    splitKernels += split;
+  }
+  EXPECT_EQ(heavyKernels, 3u);
+  EXPECT_EQ(splitKernels, 2u);
 }
 
 // rgat_pyg's backward bias kernel splits its hoisted-store loop over

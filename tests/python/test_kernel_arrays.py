@@ -17,7 +17,8 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "pair_ptr", "edge_pair", "ntype_sorted_nodes", "ntype_ptr",
          "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota",
          "heavy_dst_rows", "heavy_src_rows", "dst_csr_src", "dst_csr_etype",
-         "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair"]
+         "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair",
+         "heavy_dst_edge_ptr", "heavy_src_edge_ptr"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
@@ -58,10 +59,16 @@ def reference(data):
     ref["edge_dst_ntype"] = [ntype[d] for d in dst]
     ref["pair_src_ntype"] = [ntype[s] for s in ref["pair_src"]]
     ref["type_iota"] = list(range(max(r, t) + 1))
-    ref["heavy_dst_rows"] = [v for v in range(n)
-                             if dst.count(v) > HEAVY_ROW_EDGES]
-    ref["heavy_src_rows"] = [v for v in range(n)
-                             if src.count(v) > HEAVY_ROW_EDGES]
+    # Largest degree first, ties by ascending id.
+    for side, ends in (("dst", dst), ("src", src)):
+        heavy = [v for v in range(n) if ends.count(v) > HEAVY_ROW_EDGES]
+        ref[f"heavy_{side}_rows"] = sorted(heavy,
+                                           key=lambda v: (-ends.count(v), v))
+    for side, ends in (("dst", dst), ("src", src)):
+        ptr = [0]
+        for v in ref[f"heavy_{side}_rows"]:
+            ptr.append(ptr[-1] + ends.count(v))
+        ref[f"heavy_{side}_edge_ptr"] = ptr
     # Each CSR position's edge attributes (one edge at a time).
     for side, eids, other in (("dst", ref["dst_eid"], src),
                               ("src", ref["src_eid"], dst)):
@@ -141,6 +148,22 @@ def test_heavy_rows_are_the_nodes_above_the_limit(device):
     arrays = dict(zip(NAMES, g.kernel_arrays()))
     assert arrays["heavy_dst_rows"].tolist() == [0]
     assert arrays["heavy_src_rows"].tolist() == [2]  # node 3 sends 128
+    assert arrays["heavy_dst_edge_ptr"].tolist() == [0, 129]
+    assert arrays["heavy_src_edge_ptr"].tolist() == [0, 200]
+
+
+def test_heavy_edge_pointers_run_over_several_heavy_rows(device):
+    """Nodes 4 and 1 get 300 and 130 incoming edges, node 6 130 as well:
+    heavy rows [4, 1, 6] (largest first, ties by id), their edges laid end
+    to end at 0, 300, 430, 560."""
+    dst = [6] * 130 + [4] * 300 + [1] * 130 + [0] * 5
+    src = [2] * len(dst)
+    g = hector.Graph(torch.tensor([src, dst], device=device),
+                     torch.zeros(len(src), dtype=torch.long, device=device))
+    arrays = dict(zip(NAMES, g.kernel_arrays()))
+    assert arrays["heavy_dst_rows"].tolist() == [4, 1, 6]
+    assert arrays["heavy_dst_edge_ptr"].tolist() == [0, 300, 430, 560]
+    assert arrays["heavy_src_edge_ptr"].tolist() == [0, 565]
 
 
 def test_kernel_arrays_are_cached(device):

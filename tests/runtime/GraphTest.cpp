@@ -188,6 +188,9 @@ TEST(Graph, KernelArrays) {
       {GraphArray::SrcCsrDst, {1, 1, 3, 3, 1, 0, 5}},
       {GraphArray::SrcCsrEtype, {0, 0, 2, 2, 2, 2, 0}},
       {GraphArray::SrcCsrPair, {0, 0, 2, 3, 4, 5, 1}},
+      // No heavy rows: only the leading 0.
+      {GraphArray::HeavyDstEdgePtr, {0}},
+      {GraphArray::HeavySrcEdgePtr, {0}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -233,6 +236,10 @@ TEST(GraphArrayNames, AreTheFieldNames) {
   EXPECT_STREQ(rt::graphArrayName(GraphArray::TypeIota), "type_iota");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavyDstRows), "heavy_dst_rows");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavySrcRows), "heavy_src_rows");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavyDstEdgePtr),
+               "heavy_dst_edge_ptr");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavySrcEdgePtr),
+               "heavy_src_edge_ptr");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -273,6 +280,8 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.type_iota, ptr(GraphArray::TypeIota));
   EXPECT_EQ(ga.heavy_dst_rows, ptr(GraphArray::HeavyDstRows));
   EXPECT_EQ(ga.heavy_src_rows, ptr(GraphArray::HeavySrcRows));
+  EXPECT_EQ(ga.heavy_dst_edge_ptr, ptr(GraphArray::HeavyDstEdgePtr));
+  EXPECT_EQ(ga.heavy_src_edge_ptr, ptr(GraphArray::HeavySrcEdgePtr));
   EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
   EXPECT_EQ(ga.num_heavy_src, 0);
   EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);

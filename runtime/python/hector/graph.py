@@ -249,7 +249,11 @@ class Graph:
           node types of the endpoints;
         * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ...
         * ``heavy_dst_rows``, ``heavy_src_rows``: the nodes with more than
-          128 incoming / outgoing edges, ascending;
+          128 incoming / outgoing edges, largest degree first (ties by
+          ascending id);
+          ``heavy_dst_edge_ptr``, ``heavy_src_edge_ptr`` [number of heavy
+          rows + 1]: 0 and the running sum of those rows' degrees (the GPU
+          kernels share the heavy rows' edges out over their blocks);
         * ``dst_csr_src``, ``dst_csr_etype``, ``dst_csr_pair`` [E]: each
           edge's src, type and pair in ``dst_eid`` order, and
           ``src_csr_dst``, ``src_csr_etype``, ``src_csr_pair`` [E] in
