@@ -36,8 +36,8 @@
 // (linear) or the whole dW slice in registers (outer), and run one resident
 // wave of blocks that loop over row tiles. Products and outer sums with
 // one side under 4 and the other at most 128 (attention scores and their
-// gradients) take linearNarrowKernel and outerNarrowKernel, a warp per
-// row. Everything else takes the general kernels.
+// gradients) take linearNarrowKernel and outerNarrowKernel: a warp takes
+// whole rows, four at a time. Everything else takes the general kernels.
 //
 // Scalar types: the general kernels are templates over T (float or double)
 // and accumulate in T; the double calls (SegmentGemmArgsT<double>) always
@@ -691,14 +691,21 @@ __global__ void __launch_bounds__(kVecThreads, 2)
 // K <= 128 (a projection to one scalar per head: attention scores) or
 // K < 4 and N <= 128 (their backward, a scalar times a row), where a
 // general kernel's 32 x 32 tile would compute 1 useful column or 1 useful
-// k of 32. A warp owns one (row, head) at a time. kDot: lanes split k,
-// and a warp-wide sum gives each of the N outputs; else lanes split n,
-// and each lane sums the K products of its columns. Each warp takes a
-// contiguous run of rows, so that with segmentPtr it finds its first row's
-// slice by binary search and the rest by stepping forward.
+// k of 32. kDot: lanes split k, and a warp-wide sum gives each of the N
+// outputs; else lanes split n, and each lane sums the K products of its
+// columns. A row alone is a short load, a five-step shuffle sum (kDot)
+// and a store, so a warp that took one row at a time waited out a full
+// memory latency per row (perf-notes section 11). A warp now takes a
+// group of kNarrowRowsInFlight consecutive rows at a time: lane u looks up
+// row u's id, then its slice and gathered rows (one load per list for the
+// whole group), then for each head the warp issues every row's loads of X
+// before it sums and stores any of them. Each warp takes a contiguous run
+// of rows, so that with segmentPtr it finds its first row's slice by
+// binary search and the rest by stepping forward.
 constexpr int kNarrowMax = 3;          // the narrow side: N (kDot) or K
 constexpr int kNarrowMaxPerLane = 4;   // the wide side: <= 128
 constexpr int kNarrowWarps = 8;
+constexpr int kNarrowRowsInFlight = 4; // per warp, <= 32
 
 /// v after a linear epilogue with this row's scale.
 __device__ __forceinline__ float withEpilogue(float v, EpilogueOp op,
@@ -710,88 +717,264 @@ __device__ __forceinline__ float withEpilogue(float v, EpilogueOp op,
   return v;
 }
 
-template <bool kDot>
-__global__ void __launch_bounds__(kNarrowWarps * 32)
-    linearNarrowKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
-  constexpr int NM = kNarrowMax, WL = kNarrowMaxPerLane;
-  const int lane = threadIdx.x % 32;
+/// One row of a group, held by the lane of its position in the group: its
+/// gathered input row, its scattered output row, its scale row and its
+/// weight slice. The rows are kept one per lane rather than all on every
+/// lane, where they would take four 64-bit registers per row and lane; the
+/// warp reads row u's fields with rowField when it needs them.
+struct NarrowRow {
+  bool live = false; // a row of the warp's run (lanes past the group: no)
+  int64_t src = 0, dst = 0, scaleRow = 0, slice = 0;
+};
+
+/// Lane u's value of a NarrowRow field (or of any per-row value).
+template <typename V> __device__ __forceinline__ V rowField(V v, int u) {
+  return __shfl_sync(0xffffffffu, v, u);
+}
+
+/// The slices of a warp's contiguous run of rows, group by group: rowType
+/// per row; with segmentPtr the first row's by binary search, then each
+/// lane steps forward from the slice of the previous group's last row.
+struct RunSlices {
+  int64_t seg = -1; // segmentPtr: the slice of the previous group's last row
+
+  /// The slice of this lane's row r (the group's rows are first ..
+  /// first + U - 1, live or not).
+  template <int U>
+  __device__ int64_t next(const SegmentGemmArgs &a, int64_t first,
+                          const NarrowRow &row, int64_t r, int64_t id) {
+    if (a.rowType)
+      return row.live ? a.rowType[id] : 0;
+    if (!a.segmentPtr)
+      return 0;
+    if (seg < 0)
+      seg = sliceOfRow(a, first, first);
+    int64_t s = seg;
+    if (row.live) // empty segments share a start: step past them
+      while (s + 1 < a.numSlices && r >= a.segmentPtr[s + 1])
+        ++s;
+    seg = rowField(s, U - 1); // dead only in the run's last group
+    return s;
+  }
+};
+
+/// This lane's row of the group first .. first + U - 1 (lanes >= U, and
+/// rows at or past end, are not live). Each step's loads depend on the
+/// one before (id, then slice and gathered rows), and each is one load
+/// for the whole group.
+template <int U>
+__device__ __forceinline__ NarrowRow narrowRow(const SegmentGemmArgs &a,
+                                               int64_t first, int64_t end,
+                                               int lane, RunSlices &slices) {
+  NarrowRow row;
+  const int64_t r = first + lane;
+  row.live = lane < U && r < end;
+  const int64_t id = row.live ? rowIdOf(a, r) : 0;
+  row.slice = slices.next<U>(a, first, row, r, id);
+  if (!row.live)
+    return row;
+  row.src = a.gather ? a.gather[id] : id;
+  row.dst = a.scatter ? a.scatter[id] : id;
+  if (a.epilogue != EpilogueOp::None)
+    row.scaleRow = a.scaleGather ? a.scaleGather[id] : id;
+  return row;
+}
+
+/// The epilogue scale of `row` at head h (1 without an epilogue). A row
+/// that is not live reads scale row 0.
+__device__ __forceinline__ float narrowScale(const SegmentGemmArgs &a,
+                                             const NarrowRow &row,
+                                             int64_t h) {
+  if (a.epilogue == EpilogueOp::None)
+    return 1.f;
+  return a.scale[a.scalePerHead ? row.scaleRow * a.H + h : row.scaleRow];
+}
+
+/// A lane's share of one (slice, head) of W, kept in registers while
+/// consecutive rows use it: loading it per row as well would hold a
+/// group's W values besides its X values, and rows sorted by slice
+/// (segmentPtr, or rowIds sorted by rowType) reload it only at a segment
+/// boundary or for the next head. v[j][i] is W's entry at wide index
+/// lane + 32 j (k for kDot, n otherwise) and narrow index i, 0 past K or N.
+template <bool kDot, int WL> struct NarrowWeights {
+  const float *held = nullptr; // the (slice, head) in v
+  float v[WL][kNarrowMax];
+
+  /// Holds the (slice, head) at w (the same on every lane).
+  __device__ __forceinline__ void use(const SegmentGemmArgs &a,
+                                      const float *w, int lane) {
+    if (w == held)
+      return;
+    held = w;
+    // Entry (k, n) is at k * kStride + n * nStride; a slice has at most
+    // 384 entries, so the offsets are ints. Entries past K or N load
+    // entry 0 and are zeroed after (see narrowDot).
+    const int K = int(a.K), N = int(a.N);
+    const int kStride = a.transposeW ? 1 : N, nStride = a.transposeW ? K : 1;
+    const int wide = kDot ? K : N, narrow = kDot ? N : K;
+    const int wideStride = kDot ? kStride : nStride;
+    const int narrowStride = kDot ? nStride : kStride;
+#pragma unroll
+    for (int j = 0; j < WL; ++j)
+#pragma unroll
+      for (int i = 0; i < kNarrowMax; ++i) {
+        const int at = lane + 32 * j;
+        const bool in = at < wide && i < narrow;
+        const float e = __ldg(w + (in ? at * wideStride + i * narrowStride
+                                      : 0));
+        v[j][i] = in ? e : 0.f;
+      }
+  }
+};
+
+/// Row u's (slice, head h) of W.
+__device__ __forceinline__ const float *
+narrowSlice(const SegmentGemmArgs &a, const NarrowRow &mine, int u,
+            int64_t h) {
+  return a.W + (rowField(mine.slice, u) * a.H + h) * a.K * a.N;
+}
+
+/// kDot at head h, for the group whose lane u holds row u in `mine`, rows
+/// 0 .. live - 1 live: lane l takes k = l, l + 32, ... of every row. All
+/// the group's loads of X issue before the first product waits on one.
+/// They are not predicated: ptxas turns a load predicated on "this k, this
+/// row exists" into a copy that waits for it, which would let only two or
+/// three loads fly at a time. So every load reads a valid address (k past
+/// K reads k = K - 1, a row past the run's end reads row 0) and the values
+/// that are not the row's are zeroed where they are used. The rows' sums
+/// are independent, so their shuffles overlap. The stores go in row order,
+/// as rows one at a time would (storeOut may read Y back).
+template <int U, int WL>
+__device__ __forceinline__ void narrowDot(const SegmentGemmArgs &a,
+                                          const NarrowRow &mine, int64_t h,
+                                          int lane, int live,
+                                          NarrowWeights<true, WL> &wt) {
+  constexpr int NM = kNarrowMax;
   const int64_t K = a.K, N = a.N, H = a.H;
+  float xv[U][WL];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const float *x = a.X + rowField(mine.src, u) * H * K + h * K;
+#pragma unroll
+    for (int j = 0; j < WL; ++j) {
+      const int64_t k = lane + 32 * j;
+      xv[u][j] = __ldg(x + (k < K ? k : K - 1));
+    }
+  }
+  // Read after the loads of X are issued: ptxas may copy the scale into
+  // place, and the copy waits for it.
+  const float myScale = narrowScale(a, mine, h);
+  float acc[U][NM];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+#pragma unroll
+    for (int n = 0; n < NM; ++n)
+      acc[u][n] = 0.f;
+    if (u >= live)
+      continue;
+    wt.use(a, narrowSlice(a, mine, u, h), lane);
+#pragma unroll
+    for (int j = 0; j < WL; ++j) {
+      const float xk = lane + 32 * j < K ? xv[u][j] : 0.f;
+#pragma unroll
+      for (int n = 0; n < NM; ++n)
+        acc[u][n] += xk * wt.v[j][n];
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < NM; ++n)
+    if (n < N)
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          acc[u][n] += __shfl_xor_sync(0xffffffffu, acc[u][n], off);
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (u >= live)
+      break;
+    float *y = a.Y + rowField(mine.dst, u) * H * N + h * N;
+    const float scale = rowField(myScale, u);
+#pragma unroll
+    for (int n = 0; n < NM; ++n)
+      if (n < N && lane == n)
+        storeOut(y + n, withEpilogue(acc[u][n], a.epilogue, scale), a);
+  }
+}
+
+/// Not kDot, at head h: lane l takes columns n = l, l + 32, ... of every
+/// row. As narrowDot: all the group's loads of X first (unpredicated),
+/// then each row's sums and stores, in row order.
+template <int U, int WL>
+__device__ __forceinline__ void narrowColumns(const SegmentGemmArgs &a,
+                                              const NarrowRow &mine,
+                                              int64_t h, int lane, int live,
+                                              NarrowWeights<false, WL> &wt) {
+  constexpr int NM = kNarrowMax;
+  const int64_t K = a.K, N = a.N, H = a.H;
+  float xv[U][NM];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const float *x = a.X + rowField(mine.src, u) * H * K + h * K;
+#pragma unroll
+    for (int k = 0; k < NM; ++k)
+      xv[u][k] = __ldg(x + (k < K ? k : K - 1));
+  }
+  // Read after the loads of X are issued: ptxas may copy the scale into
+  // place, and the copy waits for it.
+  const float myScale = narrowScale(a, mine, h);
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (u >= live)
+      break;
+    wt.use(a, narrowSlice(a, mine, u, h), lane);
+    float *y = a.Y + rowField(mine.dst, u) * H * N + h * N;
+    const float scale = rowField(myScale, u);
+#pragma unroll
+    for (int j = 0; j < WL; ++j) {
+      const int64_t n = lane + 32 * j;
+      if (n >= N)
+        break;
+      float v = 0.f;
+#pragma unroll
+      for (int k = 0; k < NM; ++k)
+        v += (k < K ? xv[u][k] : 0.f) * wt.v[j][k];
+      storeOut(y + n, withEpilogue(v, a.epilogue, scale), a);
+    }
+  }
+}
+
+/// Blocks per SM that linearNarrowKernel with WL values per lane and row
+/// is built for. The rows in flight per SM are its warps times
+/// kNarrowRowsInFlight: three blocks (at most 80 registers) up to WL = 2,
+/// which fit without spilling; two (at most 128) with WL = 4, whose rows
+/// bring twice the bytes each and would spill at 80.
+constexpr int narrowMinBlocks(int WL) { return WL <= 2 ? 3 : 2; }
+
+/// Warp w takes rows [w * rowsPerWarp, (w + 1) * rowsPerWarp) of M,
+/// kNarrowRowsInFlight at a time (rowsPerWarp is a multiple of it, so only
+/// the run's last group can have rows past its end). WL: the wide side
+/// (K for kDot, N otherwise) is at most 32 * WL. K and N are at least 1.
+template <bool kDot, int WL>
+__global__ void __launch_bounds__(kNarrowWarps * 32, narrowMinBlocks(WL))
+    linearNarrowKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  constexpr int U = kNarrowRowsInFlight;
+  static_assert(U <= 32, "a group's rows are held one per lane");
+  const int lane = threadIdx.x % 32;
   const int64_t warp =
       int64_t(blockIdx.x) * kNarrowWarps + threadIdx.x / 32;
   const int64_t r0 = warp * rowsPerWarp;
   const int64_t r1 = r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M;
-  int64_t seg = -1, segEnd = -1; // segmentPtr: the slice of the last row
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t id = rowIdOf(a, r);
-    int64_t s = 0;
-    if (a.rowType) {
-      s = a.rowType[id];
-    } else if (a.segmentPtr) {
-      if (seg < 0) {
-        seg = sliceOfRow(a, r, id);
-        segEnd = a.segmentPtr[seg + 1];
-      }
-      while (r >= segEnd && seg + 1 < a.numSlices) // empty segments
-        segEnd = a.segmentPtr[++seg + 1];           // share a start
-      s = seg;
-    }
-    const int64_t src = a.gather ? a.gather[id] : id;
-    const int64_t dst = a.scatter ? a.scatter[id] : id;
-    int64_t sr = 0;
-    if (a.epilogue != EpilogueOp::None)
-      sr = a.scaleGather ? a.scaleGather[id] : id;
-    for (int64_t h = 0; h < H; ++h) {
-      const float *x = a.X + src * H * K + h * K;
-      const float *w = a.W + (s * H + h) * K * N;
-      float *y = a.Y + dst * H * N + h * N;
-      float scale = 1.f;
-      if (a.epilogue != EpilogueOp::None)
-        scale = a.scale[a.scalePerHead ? sr * H + h : sr];
-      if constexpr (kDot) {
-        float acc[NM];
-#pragma unroll
-        for (int n = 0; n < NM; ++n)
-          acc[n] = 0.f;
-#pragma unroll
-        for (int j = 0; j < WL; ++j) {
-          const int64_t k = lane + 32 * j;
-          if (k >= K)
-            break;
-          const float xv = __ldg(x + k);
-#pragma unroll
-          for (int n = 0; n < NM; ++n)
-            if (n < N)
-              acc[n] += xv * __ldg(a.transposeW ? w + n * K + k
-                                                : w + k * N + n);
-        }
-#pragma unroll
-        for (int n = 0; n < NM; ++n)
-#pragma unroll
-          for (int off = 16; off > 0; off /= 2)
-            acc[n] += __shfl_xor_sync(0xffffffffu, acc[n], off);
-#pragma unroll
-        for (int n = 0; n < NM; ++n)
-          if (n < N && lane == n)
-            storeOut(y + n, withEpilogue(acc[n], a.epilogue, scale), a);
-      } else {
-        float xv[NM];
-#pragma unroll
-        for (int k = 0; k < NM; ++k)
-          xv[k] = k < K ? __ldg(x + k) : 0.f;
-#pragma unroll
-        for (int j = 0; j < WL; ++j) {
-          const int64_t n = lane + 32 * j;
-          if (n >= N)
-            break;
-          float v = 0.f;
-#pragma unroll
-          for (int k = 0; k < NM; ++k)
-            if (k < K)
-              v += xv[k] * __ldg(a.transposeW ? w + n * K + k
-                                               : w + k * N + n);
-          storeOut(y + n, withEpilogue(v, a.epilogue, scale), a);
-        }
-      }
+  RunSlices slices;
+  NarrowWeights<kDot, WL> wt;
+  for (int64_t r = r0; r < r1; r += U) {
+    const NarrowRow mine = narrowRow<U>(a, r, r1, lane, slices);
+    const int live = r1 - r < U ? int(r1 - r) : U; // rows 0 .. live - 1
+    for (int64_t h = 0; h < a.H; ++h) {
+      if constexpr (kDot)
+        narrowDot<U>(a, mine, h, lane, live, wt);
+      else
+        narrowColumns<U>(a, mine, h, lane, live, wt);
     }
   }
 }
@@ -1011,32 +1194,41 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-/// The narrow linear fast paths (linearNarrowKernel); the caller checks
-/// the shape. About four waves of warps, each over a contiguous run of
-/// rows.
-cudaError_t launchLinearNarrow(const SegmentGemmArgs &a, bool dot,
-                               cudaStream_t stream) {
+/// linearNarrowKernel<kDot, WL>: about four waves of warps, each over a
+/// contiguous run of rows, a whole number of groups of
+/// kNarrowRowsInFlight rows: a warp that stops mid-group leaves part of
+/// its loads unused, and below a group per warp the rows are better spread
+/// over fewer warps, each with a full group in flight.
+template <bool kDot, int WL>
+cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
+                                 cudaStream_t stream) {
   constexpr int threads = kNarrowWarps * 32;
+  constexpr int64_t U = kNarrowRowsInFlight;
+  const auto kernel = linearNarrowKernel<kDot, WL>;
   int64_t resident = 0;
-  HECTOR_CUDA_TRY(dot ? residentBlocks(linearNarrowKernel<true>, threads,
-                                       &resident)
-                      : residentBlocks(linearNarrowKernel<false>, threads,
-                                       &resident));
+  HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
   const int64_t warps = 4 * resident * kNarrowWarps;
-  int64_t rowsPerWarp = (a.M + warps - 1) / warps;
-  if (rowsPerWarp < 1)
-    rowsPerWarp = 1;
+  const int64_t groupsPerWarp = ((a.M + U - 1) / U + warps - 1) / warps;
+  const int64_t rowsPerWarp = (groupsPerWarp < 1 ? 1 : groupsPerWarp) * U;
   const int64_t warpsNeeded = (a.M + rowsPerWarp - 1) / rowsPerWarp;
   const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
   if (blocks > INT_MAX)
     return cudaErrorInvalidConfiguration;
-  if (dot)
-    linearNarrowKernel<true>
-        <<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
-  else
-    linearNarrowKernel<false>
-        <<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
+  kernel<<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
   return cudaGetLastError();
+}
+
+/// The narrow linear fast paths (linearNarrowKernel); the caller checks
+/// the shape. The wide side picks the fewest values per lane that hold it.
+template <bool kDot>
+cudaError_t launchLinearNarrow(const SegmentGemmArgs &a,
+                               cudaStream_t stream) {
+  const int64_t wide = kDot ? a.K : a.N;
+  if (wide <= 32)
+    return launchLinearNarrowAs<kDot, 1>(a, stream);
+  if (wide <= 64)
+    return launchLinearNarrowAs<kDot, 2>(a, stream);
+  return launchLinearNarrowAs<kDot, kNarrowMaxPerLane>(a, stream);
 }
 
 /// The narrow outer fast path (outerNarrowKernel); the caller checks the
@@ -1137,11 +1329,12 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
         return launchLinearVec<16, 8>(a, stream);
       if (vec)
         return launchLinearVec<8, 4>(a, stream);
+      // The narrow kernels load X unpredicated, so they need K >= 1.
       constexpr int64_t wide = 32 * kNarrowMaxPerLane;
-      if (a.N <= kNarrowMax && a.K <= wide)
-        return launchLinearNarrow(a, /*dot=*/true, stream);
-      if (a.K <= kNarrowMax && a.N <= wide)
-        return launchLinearNarrow(a, /*dot=*/false, stream);
+      if (a.K >= 1 && a.N <= kNarrowMax && a.K <= wide)
+        return launchLinearNarrow</*kDot=*/true>(a, stream);
+      if (a.K >= 1 && a.K <= kNarrowMax && a.N <= wide)
+        return launchLinearNarrow</*kDot=*/false>(a, stream);
     }
     // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
     // with 2x2, so that few columns of a tile are wasted. Both 256 threads.

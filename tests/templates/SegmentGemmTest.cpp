@@ -380,6 +380,61 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"narrowColumnsPlain", Mode::Linear, 41, 2, 5});
+  // The narrow linear paths take groups of 4 rows per warp, with 1, 2 or
+  // 4 values per lane: M not a multiple of 4, so the last group is partial;
+  // M large enough that a warp's run is several groups on an H100 or H200
+  // (about 50000 rows per group of each warp), with segment boundaries and
+  // empty segments inside groups and between them (the slice steps
+  // forward group to group); rows of many short segments; fewer rows than
+  // one group; heads with the epilogue.
+  {
+    Case c{"narrowDotSegPtrRunsTail", Mode::Linear, 100003, 40, 2, 2, 700,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"narrowColumnsSortedRunsTail", Mode::Linear, 100002, 3, 33, 3,
+           500, Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"narrowDotRowTypeRunsTail", Mode::Linear, 60001, 128, 1, 1, 5,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Div;
+    add(c);
+  }
+  {
+    Case c{"narrowDotShortSegments", Mode::Linear, 103, 20, 3, 3, 60,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    add(c);
+  }
+  {
+    Case c{"narrowColumnsUnderOneGroup", Mode::Linear, 3, 1, 128, 1, 5,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.transposeW = true;
+    c.accumulate = true;
+    add(c);
+  }
   // The narrow outer path (float, N < 4, K <= 128): every row scheme and
   // schedule, K over one and over several lane slots, the deterministic
   // twin.
