@@ -1070,7 +1070,7 @@ void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
     w.line("__shared__ hector::trav::HubWork hub_work;");
     w.open("if (hector_heavy && hector_hub.workspace)");
     w.line("if (threadIdx.x == 0) hub_work = hector::trav::hubWork({0}, {1}, "
-           "blockIdx.x, hector::trav::hubBlocks({0}[{1}], "
+           "blockIdx.x, hector::trav::hubBlocks({0}[{1}], {1}, "
            "hector_hub.pieceEdges, gridDim.x));",
            heavy->edgePtr, heavy->count);
     w.line("__syncthreads();");

@@ -458,8 +458,8 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
   EXPECT_EQ(countOf(kernel, "hector::trav::hubWork(g.heavy_dst_edge_ptr, "
                             "g.num_heavy_dst, blockIdx.x, "
                             "hector::trav::hubBlocks(g.heavy_dst_edge_ptr["
-                            "g.num_heavy_dst], hector_hub.pieceEdges, "
-                            "gridDim.x))"),
+                            "g.num_heavy_dst], g.num_heavy_dst, "
+                            "hector_hub.pieceEdges, gridDim.x))"),
             1u);
   EXPECT_EQ(countOf(kernel, "hector::trav::RowRange{0, hub_work.items()}"),
             1u);

@@ -46,7 +46,7 @@ int64_t checkPartition(const HeavyCsr &g, int64_t pieceEdges,
   const int64_t rows = g.heavyRows();
   const int64_t edges = g.edgePtr[rows];
   const int64_t blocks =
-      hector::trav::hubBlocks(edges, pieceEdges, launched);
+      hector::trav::hubBlocks(edges, rows, pieceEdges, launched);
   EXPECT_GE(blocks, 1);
   EXPECT_LE(blocks, launched);
   std::vector<int> taken(static_cast<size_t>(g.ptr.back()), 0);
@@ -113,19 +113,24 @@ TEST(HubSplit, OneHubOverManyBlocks) {
   EXPECT_EQ(w.wholeBegin, w.wholeEnd);
 }
 
-TEST(HubSplit, SmallGraphStaysInOneBlock) {
-  // 429 heavy edges, fewer than one piece: one block takes both rows
-  // whole.
+TEST(HubSplit, SmallGraphGetsABlockPerRow) {
+  // 429 heavy edges, fewer than one piece: still a block per row (C =
+  // 215, so the 300-edge row is cut in two and the other stays whole).
   HeavyCsr g({300, 129});
-  EXPECT_EQ(hector::trav::hubBlocks(429, 2048, 132), 1);
-  EXPECT_EQ(checkPartition(g, 2048, 132), 1);
+  EXPECT_EQ(hector::trav::hubBlocks(429, 2, 2048, 132), 2);
+  EXPECT_EQ(checkPartition(g, 2048, 132), 2);
+  // Many small heavy rows: a block each, up to what is launched.
+  HeavyCsr many(std::vector<int64_t>(50, 200));
+  EXPECT_EQ(hector::trav::hubBlocks(10000, 50, 2048, 132), 50);
+  EXPECT_EQ(hector::trav::hubBlocks(10000, 50, 2048, 40), 40);
+  EXPECT_EQ(checkPartition(many, 2048, 132), 1);
 }
 
 TEST(HubSplit, TheTestsSplitOfTwoSmallHubs) {
   // tests/python/test_generated.py's split-hubs case: 16 edges per block
   // give 26 blocks and pieces of at most 17 edges; both hubs are cut.
   HeavyCsr g({300, 129});
-  EXPECT_EQ(hector::trav::hubBlocks(429, 16, 132), 26);
+  EXPECT_EQ(hector::trav::hubBlocks(429, 2, 16, 132), 26);
   const HubWork w = hector::trav::hubWork(g.edgePtr.data(), 2, 0, 26);
   EXPECT_EQ(w.pieceEdges, 17);
   EXPECT_EQ(w.bigRows, 2);
@@ -138,7 +143,7 @@ TEST(HubSplit, PiecesOfARowGoToConsecutiveBlocks) {
   // round); the 100-edge row goes whole to the block whose share of the
   // whole rows' edges holds its first edge.
   HeavyCsr g({600, 300, 100});
-  const int64_t blocks = hector::trav::hubBlocks(1000, 100, 4);
+  const int64_t blocks = hector::trav::hubBlocks(1000, 3, 100, 4);
   ASSERT_EQ(blocks, 4);
   std::vector<HubItem> items;
   for (int64_t b = 0; b < blocks; ++b) {
@@ -186,7 +191,7 @@ TEST(HubSplit, RandomPowerLawRows) {
 
 TEST(HubSplit, NoHeavyEdges) {
   HeavyCsr g({});
-  EXPECT_EQ(hector::trav::hubBlocks(0, 2048, 132), 1);
+  EXPECT_EQ(hector::trav::hubBlocks(0, 0, 2048, 132), 1);
   const HubWork w = hector::trav::hubWork(g.edgePtr.data(), 0, 0, 1);
   EXPECT_EQ(w.items(), 0);
 }

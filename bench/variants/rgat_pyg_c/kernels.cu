@@ -62,7 +62,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x));
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
     __syncthreads();
   }
   const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
@@ -686,7 +686,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *r_grad2_alpha_exp = scratch + 0;
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], hector_hub.pieceEdges, gridDim.x));
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
     __syncthreads();
   }
   const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
