@@ -1158,29 +1158,33 @@ cudaError_t residentBlocks(Kernel kernel, int threads, int64_t *blocks) {
   return cudaSuccess;
 }
 
-/// The float outer fast path (outerVecKernel); the caller checks the shape.
-cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
-  constexpr int TR = 64;
-  int64_t resident = 0;
-  HECTOR_CUDA_TRY(residentBlocks(outerVecKernel<TR>, kVecThreads, &resident));
+/// The grid of a row-tile outer kernel (outerVecKernel, outerNarrowKernel:
+/// blocks of TR-row tiles, x = chunks, y = heads or slices x heads), given
+/// its resident blocks. With chunksAllRows, `waves` waves of row chunks
+/// shared by the heads (chunkRows > 0, the kernel's argument); else a
+/// column of blocks per (slice, head), and for atomic rowType sums enough
+/// of them to fill the GPU once (at most the slice's average row tiles),
+/// with chunkRows 0 (the kernel then takes singleWriter's arguments).
+struct RowTileGrid {
+  dim3 grid;
+  int64_t chunkRows = 0;
+};
+
+cudaError_t rowTileGrid(const SegmentGemmArgs &a, int64_t resident,
+                        int64_t waves, int64_t TR, RowTileGrid *out) {
   if (chunksAllRows(a)) {
-    // One wave: the heads share the resident blocks.
     if (a.H > 65535)
       return cudaErrorInvalidConfiguration;
-    const int64_t chunkRows =
-        chunkRowsFor(a.M, resident / a.H, TR, 4 * TR);
-    const dim3 grid{unsigned((a.M + chunkRows - 1) / chunkRows),
-                    unsigned(a.H)};
-    outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(a, chunkRows);
-    return cudaGetLastError();
+    out->chunkRows = chunkRowsFor(a.M, waves * resident / a.H, TR, 4 * TR);
+    out->grid = dim3{unsigned((a.M + out->chunkRows - 1) / out->chunkRows),
+                     unsigned(a.H)};
+    return cudaSuccess;
   }
   const int64_t sliceHeads = a.numSlices * a.H;
   if (sliceHeads > 65535)
     return cudaErrorInvalidConfiguration;
   int64_t chunks = 1;
   if (a.atomic && !a.deterministic) {
-    // rowType: fill the GPU once, blocks per slice = resident blocks /
-    // slices, but no more than the slice's average row tiles.
     const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
     const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
     chunks = (resident + sliceHeads - 1) / sliceHeads;
@@ -1189,8 +1193,23 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
     if (chunks < 1)
       chunks = 1;
   }
-  const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
-  outerVecKernel<TR><<<grid, kVecThreads, 0, stream>>>(singleWriter(a), 0);
+  out->chunkRows = 0;
+  out->grid = dim3{unsigned(chunks), unsigned(sliceHeads)};
+  return cudaSuccess;
+}
+
+/// The float outer fast path (outerVecKernel); the caller checks the shape.
+/// One wave of row chunks (rowTileGrid).
+cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TR = 64;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(outerVecKernel<TR>, kVecThreads, &resident));
+  RowTileGrid g;
+  HECTOR_CUDA_TRY(rowTileGrid(a, resident, 1, TR, &g));
+  if (g.chunkRows > 0)
+    outerVecKernel<TR><<<g.grid, kVecThreads, 0, stream>>>(a, g.chunkRows);
+  else
+    outerVecKernel<TR><<<g.grid, kVecThreads, 0, stream>>>(singleWriter(a), 0);
   return cudaGetLastError();
 }
 
@@ -1232,38 +1251,17 @@ cudaError_t launchLinearNarrow(const SegmentGemmArgs &a,
 }
 
 /// The narrow outer fast path (outerNarrowKernel); the caller checks the
-/// shape.
+/// shape. Two waves of row chunks (rowTileGrid).
 cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TR = 64, threads = kNarrowWarps * 32;
   int64_t resident = 0;
   HECTOR_CUDA_TRY(residentBlocks(outerNarrowKernel<TR>, threads, &resident));
-  if (chunksAllRows(a)) {
-    // Two waves: the heads share the resident blocks.
-    if (a.H > 65535)
-      return cudaErrorInvalidConfiguration;
-    const int64_t chunkRows =
-        chunkRowsFor(a.M, 2 * resident / a.H, TR, 4 * TR);
-    const dim3 grid{unsigned((a.M + chunkRows - 1) / chunkRows),
-                    unsigned(a.H)};
-    outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(a, chunkRows);
-    return cudaGetLastError();
-  }
-  const int64_t sliceHeads = a.numSlices * a.H;
-  if (sliceHeads > 65535)
-    return cudaErrorInvalidConfiguration;
-  int64_t chunks = 1;
-  if (a.atomic && !a.deterministic) {
-    // rowType: as launchOuterVec.
-    const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
-    const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
-    chunks = (resident + sliceHeads - 1) / sliceHeads;
-    if (chunks > tiles)
-      chunks = tiles;
-    if (chunks < 1)
-      chunks = 1;
-  }
-  const dim3 grid{unsigned(chunks), unsigned(sliceHeads)};
-  outerNarrowKernel<TR><<<grid, threads, 0, stream>>>(singleWriter(a), 0);
+  RowTileGrid g;
+  HECTOR_CUDA_TRY(rowTileGrid(a, resident, 2, TR, &g));
+  if (g.chunkRows > 0)
+    outerNarrowKernel<TR><<<g.grid, threads, 0, stream>>>(a, g.chunkRows);
+  else
+    outerNarrowKernel<TR><<<g.grid, threads, 0, stream>>>(singleWriter(a), 0);
   return cudaGetLastError();
 }
 
