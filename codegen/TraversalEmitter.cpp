@@ -194,6 +194,10 @@ private:
   /// combining slot instead of storing it (parts share a buffer target's
   /// row, and must not see each other's partials).
   void printHubFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s);
+  /// Element i of the workers' accumulators of `s`, reduced into `into`
+  /// ("t[i]", or a local).
+  void printWorkerFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s,
+                       const std::string &into) const;
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
@@ -736,16 +740,11 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
         printHubFold(w, *wl, *s);
         continue;
       }
-      const std::string size = sizeOf(s->stmt.target.value);
       w.open("");
       w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
-      w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
-      w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl->workers));
-      w.line(s->stmt.reduce == ir::Reduce::Max
-                 ? "t[i] = hector::trav::max(t[i], {}[w * {} + i]);"
-                 : "t[i] += {}[w * {} + i];",
-             workerAccumulator(*s), size);
-      w.close();
+      w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
+                         sizeOf(s->stmt.target.value)));
+      printWorkerFold(w, *wl, *s, "t[i]");
       w.close();
       w.close();
     }
@@ -910,6 +909,19 @@ std::string NestPrinter::hubWidth() const {
   return dimExpr(total);
 }
 
+void NestPrinter::printWorkerFold(CodeWriter &w, const WorkerLoop &wl,
+                                  const TravStmt &s,
+                                  const std::string &into) const {
+  w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
+  if (s.stmt.reduce == ir::Reduce::Max)
+    w.line("{0} = hector::trav::max({0}, {1}[w * {2} + i]);", into,
+           workerAccumulator(s), sizeOf(s.stmt.target.value));
+  else
+    w.line("{} += {}[w * {} + i];", into, workerAccumulator(s),
+           sizeOf(s.stmt.target.value));
+  w.close();
+}
+
 void NestPrinter::printHubFold(CodeWriter &w, const WorkerLoop &wl,
                                const TravStmt &s) {
   const std::string size = sizeOf(s.stmt.target.value);
@@ -918,13 +930,7 @@ void NestPrinter::printHubFold(CodeWriter &w, const WorkerLoop &wl,
   w.line("scalar_t *t = {};", operandPtr(s.stmt.target));
   w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
   w.line("scalar_t acc = {};", reductionIdentity(s));
-  w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
-  if (max)
-    w.line("acc = hector::trav::max(acc, {}[w * {} + i]);",
-           workerAccumulator(s), size);
-  else
-    w.line("acc += {}[w * {} + i];", workerAccumulator(s), size);
-  w.close();
+  printWorkerFold(w, wl, s, "acc");
   w.line("if (hector_span.parts > 1) hector::trav::{}(hector::trav::hubSlots<"
          "scalar_t>(hector_hub, hector_item.row) + {} + i, acc);",
          max ? "hubMax" : "hubAdd", hubOffsets_.at(s.id));
@@ -963,32 +969,27 @@ void NestPrinter::print(CodeWriter &w) {
   const std::string v = loopVarLocal(root.var);
   scope_[root.var] =
       Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt, "", ""};
-  if (bindHeavy_ && splitsHubs_) {
-    // A split heavy launch's k-th item is a piece of a hub or a whole
-    // heavy row (HubSplit.h); otherwise a block group takes the k-th
-    // heavy row whole. A warp group skips the heavy rows when the heavy
+  if (bindHeavy_) {
+    // A block group takes the k-th heavy row whole, or in a split heavy
+    // launch its k-th item: a piece of a hub or a whole heavy row
+    // (HubSplit.h). A warp group skips the heavy rows when the heavy
     // launch takes them (hector_heavy_limit is the edge count above which
     // a row is heavy, or INT64_MAX when there is no heavy launch).
-    w.line("const hector::trav::HubItem hector_item = hector_heavy && "
-           "hector_hub.workspace ? hector::trav::hubItem(hub_work, {}, k) : "
-           "hector::trav::HubItem{{k, 0, -1, 1}};",
-           heavyRows_->edgePtr);
-    w.line("const int64_t {} = hector_heavy ? {}[hector_item.row] : {};", v,
-           heavyRows_->rows, rowBinding_);
+    if (splitsHubs_)
+      w.line("const hector::trav::HubItem hector_item = hector_heavy && "
+             "hector_hub.workspace ? hector::trav::hubItem(hub_work, {}, k) "
+             ": hector::trav::HubItem{{k, 0, -1, 1}};",
+             heavyRows_->edgePtr);
+    w.line("const int64_t {} = hector_heavy ? {}[{}] : {};", v,
+           heavyRows_->rows, splitsHubs_ ? "hector_item.row" : "k",
+           rowBinding_);
     w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
            "hector_heavy_limit)) continue;",
            heavyRows_->ptr, v);
-    w.line("const hector::trav::EdgeSpan hector_span = "
-           "hector::trav::hubSpan({}, {}, hector_item);",
-           heavyRows_->ptr, v);
-  } else if (bindHeavy_) {
-    // A block group takes the k-th heavy row; a warp group skips the
-    // heavy rows as above.
-    w.line("const int64_t {} = hector_heavy ? {}[k] : {};", v,
-           heavyRows_->rows, rowBinding_);
-    w.line("if (!hector_heavy && hector::trav::isHeavy({}, {}, "
-           "hector_heavy_limit)) continue;",
-           heavyRows_->ptr, v);
+    if (splitsHubs_)
+      w.line("const hector::trav::EdgeSpan hector_span = "
+             "hector::trav::hubSpan({}, {}, hector_item);",
+             heavyRows_->ptr, v);
   } else {
     w.line("const int64_t {} = {};", v, rowBinding_);
   }
@@ -1275,13 +1276,6 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
       w.line("else shape = hector::trav::heavyLaunchShape({}, {}, "
              "heavy_scratch_size, sizeof(scalar_t));",
              heavyKernel, heavy->count);
-    } else {
-      w.line("const hector::trav::LaunchShape shape = "
-             "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
-             "sizeof(scalar_t));",
-             heavyKernel, heavy->count);
-    }
-    if (nest.splitsHubs()) {
       w.line("if (hub.workspace) hector::trav::check(hector::trav::"
              "launchCooperative({}, shape, side, g, gv, b, hp, "
              "heavy_scratch_size, int64_t{{INT64_MAX}}, hub), \"{}\");",
@@ -1292,6 +1286,10 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "INT64_MAX, hub);",
              name);
     } else {
+      w.line("const hector::trav::LaunchShape shape = "
+             "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
+             "sizeof(scalar_t));",
+             heavyKernel, heavy->count);
       w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
