@@ -706,6 +706,8 @@ constexpr int kNarrowMax = 3;          // the narrow side: N (kDot) or K
 constexpr int kNarrowMaxPerLane = 4;   // the wide side: <= 128
 constexpr int kNarrowWarps = 8;
 constexpr int kNarrowRowsInFlight = 4; // per warp, <= 32
+/// The widest wide side the narrow kernels take.
+constexpr int64_t kNarrowWide = 32 * kNarrowMaxPerLane;
 
 /// v after a linear epilogue with this row's scale.
 __device__ __forceinline__ float withEpilogue(float v, EpilogueOp op,
@@ -1008,7 +1010,7 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
   // Each warp has U rows in flight: their ids, then their gathered row
   // numbers, then their values are loaded together, since each is a
   // dependent load of the one before.
-  constexpr int U = 4;
+  constexpr int U = kNarrowRowsInFlight;
   static_assert(TR % (kNarrowWarps * U) == 0, "a tile is whole row groups");
   auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
                      int64_t step) {
@@ -1328,10 +1330,9 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       if (vec)
         return launchLinearVec<8, 4>(a, stream);
       // The narrow kernels load X unpredicated, so they need K >= 1.
-      constexpr int64_t wide = 32 * kNarrowMaxPerLane;
-      if (a.K >= 1 && a.N <= kNarrowMax && a.K <= wide)
+      if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
         return launchLinearNarrow</*kDot=*/true>(a, stream);
-      if (a.K >= 1 && a.K <= kNarrowMax && a.N <= wide)
+      if (a.K >= 1 && a.K <= kNarrowMax && a.N <= kNarrowWide)
         return launchLinearNarrow</*kDot=*/false>(a, stream);
     }
     // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
@@ -1347,7 +1348,7 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
         hostAligned16(a.X) && hostAligned16(a.B))
       return launchOuterVec(a, stream);
-    if (a.N <= kNarrowMax && a.K <= 32 * kNarrowMaxPerLane)
+    if (a.N <= kNarrowMax && a.K <= kNarrowWide)
       return launchOuterNarrow(a, stream);
   }
   return launchOuter(a, stream);
