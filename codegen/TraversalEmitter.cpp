@@ -192,7 +192,9 @@ private:
   /// The fold of a loop's segmented reduction `s` where the row may be a
   /// part of a split hub: a part adds its partial into the row's
   /// combining slot instead of storing it (parts share a buffer target's
-  /// row, and must not see each other's partials).
+  /// row, and must not see each other's partials). A whole row stores its
+  /// sum: the target still holds the identity, since a value has one
+  /// writing statement (docs/ir.md).
   void printHubFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s);
   /// Element i of the workers' accumulators of `s`, reduced into `into`
   /// ("t[i]", or a local).
