@@ -44,8 +44,9 @@ def _profile_case(prepared, prob, mode, steps, warmup, device):
     return prof
 
 
-def _table(prof, device, steps, rows):
-    sort = "cuda_time_total" if device.type == "cuda" else "cpu_time_total"
+def _table(prof, device, steps, rows, sort_by="device"):
+    sort = "cuda_time_total" if device.type == "cuda" and \
+        sort_by == "device" else "cpu_time_total"
     head = f"(totals over {steps} steps)\n"
     return head + prof.key_averages().table(sort_by=sort, row_limit=rows,
                                             max_name_column_width=90)
@@ -108,6 +109,13 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=15)
     p.add_argument("--device", default=None)
     p.add_argument("--out", default=None)
+    p.add_argument("--sort", choices=("device", "host"), default="device",
+                   help="order the table by device time (which kernels) "
+                        "or by host time (which ops keep the CPU busy: "
+                        "for steps where the GPU waits on the host)")
+    p.add_argument("--trace", action="store_true",
+                   help="with --out, also write each case's Chrome trace "
+                        "(<title>.trace.json)")
     p.add_argument("--input-grad", action="store_true",
                    help="the input features require grad (as learned "
                         "embeddings would): training then also computes "
@@ -141,7 +149,11 @@ def main(argv=None):
                     try:
                         prof = _profile_case(prepared, prob, mode, args.steps,
                                              args.warmup, device)
-                        text = _table(prof, device, args.steps, args.rows)
+                        text = _table(prof, device, args.steps, args.rows,
+                                      args.sort)
+                        if args.trace and args.out:
+                            prof.export_chrome_trace(os.path.join(
+                                args.out, title + ".trace.json"))
                         text += "\n" + _busy_line(
                             prof, _step(prepared, prob, mode), device,
                             args.steps)
