@@ -59,14 +59,23 @@ struct Binding {
   std::string csrPrefix;
 };
 
-/// A per-thread-group scratch slot of `size` scalars, or of `size` times
-/// the worker count `workers` (a local of the kernel) for the per-worker
-/// copies of a worker-split edge loop.
+/// A per-thread-group scratch slot of `size` scalars, or, for the
+/// per-worker copies of a worker-split edge loop, of `workers` (a local of
+/// the kernel) copies `stride` scalars apart (a local too:
+/// hector::trav::workerStride pads the copies so that the lanes of a warp
+/// reach distinct shared-memory banks).
 struct Slot {
   std::string name;
   ir::Dim size;
   std::string workers;
+  std::string stride;
 };
+
+/// The local holding the distance between the workers' copies of the
+/// per-worker slot `slot`.
+std::string workerStrideOf(const std::string &slot) {
+  return "hector_stride_" + slot;
+}
 
 /// An edge loop split over workers (Traversal.h): its worker count local,
 /// the widest row it writes, and the statements whose per-row state each
@@ -235,7 +244,8 @@ void NestPrinter::addSlot(const std::string &name, const ir::Dim &size,
   for (const Slot &s : slots_)
     if (s.name == name)
       return;
-  slots_.push_back(Slot{name, size, workers});
+  slots_.push_back(Slot{name, size, workers,
+                        workers.empty() ? "" : workerStrideOf(name)});
 }
 
 /// An edge loop can be split over workers when its edges are independent
@@ -470,7 +480,7 @@ std::string NestPrinter::plainTargetPtr(const TravStmt &s) const {
   if (s.reduction == ReductionScheme::Segmented && inWorkerLoop_)
     return fmt::format("{} + hector_worker_{} * {}", workerAccumulator(s),
                        inWorkerLoop_->suffix(),
-                       sizeOf(s.stmt.target.value));
+                       workerStrideOf(workerAccumulator(s)));
   return operandPtr(s.stmt.target);
 }
 
@@ -766,8 +776,8 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
   const std::string j = wl.suffix(), k = "k_" + loop.var;
   for (const TravStmt *s : wl.segmented)
     w.line("HECTOR_FOR_ELEMENTS(i, {} * {}) {}[i] = {};",
-           sizeOf(s->stmt.target.value), wl.workers, workerAccumulator(*s),
-           reductionIdentity(*s));
+           workerStrideOf(workerAccumulator(*s)), wl.workers,
+           workerAccumulator(*s), reductionIdentity(*s));
   w.line("HECTOR_GROUP_SYNC();");
   w.open("");
   w.line("const int hector_lanes_{0} = kGroupSize / static_cast<int>({1});",
@@ -796,7 +806,7 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
   w.line("[[maybe_unused]] const int hector_lanes = hector_lanes_{};", j);
   for (const std::string &root : wl.registers)
     w.line("scalar_t *{0} = w_{0} + hector_worker_{1} * {2};",
-           registerLocal(root), j, sizeOf(root));
+           registerLocal(root), j, workerStrideOf("w_" + registerLocal(root)));
 }
 
 void NestPrinter::printLoopBody(CodeWriter &w, const TravLoop &loop) {
@@ -917,10 +927,10 @@ void NestPrinter::printWorkerFold(CodeWriter &w, const WorkerLoop &wl,
   w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
   if (s.stmt.reduce == ir::Reduce::Max)
     w.line("{0} = hector::trav::max({0}, {1}[w * {2} + i]);", into,
-           workerAccumulator(s), sizeOf(s.stmt.target.value));
+           workerAccumulator(s), workerStrideOf(workerAccumulator(s)));
   else
     w.line("{} += {}[w * {} + i];", into, workerAccumulator(s),
-           sizeOf(s.stmt.target.value));
+           workerStrideOf(workerAccumulator(s)));
   w.close();
 }
 
@@ -1000,12 +1010,11 @@ void NestPrinter::print(CodeWriter &w) {
   scope_.erase(root.var);
 }
 
-/// A slot's scalars: its size, times the worker count for per-worker
-/// slots.
+/// A slot's scalars: its size, or its workers' stride times the worker
+/// count for per-worker slots.
 std::string slotSize(const Slot &s) {
-  const std::string size = dimExpr(s.size);
-  return s.workers.empty() ? size
-                           : fmt::format("({} * {})", size, s.workers);
+  return s.workers.empty() ? dimExpr(s.size)
+                           : fmt::format("({} * {})", s.stride, s.workers);
 }
 
 /// The scratch scalars of one thread group: the sum of its slots.
@@ -1032,8 +1041,9 @@ void printSlotPointers(CodeWriter &w, const std::vector<Slot> &slots) {
   }
 }
 
-/// The worker count of every worker-split loop (Traversal.h workersFor),
-/// declared before the scratch size that depends on it.
+/// The worker count of every worker-split loop (Traversal.h workersFor)
+/// and the stride of every per-worker slot (workerStride), declared
+/// before the scratch size that depends on them.
 /// In deterministic mode an instance with atomics has one worker per loop
 /// (the atomic adds of one thread group then come in program order).
 void printWorkerCounts(CodeWriter &w, const NestPrinter &nest,
@@ -1047,6 +1057,10 @@ void printWorkerCounts(CodeWriter &w, const NestPrinter &nest,
            wl.workers, nest.hasAtomics() ? "hp.hector_deterministic ? 1 : " : "",
            widths, groupSize);
   }
+  for (const Slot &s : nest.slots())
+    if (!s.workers.empty())
+      w.line("const int64_t {} = hector::trav::workerStride({}, {}, {});",
+             s.stride, dimExpr(s.size), s.workers, groupSize);
 }
 
 /// `hector_ordered`: adds of atomic reductions are plain adds (the

@@ -61,14 +61,17 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
+  const int64_t hector_stride_w_acc_s11 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_in_dim, hector_workers_2, kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s11 = scratch + 0;
-  scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-  scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
+  scalar_t *w_acc_s14 = scratch + (hector_stride_w_acc_s11 * hector_workers_0);
+  scalar_t *w_acc_s16 = scratch + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1);
+  scalar_t *r_att_max = scratch + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2);
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
     if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
@@ -85,7 +88,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_att_max * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s11 * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -109,7 +112,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
           const scalar_t *s9_o1 = (b.mu + (g.dst_csr_etype[c_e]) * sz_mu);
           scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
-          scalar_t *s11_t = w_acc_s11 + hector_worker_0 * sz_att_max;
+          scalar_t *s11_t = w_acc_s11 + hector_worker_0 * hector_stride_w_acc_s11;
           HECTOR_FOR_ELEMENTS(i, sz_att_1) {
             scalar_t v_s8;
             {
@@ -147,7 +150,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_max) {
         scalar_t acc = -hector::trav::infinity<scalar_t>();
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc = hector::trav::max(acc, w_acc_s11[w * sz_att_max + i]);
+          acc = hector::trav::max(acc, w_acc_s11[w * hector_stride_w_acc_s11 + i]);
         }
         if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
@@ -171,7 +174,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_att_sum * hector_workers_1) w_acc_s14[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s14 * hector_workers_1) w_acc_s14[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -192,7 +195,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s12_o0 = (b.att_score + (v_e) * sz_att_score);
           const scalar_t *s12_o1 = r_att_max;
           scalar_t *s13_t = (b.att_exp + (v_e) * sz_att_exp);
-          scalar_t *s14_t = w_acc_s14 + hector_worker_1 * sz_att_sum;
+          scalar_t *s14_t = w_acc_s14 + hector_worker_1 * hector_stride_w_acc_s14;
           HECTOR_FOR_ELEMENTS(i, sz_att_shifted) {
             scalar_t v_s12;
             {
@@ -221,7 +224,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_1; ++w) {
-          acc += w_acc_s14[w * sz_att_sum + i];
+          acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_att_max + i, acc);
         else t[i] = acc;
@@ -241,7 +244,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_t_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_t_0 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s16 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -277,7 +280,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         if (hector_active_2) {
           const scalar_t *o0 = (b.att + (v_e) * sz_att);
           const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
-          scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
+          scalar_t *t = w_acc_s16 + hector_worker_2 * hector_stride_w_acc_s16;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
@@ -299,7 +302,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_t_0) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_2; ++w) {
-          acc += w_acc_s16[w * sz_t_0 + i];
+          acc += w_acc_s16[w * hector_stride_w_acc_s16 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_att_max + sz_att_sum + i, acc);
         else t[i] = acc;
@@ -838,16 +841,19 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s20 = scratch + 0;
-  scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_r_grad_att = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0);
-  scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-  scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_heads;
+  scalar_t *w_r_d_4 = scratch + (hector_stride_w_acc_s20 * hector_workers_0);
+  scalar_t *w_r_grad_att = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0);
+  scalar_t *r_grad_att_sum = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0);
+  scalar_t *r_grad2_att_exp = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0) + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
@@ -857,7 +863,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum * hector_workers_0) w_acc_s20[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s20 * hector_workers_0) w_acc_s20[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -869,8 +875,8 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
-        scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * sz_grad_att;
+        scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * hector_stride_w_r_d_4;
+        scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * hector_stride_w_r_grad_att;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
@@ -938,7 +944,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           scalar_t *s17_t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
           const scalar_t *s19_o0 = r_grad_att;
           const scalar_t *s19_o1 = (b.d_5 + (v_e) * sz_d_5);
-          scalar_t *s20_t = w_acc_s20 + hector_worker_0 * sz_grad_att_sum;
+          scalar_t *s20_t = w_acc_s20 + hector_worker_0 * hector_stride_w_acc_s20;
           HECTOR_FOR_ELEMENTS(i, sz_grad1_att_exp) {
             scalar_t v_s17;
             {
@@ -967,7 +973,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       scalar_t *t = r_grad_att_sum;
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          t[i] += w_acc_s20[w * sz_grad_att_sum + i];
+          t[i] += w_acc_s20[w * hector_stride_w_acc_s20 + i];
         }
       }
     }
@@ -1461,7 +1467,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), hector::trav::kHeavyGroupSize);
-        return (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+        const int64_t hector_stride_w_acc_s11 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kHeavyGroupSize);
+        return (hp_heads + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -1478,7 +1487,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+      const int64_t hector_stride_w_acc_s11 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kWarpSize);
+      const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
@@ -1675,7 +1687,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t heavy_scratch_size = [&] {
           const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
           const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-          return ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+          const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+          const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
+          const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+          return ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
         if (heavy_launch) {
@@ -1687,7 +1702,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);

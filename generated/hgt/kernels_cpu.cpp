@@ -54,7 +54,10 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
-  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+  const int64_t hector_stride_w_acc_s11 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_in_dim, hector_workers_2, kGroupSize);
+  const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -63,9 +66,9 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s11 = scratch + 0;
-    scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_att_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
+    scalar_t *w_acc_s14 = scratch + (hector_stride_w_acc_s11 * hector_workers_0);
+    scalar_t *w_acc_s16 = scratch + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1);
+    scalar_t *r_att_max = scratch + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -74,7 +77,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_att_max * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s11 * hector_workers_0) w_acc_s11[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -98,7 +101,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
             const scalar_t *s9_o1 = (b.mu + (g.dst_csr_etype[c_e]) * sz_mu);
             scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
-            scalar_t *s11_t = w_acc_s11 + hector_worker_0 * sz_att_max;
+            scalar_t *s11_t = w_acc_s11 + hector_worker_0 * hector_stride_w_acc_s11;
             HECTOR_FOR_ELEMENTS(i, sz_att_1) {
               scalar_t v_s8;
               {
@@ -135,7 +138,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_att_max;
         HECTOR_FOR_ELEMENTS(i, sz_att_max) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s11[w * sz_att_max + i]);
+            t[i] = hector::trav::max(t[i], w_acc_s11[w * hector_stride_w_acc_s11 + i]);
           }
         }
       }
@@ -149,7 +152,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_att_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_att_sum * hector_workers_1) w_acc_s14[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s14 * hector_workers_1) w_acc_s14[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -170,7 +173,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s12_o0 = (b.att_score + (v_e) * sz_att_score);
             const scalar_t *s12_o1 = r_att_max;
             scalar_t *s13_t = (b.att_exp + (v_e) * sz_att_exp);
-            scalar_t *s14_t = w_acc_s14 + hector_worker_1 * sz_att_sum;
+            scalar_t *s14_t = w_acc_s14 + hector_worker_1 * hector_stride_w_acc_s14;
             HECTOR_FOR_ELEMENTS(i, sz_att_shifted) {
               scalar_t v_s12;
               {
@@ -198,7 +201,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
         HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
           for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s14[w * sz_att_sum + i];
+            t[i] += w_acc_s14[w * hector_stride_w_acc_s14 + i];
           }
         }
       }
@@ -208,7 +211,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_t_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_t_0 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s16 * hector_workers_2) w_acc_s16[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -244,7 +247,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_2) {
             const scalar_t *o0 = (b.att + (v_e) * sz_att);
             const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
-            scalar_t *t = w_acc_s16 + hector_worker_2 * sz_t_0;
+            scalar_t *t = w_acc_s16 + hector_worker_2 * hector_stride_w_acc_s16;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
@@ -265,7 +268,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
         HECTOR_FOR_ELEMENTS(i, sz_t_0) {
           for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s16[w * sz_t_0 + i];
+            t[i] += w_acc_s16[w * hector_stride_w_acc_s16 + i];
           }
         }
       }
@@ -790,8 +793,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -800,10 +806,10 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s20 = scratch + 0;
-    scalar_t *w_r_d_4 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_r_grad_att = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0);
-    scalar_t *r_grad_att_sum = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *r_grad2_att_exp = scratch + (hp_heads * hector_workers_0) + (hp_in_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_heads;
+    scalar_t *w_r_d_4 = scratch + (hector_stride_w_acc_s20 * hector_workers_0);
+    scalar_t *w_r_grad_att = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0);
+    scalar_t *r_grad_att_sum = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0);
+    scalar_t *r_grad2_att_exp = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -812,7 +818,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum * hector_workers_0) w_acc_s20[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s20 * hector_workers_0) w_acc_s20[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -824,8 +830,8 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * sz_d_4;
-          scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * sz_grad_att;
+          scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * hector_stride_w_r_d_4;
+          scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * hector_stride_w_r_grad_att;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
@@ -893,7 +899,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             scalar_t *s17_t = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
             const scalar_t *s19_o0 = r_grad_att;
             const scalar_t *s19_o1 = (b.d_5 + (v_e) * sz_d_5);
-            scalar_t *s20_t = w_acc_s20 + hector_worker_0 * sz_grad_att_sum;
+            scalar_t *s20_t = w_acc_s20 + hector_worker_0 * hector_stride_w_acc_s20;
             HECTOR_FOR_ELEMENTS(i, sz_grad1_att_exp) {
               scalar_t v_s17;
               {
@@ -922,7 +928,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         scalar_t *t = r_grad_att_sum;
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] += w_acc_s20[w * sz_grad_att_sum + i];
+            t[i] += w_acc_s20[w * hector_stride_w_acc_s20 + i];
           }
         }
       }

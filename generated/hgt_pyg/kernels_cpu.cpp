@@ -169,7 +169,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
-  const int64_t scratch_size = (hp_heads + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2));
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, kGroupSize);
+  const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s13 * hector_workers_0) + (hector_stride_w_acc_s16 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -178,9 +181,9 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s13 = scratch + 0;
-    scalar_t *w_acc_s16 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s19 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_in_dim * hector_workers_2);
+    scalar_t *w_acc_s16 = scratch + (hector_stride_w_acc_s13 * hector_workers_0);
+    scalar_t *w_acc_s19 = scratch + (hector_stride_w_acc_s13 * hector_workers_0) + (hector_stride_w_acc_s16 * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s13 * hector_workers_0) + (hector_stride_w_acc_s16 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -189,7 +192,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s13[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_0) w_acc_s13[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -213,7 +216,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             scalar_t *s10_t = (b.alpha_1 + (v_e) * sz_alpha_1);
             const scalar_t *s11_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
             scalar_t *s12_t = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *s13_t = w_acc_s13 + hector_worker_0 * sz_alpha_max;
+            scalar_t *s13_t = w_acc_s13 + hector_worker_0 * hector_stride_w_acc_s13;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
               scalar_t v_s10;
               {
@@ -250,7 +253,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s13[w * sz_alpha_max + i]);
+            t[i] = hector::trav::max(t[i], w_acc_s13[w * hector_stride_w_acc_s13 + i]);
           }
         }
       }
@@ -264,7 +267,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s16[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s16 * hector_workers_1) w_acc_s16[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -285,7 +288,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s14_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
             const scalar_t *s14_o1 = r_alpha_max;
             scalar_t *s15_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s16_t = w_acc_s16 + hector_worker_1 * sz_alpha_sum;
+            scalar_t *s16_t = w_acc_s16 + hector_worker_1 * hector_stride_w_acc_s16;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s14;
               {
@@ -313,7 +316,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s16[w * sz_alpha_sum + i];
+            t[i] += w_acc_s16[w * hector_stride_w_acc_s16 + i];
           }
         }
       }
@@ -323,7 +326,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_agg_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_agg_0 * hector_workers_2) w_acc_s19[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s19 * hector_workers_2) w_acc_s19[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -360,7 +363,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_2) {
             const scalar_t *s18_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s18_o1 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
-            scalar_t *s19_t = w_acc_s19 + hector_worker_2 * sz_agg_0;
+            scalar_t *s19_t = w_acc_s19 + hector_worker_2 * hector_stride_w_acc_s19;
             HECTOR_FOR_ELEMENTS(i, sz_msg) {
               scalar_t v_s18;
               {
@@ -383,7 +386,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
         HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
           for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s19[w * sz_agg_0 + i];
+            t[i] += w_acc_s19[w * hector_stride_w_acc_s19 + i];
           }
         }
       }

@@ -194,15 +194,18 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s9 = scratch + 0;
-  scalar_t *w_acc_s12 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-  scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
-  scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
+  scalar_t *w_acc_s12 = scratch + (hector_stride_w_acc_s9 * hector_workers_0);
+  scalar_t *w_acc_s14 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1);
+  scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2);
+  scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2) + hp_heads;
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
     if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
@@ -219,7 +222,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -241,7 +244,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s7_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
           scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
           scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *s9_t = w_acc_s9 + hector_worker_0 * sz_alpha_max;
+          scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
             scalar_t v_s7;
             {
@@ -271,7 +274,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
         scalar_t acc = -hector::trav::infinity<scalar_t>();
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc = hector::trav::max(acc, w_acc_s9[w * sz_alpha_max + i]);
+          acc = hector::trav::max(acc, w_acc_s9[w * hector_stride_w_acc_s9 + i]);
         }
         if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
@@ -295,7 +298,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s12[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s12 * hector_workers_1) w_acc_s12[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -316,7 +319,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s10_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
           const scalar_t *s10_o1 = r_alpha_max;
           scalar_t *s11_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s12_t = w_acc_s12 + hector_worker_1 * sz_alpha_sum;
+          scalar_t *s12_t = w_acc_s12 + hector_worker_1 * hector_stride_w_acc_s12;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
             scalar_t v_s10;
             {
@@ -345,7 +348,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_1; ++w) {
-          acc += w_acc_s12[w * sz_alpha_sum + i];
+          acc += w_acc_s12[w * hector_stride_w_acc_s12 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
         else t[i] = acc;
@@ -365,7 +368,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s14 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -401,7 +404,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         if (hector_active_2) {
           const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
-          scalar_t *t = w_acc_s14 + hector_worker_2 * sz_h_0;
+          scalar_t *t = w_acc_s14 + hector_worker_2 * hector_stride_w_acc_s14;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
@@ -423,7 +426,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_2; ++w) {
-          acc += w_acc_s14[w * sz_h_0 + i];
+          acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
         else t[i] = acc;
@@ -523,17 +526,20 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s10 = scratch + 0;
-  scalar_t *w_r_d_2 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0);
-  scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-  scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim;
-  scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim + hp_heads;
+  scalar_t *w_r_d_2 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
+  scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0);
+  scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
+  scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim;
+  scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim + hp_heads;
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -570,7 +576,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -582,8 +588,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
-        scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
+        scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * hector_stride_w_r_d_2;
+        scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
@@ -653,7 +659,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
           const scalar_t *s9_o0 = r_grad_alpha;
-          scalar_t *s10_t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+          scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
           HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
             scalar_t v_s7;
             {
@@ -687,7 +693,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       scalar_t *t = r_grad_alpha_sum;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          t[i] += w_acc_s10[w * sz_grad_alpha_sum + i];
+          t[i] += w_acc_s10[w * hector_stride_w_acc_s10 + i];
         }
       }
     }
@@ -1348,7 +1354,10 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kHeavyGroupSize);
-        return ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
+        const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kHeavyGroupSize);
+        return ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -1365,7 +1374,10 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
+      const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kWarpSize);
+      const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
@@ -1481,7 +1493,10 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t heavy_scratch_size = [&] {
           const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
           const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-          return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+          const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+          const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
+          const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+          return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
         if (heavy_launch) {
@@ -1493,7 +1508,10 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);

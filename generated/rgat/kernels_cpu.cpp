@@ -189,7 +189,10 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
-  const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2));
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, kGroupSize);
+  const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -198,10 +201,10 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s9 = scratch + 0;
-    scalar_t *w_acc_s12 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s14 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2);
-    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + (hp_out_dim * hector_workers_2) + hp_heads;
+    scalar_t *w_acc_s12 = scratch + (hector_stride_w_acc_s9 * hector_workers_0);
+    scalar_t *w_acc_s14 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -210,7 +213,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_0) w_acc_s9[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -232,7 +235,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s7_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
             scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *s9_t = w_acc_s9 + hector_worker_0 * sz_alpha_max;
+            scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s7;
               {
@@ -261,7 +264,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s9[w * sz_alpha_max + i]);
+            t[i] = hector::trav::max(t[i], w_acc_s9[w * hector_stride_w_acc_s9 + i]);
           }
         }
       }
@@ -275,7 +278,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s12[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s12 * hector_workers_1) w_acc_s12[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -296,7 +299,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s10_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
             const scalar_t *s10_o1 = r_alpha_max;
             scalar_t *s11_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s12_t = w_acc_s12 + hector_worker_1 * sz_alpha_sum;
+            scalar_t *s12_t = w_acc_s12 + hector_worker_1 * hector_stride_w_acc_s12;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s10;
               {
@@ -324,7 +327,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s12[w * sz_alpha_sum + i];
+            t[i] += w_acc_s12[w * hector_stride_w_acc_s12 + i];
           }
         }
       }
@@ -334,7 +337,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s14 * hector_workers_2) w_acc_s14[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -370,7 +373,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_2) {
             const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
-            scalar_t *t = w_acc_s14 + hector_worker_2 * sz_h_0;
+            scalar_t *t = w_acc_s14 + hector_worker_2 * hector_stride_w_acc_s14;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
@@ -391,7 +394,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s14[w * sz_h_0 + i];
+            t[i] += w_acc_s14[w * hector_stride_w_acc_s14 + i];
           }
         }
       }
@@ -477,8 +480,11 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0));
+  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -487,11 +493,11 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s10 = scratch + 0;
-    scalar_t *w_r_d_2 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0);
-    scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim;
-    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + (hp_out_dim * hector_workers_0) + (hp_heads * hector_workers_0) + hp_out_dim + hp_heads;
+    scalar_t *w_r_d_2 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
+    scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0);
+    scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
+    scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim;
+    scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim + hp_heads;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -527,7 +533,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -539,8 +545,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * sz_d_2;
-          scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
+          scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * hector_stride_w_r_d_2;
+          scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
@@ -610,7 +616,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
             const scalar_t *s9_o0 = r_grad_alpha;
-            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
             HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
               scalar_t v_s7;
               {
@@ -644,7 +650,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         scalar_t *t = r_grad_alpha_sum;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] += w_acc_s10[w * sz_grad_alpha_sum + i];
+            t[i] += w_acc_s10[w * hector_stride_w_acc_s10 + i];
           }
         }
       }

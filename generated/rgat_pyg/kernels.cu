@@ -51,15 +51,18 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
+  const int64_t hector_stride_w_acc_s7 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s7 = scratch + 0;
-  scalar_t *w_acc_s10 = scratch + (hp_heads * hector_workers_0);
-  scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-  scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
-  scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
+  scalar_t *w_acc_s10 = scratch + (hector_stride_w_acc_s7 * hector_workers_0);
+  scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1);
+  scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2);
+  scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2) + hp_heads;
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
     if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
@@ -76,7 +79,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s7 * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -98,7 +101,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s5_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
           scalar_t *s5_t = (b.alpha_2 + (v_e) * sz_alpha_2);
           scalar_t *s6_t = (b.alpha_score + (v_e) * sz_alpha_score);
-          scalar_t *s7_t = w_acc_s7 + hector_worker_0 * sz_alpha_max;
+          scalar_t *s7_t = w_acc_s7 + hector_worker_0 * hector_stride_w_acc_s7;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
             scalar_t v_s5;
             {
@@ -128,7 +131,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
         scalar_t acc = -hector::trav::infinity<scalar_t>();
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc = hector::trav::max(acc, w_acc_s7[w * sz_alpha_max + i]);
+          acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
         }
         if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
@@ -152,7 +155,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s10[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_1) w_acc_s10[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -173,7 +176,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s8_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
           const scalar_t *s8_o1 = r_alpha_max;
           scalar_t *s9_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s10_t = w_acc_s10 + hector_worker_1 * sz_alpha_sum;
+          scalar_t *s10_t = w_acc_s10 + hector_worker_1 * hector_stride_w_acc_s10;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
             scalar_t v_s8;
             {
@@ -202,7 +205,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_1; ++w) {
-          acc += w_acc_s10[w * sz_alpha_sum + i];
+          acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
         else t[i] = acc;
@@ -222,7 +225,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -259,7 +262,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         if (hector_active_2) {
           const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s12_o1 = (b.outj + (g.dst_csr_pair[c_e]) * sz_outj);
-          scalar_t *s13_t = w_acc_s13 + hector_worker_2 * sz_h_0;
+          scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
             scalar_t v_s12;
             {
@@ -283,7 +286,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_2; ++w) {
-          acc += w_acc_s13[w * sz_h_0 + i];
+          acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
         else t[i] = acc;
@@ -1294,7 +1297,10 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), hector::trav::kHeavyGroupSize);
-        return ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2));
+        const int64_t hector_stride_w_acc_s7 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, hector::trav::kHeavyGroupSize);
+        return ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -1311,7 +1317,10 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), hector::trav::kWarpSize);
-      const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2));
+      const int64_t hector_stride_w_acc_s7 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, hector::trav::kWarpSize);
+      const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});

@@ -37,12 +37,13 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), kGroupSize);
+  const int64_t hector_stride_w_acc_s2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *w_acc_s2 = scratch + 0;
-  scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0);
+  scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s2 * hector_workers_0);
   __shared__ hector::trav::HubWork hub_work;
   if (hector_heavy && hector_hub.workspace) {
     if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
@@ -59,7 +60,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_0) w_acc_s2[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s2 * hector_workers_0) w_acc_s2[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -78,7 +79,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         if (hector_active_0) {
           const scalar_t *s1_o0 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
           const scalar_t *s1_o1 = (gv.rel_in_degree + v_e);
-          scalar_t *s2_t = w_acc_s2 + hector_worker_0 * sz_h_0;
+          scalar_t *s2_t = w_acc_s2 + hector_worker_0 * hector_stride_w_acc_s2;
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
             scalar_t v_s1;
             {
@@ -101,7 +102,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
         scalar_t acc = scalar_t(0);
         for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc += w_acc_s2[w * sz_h_0 + i];
+          acc += w_acc_s2[w * hector_stride_w_acc_s2 + i];
         }
         if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
         else t[i] = acc;
@@ -405,7 +406,8 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       const int64_t heavy_scratch_size = [&] {
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), hector::trav::kHeavyGroupSize);
-        return (hp_out_dim + (hp_out_dim * hector_workers_0));
+        const int64_t hector_stride_w_acc_s2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
+        return (hp_out_dim + (hector_stride_w_acc_s2 * hector_workers_0));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       if (heavy_launch) {
@@ -420,7 +422,8 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), hector::trav::kWarpSize);
-      const int64_t scratch_size = (hp_out_dim + (hp_out_dim * hector_workers_0));
+      const int64_t hector_stride_w_acc_s2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s2 * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});

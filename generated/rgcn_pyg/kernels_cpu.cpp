@@ -29,7 +29,8 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
-  const int64_t scratch_size = (hp_out_dim + (hp_out_dim * hector_workers_0));
+  const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
+  const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s1 * hector_workers_0));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -38,7 +39,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s1 = scratch + 0;
-    scalar_t *r_h_0 = scratch + (hp_out_dim * hector_workers_0);
+    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s1 * hector_workers_0);
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -47,7 +48,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_0) w_acc_s1[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s1 * hector_workers_0) w_acc_s1[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -65,7 +66,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_0) {
             const scalar_t *o0 = (b.h_1 + (g.dst_csr_pair[c_e]) * sz_h_1);
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
-            scalar_t *t = w_acc_s1 + hector_worker_0 * sz_h_0;
+            scalar_t *t = w_acc_s1 + hector_worker_0 * hector_stride_w_acc_s1;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
@@ -85,7 +86,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] += w_acc_s1[w * sz_h_0 + i];
+            t[i] += w_acc_s1[w * hector_stride_w_acc_s1 + i];
           }
         }
       }

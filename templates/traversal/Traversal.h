@@ -218,6 +218,30 @@ HECTOR_HD int64_t workersFor(int64_t widest, int64_t groupSize) {
   return groupSize / lanes;
 }
 
+/// Shared-memory banks: consecutive 4-byte words fall in consecutive
+/// banks, modulo this many.
+constexpr int64_t kSharedBanks = 32;
+
+/// The scalars between consecutive workers' copies of a per-worker buffer
+/// of `size` scalars (a worker-split loop's accumulators), when
+/// `groupSize` lanes form `workers` workers of L = groupSize / workers
+/// lanes. Lane l of a warp is sublane l % L of worker l / L and touches
+/// element sublane + L * k of its copy, at word
+/// worker * stride + sublane + L * k: with stride = L (mod 32) that is
+/// l + L * k (mod 32), a distinct bank for each lane of the warp. Unpadded
+/// (stride = size, a multiple of 32 for the usual 64-wide rows) every
+/// worker's lane hit the same bank: a 16-way conflict on each accumulator
+/// update of a warp of 16 workers. The smallest such stride >= size; size
+/// itself when a worker has a warp or more (no two workers share a warp).
+HECTOR_HD int64_t workerStride(int64_t size, int64_t workers,
+                               int64_t groupSize) {
+  const int64_t lanes = groupSize / workers;
+  if (workers <= 1 || lanes >= kSharedBanks)
+    return size;
+  const int64_t pad = ((lanes - size) % kSharedBanks + kSharedBanks) % kSharedBanks;
+  return size + pad;
+}
+
 /// Whether node `row` is heavy: more than `limit` edges in the CSR
 /// `ptr` (dst_ptr or src_ptr).
 HECTOR_HD bool isHeavy(const int64_t *ptr, int64_t row, int64_t limit) {

@@ -289,6 +289,24 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   // Loop 2's per-worker accumulator; its message (msg = alpha * msg_0) is
   // forwarded to the aggregation in one element loop and has no scratch.
   EXPECT_EQ(countOf(host, "* hector_workers_2)"), 1u);
+  // The workers' copies of the aggregation's accumulator lie a padded
+  // stride apart (Traversal.h workerStride: no shared-memory bank
+  // conflicts between workers), in the host's scratch size, the update,
+  // the initialisation and the fold alike.
+  const std::string stride = "hector_stride_w_acc_s13";
+  EXPECT_EQ(countOf(host, "const int64_t " + stride +
+                              " = hector::trav::workerStride((hp_heads * "
+                              "hp_out_dim), hector_workers_2, "
+                              "hector::trav::kWarpSize);"),
+            1u);
+  EXPECT_EQ(countOf(host, "(" + stride + " * hector_workers_2)"), 1u);
+  EXPECT_EQ(countOf(kernel, "w_acc_s13 + hector_worker_2 * " + stride + ";"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "HECTOR_FOR_ELEMENTS(i, " + stride +
+                                " * hector_workers_2) w_acc_s13[i] = "),
+            1u);
+  EXPECT_EQ(countOf(kernel, "w_acc_s13[w * " + stride + " + i]"), 1u);
+  EXPECT_EQ(countOf(kernel, "* sz_h_0 + i]"), 0u);
 }
 
 // An incoming loop's edges read their pair (and relation) at their CSR

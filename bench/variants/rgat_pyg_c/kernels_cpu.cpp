@@ -44,7 +44,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
-  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2));
+  const int64_t hector_stride_w_acc_s7 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, kGroupSize);
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -53,10 +56,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s7 = scratch + 0;
-    scalar_t *w_acc_s10 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
-    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
+    scalar_t *w_acc_s10 = scratch + (hector_stride_w_acc_s7 * hector_workers_0);
+    scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s7 * hector_workers_0) + (hector_stride_w_acc_s10 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -65,7 +68,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s7 * hector_workers_0) w_acc_s7[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -87,7 +90,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s5_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
             scalar_t *s5_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s6_t = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *s7_t = w_acc_s7 + hector_worker_0 * sz_alpha_max;
+            scalar_t *s7_t = w_acc_s7 + hector_worker_0 * hector_stride_w_acc_s7;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s5;
               {
@@ -116,7 +119,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s7[w * sz_alpha_max + i]);
+            t[i] = hector::trav::max(t[i], w_acc_s7[w * hector_stride_w_acc_s7 + i]);
           }
         }
       }
@@ -130,7 +133,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s10[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_1) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -151,7 +154,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s8_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
             const scalar_t *s8_o1 = r_alpha_max;
             scalar_t *s9_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s10_t = w_acc_s10 + hector_worker_1 * sz_alpha_sum;
+            scalar_t *s10_t = w_acc_s10 + hector_worker_1 * hector_stride_w_acc_s10;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s8;
               {
@@ -179,7 +182,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s10[w * sz_alpha_sum + i];
+            t[i] += w_acc_s10[w * hector_stride_w_acc_s10 + i];
           }
         }
       }
@@ -189,7 +192,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -226,7 +229,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_2) {
             const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s12_o1 = (b.outj + (g.dst_csr_pair[c_e]) * sz_outj);
-            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * sz_h_0;
+            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
             HECTOR_FOR_ELEMENTS(i, sz_msg) {
               scalar_t v_s12;
               {
@@ -249,7 +252,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s13[w * sz_h_0 + i];
+            t[i] += w_acc_s13[w * hector_stride_w_acc_s13 + i];
           }
         }
       }

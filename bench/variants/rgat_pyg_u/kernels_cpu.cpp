@@ -44,7 +44,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
-  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2));
+  const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, kGroupSize);
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -53,10 +56,10 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s6 = scratch + 0;
-    scalar_t *w_acc_s9 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_acc_s13 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1);
-    scalar_t *r_alpha_max = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2);
-    scalar_t *r_h_0 = scratch + (hp_heads * hector_workers_0) + (hp_heads * hector_workers_1) + ((hp_heads * hp_out_dim) * hector_workers_2) + hp_heads;
+    scalar_t *w_acc_s9 = scratch + (hector_stride_w_acc_s6 * hector_workers_0);
+    scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -65,7 +68,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max * hector_workers_0) w_acc_s6[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s6 * hector_workers_0) w_acc_s6[i] = -hector::trav::infinity<scalar_t>();
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -87,7 +90,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s4_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
             scalar_t *s4_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
-            scalar_t *s6_t = w_acc_s6 + hector_worker_0 * sz_alpha_max;
+            scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s4;
               {
@@ -116,7 +119,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s6[w * sz_alpha_max + i]);
+            t[i] = hector::trav::max(t[i], w_acc_s6[w * hector_stride_w_acc_s6 + i]);
           }
         }
       }
@@ -130,7 +133,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum * hector_workers_1) w_acc_s9[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_1) w_acc_s9[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
@@ -151,7 +154,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s7_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
             const scalar_t *s7_o1 = r_alpha_max;
             scalar_t *s8_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s9_t = w_acc_s9 + hector_worker_1 * sz_alpha_sum;
+            scalar_t *s9_t = w_acc_s9 + hector_worker_1 * hector_stride_w_acc_s9;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s7;
               {
@@ -179,7 +182,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
         HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s9[w * sz_alpha_sum + i];
+            t[i] += w_acc_s9[w * hector_stride_w_acc_s9 + i];
           }
         }
       }
@@ -189,7 +192,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_h_0 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
@@ -226,7 +229,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           if (hector_active_2) {
             const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s12_o1 = (b.outj + (v_e) * sz_outj);
-            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * sz_h_0;
+            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
             HECTOR_FOR_ELEMENTS(i, sz_msg) {
               scalar_t v_s12;
               {
@@ -249,7 +252,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         scalar_t *t = r_h_0;
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s13[w * sz_h_0 + i];
+            t[i] += w_acc_s13[w * hector_stride_w_acc_s13 + i];
           }
         }
       }
@@ -325,8 +328,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0));
+  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -335,12 +341,12 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *w_acc_s10 = scratch + 0;
-    scalar_t *w_r_d_1 = scratch + (hp_heads * hector_workers_0);
-    scalar_t *w_r_grad_alpha = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0);
-    scalar_t *acc_s0 = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0);
-    scalar_t *r_grad_msg = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad_alpha_sum = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad2_alpha_exp = scratch + (hp_heads * hector_workers_0) + ((hp_heads * hp_out_dim) * hector_workers_0) + (hp_heads * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
+    scalar_t *w_r_d_1 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
+    scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0);
+    scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
+    scalar_t *r_grad_msg = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim);
+    scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
+    scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -393,7 +399,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -405,8 +411,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           const bool hector_active_0 = k_e < hector_end_0;
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          scalar_t *r_d_1 = w_r_d_1 + hector_worker_0 * sz_d_1;
-          scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * sz_grad_alpha;
+          scalar_t *r_d_1 = w_r_d_1 + hector_worker_0 * hector_stride_w_r_d_1;
+          scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
@@ -476,7 +482,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
             const scalar_t *s9_o0 = r_grad_alpha;
-            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * sz_grad_alpha_sum;
+            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
             HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
               scalar_t v_s7;
               {
@@ -510,7 +516,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         scalar_t *t = r_grad_alpha_sum;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] += w_acc_s10[w * sz_grad_alpha_sum + i];
+            t[i] += w_acc_s10[w * hector_stride_w_acc_s10 + i];
           }
         }
       }
