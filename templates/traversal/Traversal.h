@@ -190,9 +190,13 @@ HECTOR_HD int64_t maxOf(int64_t a, int64_t b, Rest... rest) {
 /// Elements each lane of a worker handles in the widest row of a
 /// worker-split loop: fewer lanes per worker (more edges in flight) for
 /// narrow rows, at most this many sequential elements per lane for wide
-/// ones.
+/// ones. 8: a 64-wide row gets 8 lanes per worker, whose loads of one
+/// element step cover whole 32-byte sectors, and 4 workers per warp with a
+/// quarter of the accumulator scratch of 16. With 32 (2 lanes per worker)
+/// each warp load touched 16 rows for 8 bytes each, and the kernels were
+/// bound by their L1 and L2 traffic (docs/perf-notes.md section 15).
 #ifndef HECTOR_ELEMENTS_PER_WORKER_LANE
-#define HECTOR_ELEMENTS_PER_WORKER_LANE 32
+#define HECTOR_ELEMENTS_PER_WORKER_LANE 8
 #endif
 constexpr int64_t kElementsPerWorkerLane = HECTOR_ELEMENTS_PER_WORKER_LANE;
 
