@@ -268,6 +268,21 @@ def test_hgt_graph_is_cached():
          {et: ei for et, ei in edge_index_dict.items()
           if "t2" not in (et[0], et[2])})
     assert ours._graph_cache._graph is not first
+    # A cached graph skips the edge dict's checks, so a change to a cached
+    # tensor must bring them back: an out-of-range id written in place.
+    ours(x_dict, edge_index_dict)
+    et = edge_types[0]
+    n = x_dict[et[2]].size(0)
+    edge_index_dict[et][1, 0] = n
+    with pytest.raises(ValueError, match=rf"\[1\]: id {n} is out of range"):
+        ours(x_dict, edge_index_dict)
+    # So must the same tensors under a key that is no edge type.
+    edge_index_dict[et][1, 0] = 0
+    ours(x_dict, edge_index_dict)
+    renamed = {(("t0", "zz", "t1") if k == et else k): v
+               for k, v in edge_index_dict.items()}
+    with pytest.raises(ValueError, match=r"not an edge type"):
+        ours(x_dict, renamed)
 
 
 # ---------------------------------------------------------------------------
