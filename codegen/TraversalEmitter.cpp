@@ -1272,10 +1272,15 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
       "hector::trav::kHeavyGroupSize>)",
       name);
   if (heavy) {
-    // The heavy rows first, on the side stream, so that they overlap the
-    // warp launch instead of following it.
+    // The heavy rows on one stream and the warp launch on the other, so
+    // that the two overlap; on a large graph the heavy launch goes first,
+    // on the op's stream (TraversalCuda.h heavyGoesFirst says why).
+    w.line("const cudaStream_t side = heavy_launch ? "
+           "hector::trav::forkSide(stream) : stream;");
+    w.line("const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);");
+    w.line("const cudaStream_t heavy_stream = heavy_first ? stream : side;");
+    w.line("const cudaStream_t warp_stream = heavy_first ? side : stream;");
     w.open("if (heavy_launch)");
-    w.line("const cudaStream_t side = hector::trav::forkSide(stream);");
     if (nest.splitsHubs()) {
       // As many blocks as fit at once, sharing the hubs' edges, with a
       // zeroed workspace to combine them; one block per heavy row when
@@ -1287,19 +1292,19 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "heavy_scratch_size, sizeof(scalar_t));",
              heavyKernel);
       w.line("if (shape.blocks > 0) hub = hector::trav::hubArgs({}, {}, "
-             "sizeof(scalar_t), side);",
+             "sizeof(scalar_t), heavy_stream);",
              heavy->count, nest.hubWidth());
       w.line("else shape = hector::trav::heavyLaunchShape({}, {}, "
              "heavy_scratch_size, sizeof(scalar_t));",
              heavyKernel, heavy->count);
       w.line("if (hub.workspace) hector::trav::check(hector::trav::"
-             "launchCooperative({}, shape, side, g, gv, b, hp, "
+             "launchCooperative({}, shape, heavy_stream, g, gv, b, hp, "
              "heavy_scratch_size, int64_t{{INT64_MAX}}, hub), \"{}\");",
              heavyKernel, name);
       w.line("else {}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
-             "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
-             "INT64_MAX, hub);",
+             "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
+             "heavy_scratch_size, INT64_MAX, hub);",
              name);
     } else {
       w.line("const hector::trav::LaunchShape shape = "
@@ -1308,11 +1313,13 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              heavyKernel, heavy->count);
       w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
-             "shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, "
-             "INT64_MAX);",
+             "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
+             "heavy_scratch_size, INT64_MAX);",
              name);
     }
     w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+    if (nest.splitsHubs())
+      w.line("hector::trav::hubRelease(hub, heavy_stream);");
     w.close();
   }
   w.line("const int64_t rows = {};", nest.rowCount());
@@ -1325,9 +1332,9 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
          name, nest.hasAtomics() ? ", hp.hector_deterministic" : "");
   w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
-         "stream>>>(g, gv, b, hp, scratch_size, {}{});",
-         name, heavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX"
-                     : "INT64_MAX",
+         "{}>>>(g, gv, b, hp, scratch_size, {}{});",
+         name, heavy ? "warp_stream" : "stream",
+         heavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX" : "INT64_MAX",
          nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();

@@ -410,15 +410,19 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         return (hp_out_dim + (hector_stride_w_acc_s2 * hector_workers_0));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
+      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
+      const cudaStream_t heavy_stream = heavy_first ? stream : side;
+      const cudaStream_t warp_stream = heavy_first ? side : stream;
       if (heavy_launch) {
-        const cudaStream_t side = hector::trav::forkSide(stream);
         hector::trav::HubArgs hub{};
         hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
-        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_out_dim, sizeof(scalar_t), side);
+        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_out_dim, sizeof(scalar_t), heavy_stream);
         else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, side, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "forward_trav_2");
-        else forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "forward_trav_2");
+        else forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
+        hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), hector::trav::kWarpSize);
@@ -426,7 +430,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s2 * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
+        forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
       }
       if (heavy_launch) hector::trav::joinSide(stream);
@@ -503,10 +507,13 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           return (INT64_C(2) * hp_out_dim);
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
+        const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
+        const cudaStream_t heavy_stream = heavy_first ? stream : side;
+        const cudaStream_t warp_stream = heavy_first ? side : stream;
         if (heavy_launch) {
-          const cudaStream_t side = hector::trav::forkSide(stream);
           const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         const int64_t rows = g.num_nodes;
@@ -514,7 +521,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         if (heavy_launch) hector::trav::joinSide(stream);

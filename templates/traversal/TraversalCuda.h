@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -99,12 +100,6 @@ inline bool fitsInBlock(size_t bytes) {
 struct SideStream {
   cudaStream_t stream = nullptr;
   cudaEvent_t forked = nullptr, joined = nullptr;
-  /// The split heavy launches' workspace (hubArgs): every heavy launch of
-  /// this thread and device runs on `stream`, one after another, so one
-  /// workspace serves them all. Grown on demand, never freed (it lives as
-  /// long as the thread).
-  void *hub = nullptr;
-  size_t hubBytes = 0;
 };
 
 inline SideStream &sideStream() {
@@ -125,6 +120,41 @@ inline SideStream &sideStream() {
           "cudaEventCreateWithFlags");
   }
   return s;
+}
+
+/// Graphs with at least this many edges issue a node-row kernel's heavy
+/// launch first, on the op's stream, and its warp launch on the side
+/// stream; smaller ones the other way round (heavyGoesFirst). The
+/// environment may set it too (HECTOR_HEAVY_FIRST_EDGES, read per launch:
+/// the tests take both orders on small graphs).
+#ifndef HECTOR_HEAVY_FIRST_EDGES
+#define HECTOR_HEAVY_FIRST_EDGES (1 << 20)
+#endif
+constexpr int64_t kHeavyFirstEdges = HECTOR_HEAVY_FIRST_EDGES;
+
+/// A non-negative integer from the environment variable `name`, else
+/// `fallback`.
+inline int64_t envCount(const char *name, int64_t fallback) {
+  if (const char *text = std::getenv(name)) {
+    char *end = nullptr;
+    const long long v = std::strtoll(text, &end, 10);
+    if (end != text && *end == '\0' && v >= 0)
+      return v;
+  }
+  return fallback;
+}
+
+/// Whether the heavy launch of a graph of `edges` edges goes first. A
+/// cooperative (split) heavy launch needs all its blocks resident at once,
+/// so queued behind a warp launch that fills the GPU it waits for that
+/// launch to drain, and the two run one after the other; issued first it
+/// starts at once, its blocks without work exit, and the warp launch fills
+/// their SMs. The warp launch then waits for the side stream's fork
+/// instead, which costs more than the overlap gains on small graphs
+/// (H100, 30 steps back to back: mutag and aifb RGCN inference 0.79x,
+/// bgs 0.91x; biokg 1.07x to 1.30x; docs/perf-notes.md section 16).
+inline bool heavyGoesFirst(int64_t edges) {
+  return edges >= envCount("HECTOR_HEAVY_FIRST_EDGES", kHeavyFirstEdges);
 }
 
 inline cudaStream_t forkSide(cudaStream_t main) {
@@ -201,42 +231,65 @@ cudaError_t launchCooperative(const void *kernel, const LaunchShape &shape,
 /// from the environment when set to a positive number (the tests split
 /// small hubs), else kHubPieceEdges.
 inline int64_t hubPieceEdges() {
-  if (const char *text = std::getenv("HECTOR_HUB_PIECE_EDGES")) {
-    char *end = nullptr;
-    const long long v = std::strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && v > 0)
-      return v;
-  }
-  return kHubPieceEdges;
+  const int64_t v = envCount("HECTOR_HUB_PIECE_EDGES", kHubPieceEdges);
+  return v > 0 ? v : kHubPieceEdges;
 }
 
-/// The arguments of a split heavy launch on `side` (this thread's side
-/// stream): `rows` heavy rows with `width` combining slots of
-/// `scalarBytes` each, in the side stream's workspace, zeroed on `side`.
+/// The memory pool of the split heavy launches' workspaces, one per
+/// device: stream-ordered allocations (cudaMallocFromPoolAsync), so that
+/// heavy launches on different streams each get their own workspace and a
+/// workspace is reused only after the launch that had it. The pool keeps
+/// what it holds (an unbounded release threshold): a step then allocates
+/// without calling the driver's allocator, even after a synchronisation.
+inline cudaMemPool_t hubPool() {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mutex;
+  static cudaMemPool_t pools[kMaxDevices] = {};
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device < 0 || device >= kMaxDevices)
+    throw std::runtime_error("hector: CUDA device index " +
+                             std::to_string(device) + " out of range");
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!pools[device]) {
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool = nullptr;
+    check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate (hub)");
+    uint64_t keep = UINT64_MAX;
+    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+                                  &keep),
+          "cudaMemPoolSetAttribute (hub)");
+    pools[device] = pool;
+  }
+  return pools[device];
+}
+
+/// The arguments of a split heavy launch on `stream`: `rows` heavy rows
+/// with `width` combining slots of `scalarBytes` each, in a workspace
+/// allocated and zeroed on `stream` (hubPool); hubRelease gives it back
+/// after the launch.
 inline HubArgs hubArgs(int64_t rows, int64_t width, size_t scalarBytes,
-                       cudaStream_t side) {
-  SideStream &s = sideStream();
+                       cudaStream_t stream) {
   const size_t bytes = static_cast<size_t>(
       hubCounterBytes(rows) + rows * width * static_cast<int64_t>(scalarBytes));
-  if (bytes > s.hubBytes) {
-    const size_t grown = std::max(bytes, 2 * s.hubBytes);
-    if (s.hub) {
-      // Earlier launches on the side stream may still read the old one.
-      check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize (hub)");
-      check(cudaFree(s.hub), "cudaFree (hub workspace)");
-      s.hub = nullptr;
-      s.hubBytes = 0;
-    }
-    check(cudaMalloc(&s.hub, grown), "cudaMalloc (hub workspace)");
-    s.hubBytes = grown;
-  }
-  check(cudaMemsetAsync(s.hub, 0, bytes, side), "cudaMemsetAsync (hub)");
   HubArgs a;
-  a.workspace = s.hub;
+  check(cudaMallocFromPoolAsync(&a.workspace, bytes, hubPool(), stream),
+        "cudaMallocFromPoolAsync (hub workspace)");
+  check(cudaMemsetAsync(a.workspace, 0, bytes, stream),
+        "cudaMemsetAsync (hub workspace)");
   a.rows = rows;
   a.width = width;
   a.pieceEdges = hubPieceEdges();
   return a;
+}
+
+/// Frees hubArgs' workspace once `stream` is past the launch that used it.
+inline void hubRelease(const HubArgs &a, cudaStream_t stream) {
+  if (a.workspace)
+    check(cudaFreeAsync(a.workspace, stream), "cudaFreeAsync (hub workspace)");
 }
 
 } // namespace hector::trav

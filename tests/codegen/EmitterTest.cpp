@@ -446,17 +446,32 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX, "
                           "hub);"),
             1u);
-  // The heavy launch goes first, on the side stream, and is joined after
-  // the warp launch.
-  const size_t fork = host.find("hector::trav::forkSide(stream);");
-  const size_t heavyLaunch = host.find("shape.sharedBytes, side>>>");
-  const size_t warpLaunch = host.find("shape.sharedBytes, stream>>>");
+  // The heavy launch is issued first, the warp launch after it, on the op's
+  // stream and the side stream (forked before either, so the two overlap)
+  // in an order chosen by the graph's size; the op's stream joins the side
+  // stream after both.
+  const size_t fork = host.find("const cudaStream_t side = heavy_launch ? "
+                                "hector::trav::forkSide(stream) : stream;");
+  const size_t order = host.find("const bool heavy_first = "
+                                 "hector::trav::heavyGoesFirst(g.num_edges);");
+  const size_t heavyLaunch = host.find("shape.sharedBytes, heavy_stream>>>");
+  const size_t warpLaunch = host.find("shape.sharedBytes, warp_stream>>>");
   const size_t join = host.find("if (heavy_launch) hector::trav::joinSide(stream);");
   ASSERT_NE(fork, std::string::npos);
+  ASSERT_NE(order, std::string::npos);
+  ASSERT_NE(heavyLaunch, std::string::npos);
+  ASSERT_NE(warpLaunch, std::string::npos);
   ASSERT_NE(join, std::string::npos);
-  EXPECT_LT(fork, heavyLaunch);
+  EXPECT_LT(fork, order);
+  EXPECT_LT(order, heavyLaunch);
   EXPECT_LT(heavyLaunch, warpLaunch);
   EXPECT_LT(warpLaunch, join);
+  EXPECT_EQ(countOf(host, "const cudaStream_t heavy_stream = heavy_first ? "
+                          "stream : side;"),
+            1u);
+  EXPECT_EQ(countOf(host, "const cudaStream_t warp_stream = heavy_first ? "
+                          "side : stream;"),
+            1u);
 }
 
 // The heavy launch shares a hub's edges among several blocks
@@ -529,11 +544,17 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
             1u);
   EXPECT_EQ(countOf(host, "hub = hector::trav::hubArgs(g.num_heavy_dst, "
                           "((INT64_C(2) * hp_heads) + (hp_heads * "
-                          "hp_out_dim)), sizeof(scalar_t), side);"),
+                          "hp_out_dim)), sizeof(scalar_t), heavy_stream);"),
             1u);
   EXPECT_EQ(countOf(host, "if (hub.workspace) hector::trav::check("
                           "hector::trav::launchCooperative("),
             1u);
+  // The workspace goes back to its pool behind the launch, on its stream.
+  const size_t launch = host.find("launchCooperative(");
+  const size_t release =
+      host.find("hector::trav::hubRelease(hub, heavy_stream);");
+  ASSERT_NE(release, std::string::npos);
+  EXPECT_LT(launch, release);
   // The warp launch never splits.
   EXPECT_EQ(countOf(host, "heavy_launch ? g.heavy_row_edges : INT64_MAX, "
                           "hector::trav::HubArgs{});"),

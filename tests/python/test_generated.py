@@ -101,13 +101,18 @@ def run_interpreter(module, model, g, values, hypers):
     return [out[o["name"]] for o in info["outputs"]]
 
 
+# (hub graph, HECTOR_HUB_PIECE_EDGES, HECTOR_HEAVY_FIRST_EDGES) per mode.
 # "split-hubs": the hubs' edges shared by several blocks of the heavy
 # launch (templates/traversal/HubSplit.h), which by default needs more
 # edges than these graphs have: 16 edges per block cut the 300-edge hub
 # into many parts, and one block takes the end of one hub and the start of
-# the other. The CPU kernels ignore it.
-HUB_MODES = {"plain": (False, None), "hubs": (True, None),
-             "split-hubs": (True, "16")}
+# the other. "...-heavy-first": the heavy launch issued before the warp
+# launch, as on graphs of a million edges or more
+# (TraversalCuda.h heavyGoesFirst). The CPU kernels ignore both.
+HUB_MODES = {"plain": (False, None, None), "hubs": (True, None, None),
+             "split-hubs": (True, "16", None),
+             "hubs-heavy-first": (True, None, "0"),
+             "split-hubs-heavy-first": (True, "16", "0")}
 
 
 @pytest.mark.parametrize("hub_mode", list(HUB_MODES))
@@ -118,11 +123,13 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
     hypers = hypers_for(model, heads)
     if heads > 1 and "heads" not in hypers:
         pytest.skip(f"{model} has no heads")
-    hubs, piece_edges = HUB_MODES[hub_mode]
+    hubs, piece_edges, heavy_first = HUB_MODES[hub_mode]
+    if (piece_edges or heavy_first) and device == "cpu":
+        pytest.skip("the CPU kernels neither split hubs nor launch twice")
     if piece_edges:
-        if device == "cpu":
-            pytest.skip("the CPU kernels do not split hubs")
         monkeypatch.setenv("HECTOR_HUB_PIECE_EDGES", piece_edges)
+    if heavy_first:
+        monkeypatch.setenv("HECTOR_HEAVY_FIRST_EDGES", heavy_first)
     g = graph_for(model, device, hubs)
     if hubs:
         heavy = graph_array_names().index("heavy_dst_rows")

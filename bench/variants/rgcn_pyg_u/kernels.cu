@@ -358,10 +358,13 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           return hp_out_dim;
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+        const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
+        const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
+        const cudaStream_t heavy_stream = heavy_first ? stream : side;
+        const cudaStream_t warp_stream = heavy_first ? side : stream;
         if (heavy_launch) {
-          const cudaStream_t side = hector::trav::forkSide(stream);
           const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, side>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         const int64_t rows = g.num_nodes;
@@ -369,7 +372,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const int64_t scratch_size = hp_out_dim;
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         if (heavy_launch) hector::trav::joinSide(stream);
