@@ -562,6 +562,41 @@ def test_profile_prints_kernels_and_busy_line(tmp_path, capsys):
         assert "no device time on cpu" in f.read()
 
 
+def test_profile_sorts_by_host_time_and_writes_traces(tmp_path, capsys):
+    from hector.bench import profile
+
+    assert profile.main(["--datasets", "aifb", "--models", "rgcn",
+                         "--systems", "pyg-rgcn", "--modes", "inference",
+                         "--device", "cpu", "--scale", str(SCALE),
+                         "--dim", "8", "--steps", "2", "--warmup", "1",
+                         "--sort", "host", "--trace",
+                         "--out", str(tmp_path)]) == 0
+    assert "== aifb-rgcn-pyg-rgcn-inference" in capsys.readouterr().out
+    with open(tmp_path / "aifb-rgcn-pyg-rgcn-inference.trace.json") as f:
+        trace = json.load(f)
+    # {"traceEvents": [...]}, or the bare list of older torch releases.
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    assert any(e.get("name", "").startswith("aten::") for e in events)
+
+
+def test_throughput_prints_one_line_per_case(capsys):
+    from hector.bench import throughput
+
+    assert throughput.main(["--datasets", "aifb", "--models", "rgcn,rgat",
+                            "--systems", "pyg-rgcn", "--device", "cpu",
+                            "--scale", str(SCALE), "--dim", "8",
+                            "--steps", "2", "--warmup", "1",
+                            "--tag", "A"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    # pyg-rgcn runs RGCN only: its two modes.
+    assert [x["case"] for x in lines] == ["aifb-rgcn-inference",
+                                          "aifb-rgcn-training"]
+    assert all(x["tag"] == "A" and x["system"] == "pyg-rgcn" and
+               x["ms"] > 0 for x in lines)
+    with pytest.raises(SystemExit):
+        throughput.main(["--systems", "no-such-system"])
+
+
 def test_profile_input_grad_computes_the_features_gradient(tmp_path, capsys):
     from hector.bench import profile
 
