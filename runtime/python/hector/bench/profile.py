@@ -20,7 +20,6 @@ import sys
 
 import torch
 
-from .__main__ import _csv
 
 
 def _profile_case(prepared, prob, mode, steps, warmup, device):
@@ -91,23 +90,13 @@ def _busy_line(prof, fn, device, steps):
 
 
 def main(argv=None):
-    from .. import datasets as hds
-    from . import systems as S
-    from .problem import make_problem
+    from .cases import (add_case_arguments, check_systems, device_of,
+                        prepared_cases)
     from .runner import _step
 
     p = argparse.ArgumentParser(prog="python -m hector.bench.profile")
-    p.add_argument("--datasets", type=_csv, default=["mutag"])
-    p.add_argument("--models", type=_csv, default=["rgcn", "rgat", "hgt"])
-    p.add_argument("--systems", type=_csv, default=["hector"])
-    p.add_argument("--modes", type=_csv, default=["inference", "training"])
-    p.add_argument("--dim", type=int, default=64)
-    p.add_argument("--heads", type=int, default=1)
-    p.add_argument("--scale", type=float, default=1.0)
-    p.add_argument("--steps", type=int, default=5)
-    p.add_argument("--warmup", type=int, default=2)
+    add_case_arguments(p, datasets=["mutag"], steps=5, warmup=2)
     p.add_argument("--rows", type=int, default=15)
-    p.add_argument("--device", default=None)
     p.add_argument("--out", default=None)
     p.add_argument("--sort", choices=("device", "host"), default="device",
                    help="order the table by device time (which kernels) "
@@ -121,53 +110,37 @@ def main(argv=None):
                         "embeddings would): training then also computes "
                         "their gradient; tables are named ...-input-grad")
     args = p.parse_args(argv)
-    device = torch.device(args.device or
-                          ("cuda" if torch.cuda.is_available() else "cpu"))
+    check_systems(p, args)
+    device = device_of(args)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-    for ds in args.datasets:
-        graph = hds.synthetic(ds, device=device, scale=args.scale)
-        for model in args.models:
-            prob = make_problem(ds, model, graph, args.dim, args.heads,
-                                device)
-            if args.input_grad:
-                prob.x.requires_grad_(True)
-            for name in args.systems:
-                if name not in S.SYSTEMS:
-                    p.error(f"unknown system {name!r}")
-                if model not in S.SYSTEMS[name].models:
-                    continue
-                try:
-                    prepared = S.SYSTEMS[name].prepare(prob)
-                except Exception as exc:  # noqa: BLE001
-                    print(f"== {ds} {model} {name}: {type(exc).__name__}: "
-                          f"{exc}", flush=True)
-                    continue
-                for mode in args.modes:
-                    title = f"{ds}-{model}-{name}-{mode}" + \
-                        ("-input-grad" if args.input_grad else "")
-                    try:
-                        prof = _profile_case(prepared, prob, mode, args.steps,
-                                             args.warmup, device)
-                        text = _table(prof, device, args.steps, args.rows,
-                                      args.sort)
-                        if args.trace and args.out:
-                            prof.export_chrome_trace(os.path.join(
-                                args.out, title + ".trace.json"))
-                        text += "\n" + _busy_line(
-                            prof, _step(prepared, prob, mode), device,
-                            args.steps)
-                    except Exception as exc:  # noqa: BLE001
-                        text = f"{type(exc).__name__}: {exc}"
-                    print(f"== {title}\n{text}", flush=True)
-                    if args.out:
-                        with open(os.path.join(args.out, title + ".txt"),
-                                  "w") as f:
-                            f.write(text + "\n")
-                    for prm in prepared.params:
-                        prm.grad = None
-                del prepared
-            del prob
+
+    def unprepared(ds, model, name, exc):
+        print(f"== {ds} {model} {name}: {type(exc).__name__}: {exc}",
+              flush=True)
+
+    for ds, model, name, prob, prepared in prepared_cases(
+            args, device, args.input_grad, unprepared):
+        for mode in args.modes:
+            title = f"{ds}-{model}-{name}-{mode}" + \
+                ("-input-grad" if args.input_grad else "")
+            try:
+                prof = _profile_case(prepared, prob, mode, args.steps,
+                                     args.warmup, device)
+                text = _table(prof, device, args.steps, args.rows, args.sort)
+                if args.trace and args.out:
+                    prof.export_chrome_trace(os.path.join(
+                        args.out, title + ".trace.json"))
+                text += "\n" + _busy_line(
+                    prof, _step(prepared, prob, mode), device, args.steps)
+            except Exception as exc:  # noqa: BLE001
+                text = f"{type(exc).__name__}: {exc}"
+            print(f"== {title}\n{text}", flush=True)
+            if args.out:
+                with open(os.path.join(args.out, title + ".txt"), "w") as f:
+                    f.write(text + "\n")
+            for prm in prepared.params:
+                prm.grad = None
     return 0
 
 

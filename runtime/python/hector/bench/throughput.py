@@ -20,7 +20,6 @@ import time
 
 import torch
 
-from .__main__ import _csv
 
 
 def time_steps(fn, device, steps, warmup):
@@ -45,53 +44,27 @@ def time_steps(fn, device, steps, warmup):
 
 
 def main(argv=None):
-    from .. import datasets as hds
-    from . import systems as S
-    from .problem import make_problem
+    from .cases import (add_case_arguments, check_systems, device_of,
+                        prepared_cases)
     from .runner import _step
 
     p = argparse.ArgumentParser(prog="python -m hector.bench.throughput")
-    p.add_argument("--datasets", type=_csv, default=["aifb"])
-    p.add_argument("--models", type=_csv, default=["rgcn", "rgat", "hgt"])
-    p.add_argument("--systems", type=_csv, default=["hector"])
-    p.add_argument("--modes", type=_csv, default=["inference", "training"])
-    p.add_argument("--dim", type=int, default=64)
-    p.add_argument("--heads", type=int, default=1)
-    p.add_argument("--scale", type=float, default=1.0)
-    p.add_argument("--steps", type=int, default=30)
-    p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--device", default=None)
+    add_case_arguments(p, datasets=["aifb"], steps=30, warmup=5)
     p.add_argument("--tag", default="",
                    help="copied into every line (the build's name)")
     args = p.parse_args(argv)
     if args.steps < 1 or args.warmup < 0:
         p.error("--steps must be >= 1 and --warmup >= 0")
-    for name in args.systems:
-        if name not in S.SYSTEMS:
-            p.error(f"unknown system {name!r}")
-    device = torch.device(args.device or
-                          ("cuda" if torch.cuda.is_available() else "cpu"))
-    for ds in args.datasets:
-        graph = hds.synthetic(ds, device=device, scale=args.scale)
-        for model in args.models:
-            prob = make_problem(ds, model, graph, args.dim, args.heads,
-                                device)
-            for name in args.systems:
-                if model not in S.SYSTEMS[name].models:
-                    continue
-                prepared = S.SYSTEMS[name].prepare(prob)
-                for mode in args.modes:
-                    ms = time_steps(_step(prepared, prob, mode), device,
-                                    args.steps, args.warmup)
-                    for prm in prepared.params:
-                        prm.grad = None
-                    print(json.dumps({"tag": args.tag,
-                                      "case": f"{ds}-{model}-{mode}",
-                                      "system": name, "ms": ms}),
-                          flush=True)
-                del prepared
-            del prob
-        del graph
+    check_systems(p, args)
+    device = device_of(args)
+    for ds, model, name, prob, prepared in prepared_cases(args, device):
+        for mode in args.modes:
+            ms = time_steps(_step(prepared, prob, mode), device, args.steps,
+                            args.warmup)
+            for prm in prepared.params:
+                prm.grad = None
+            print(json.dumps({"tag": args.tag, "case": f"{ds}-{model}-{mode}",
+                              "system": name, "ms": ms}), flush=True)
     return 0
 
 
