@@ -391,11 +391,12 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
     const size_t next = cu.find("    // @trav_", at + 1);
     const std::string launch = cu.substr(at, next - at);
     if (countOf(launch, "hp.hector_deterministic);") > 0 &&
-        countOf(launch, "heavy_launch") > 0)
+        countOf(launch, "heavy_launch") > 0) {
       EXPECT_EQ(countOf(launch, "const bool heavy_launch = "
                                 "!hp.hector_deterministic && "),
                 1u)
           << launch;
+    }
     at = next;
   }
 }
