@@ -139,7 +139,7 @@ public:
   bool splitsHubs() const { return splitsHubs_; }
   /// The combining slots a split heavy row needs: the summed row sizes of
   /// every segmented reduction (an expression of the hypers).
-  std::string hubWidth() const;
+  std::string hubWidth() const { return dimExpr(hubWidth_); }
 
   /// Emits the flush of a partial accumulator into its target row.
   void printFlush(CodeWriter &w, const Partial &p) const;
@@ -233,9 +233,11 @@ private:
   std::optional<HeavyRows> heavyRows_;
   bool bindHeavy_ = false;
   bool splitsHubs_ = false;
-  /// The combining slot offset of each segmented statement (by id), and
-  /// the barriers printed so far in the row (the next one's number).
+  /// The combining slot offset of each segmented statement (by id), in
+  /// the kernel's size locals; their total, for the host; and the barriers
+  /// printed so far in the row (the next one's number).
   std::map<int, std::string> hubOffsets_;
+  ir::Dim hubWidth_ = ir::Dim::constant(0);
   int hubBarriers_ = 0;
 };
 
@@ -910,15 +912,9 @@ void NestPrinter::findHeavyRows() {
       hubOffsets_[s->id] = offset;
       const std::string size = sizeOf(s->stmt.target.value);
       offset = offset == "0" ? size : offset + " + " + size;
+      hubWidth_ = hubWidth_ +
+                  shapeSize(layout_.layout(s->stmt.target.value).decl.shape);
     }
-}
-
-std::string NestPrinter::hubWidth() const {
-  ir::Dim total = ir::Dim::constant(0);
-  for (const WorkerLoop &wl : workerLoops_)
-    for (const TravStmt *s : wl.segmented)
-      total = total + shapeSize(layout_.layout(s->stmt.target.value).decl.shape);
-  return dimExpr(total);
 }
 
 void NestPrinter::printWorkerFold(CodeWriter &w, const WorkerLoop &wl,
