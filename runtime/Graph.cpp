@@ -61,26 +61,25 @@ std::tuple<torch::Tensor, torch::Tensor> stableSort(const torch::Tensor &keys) {
   return {sorted.contiguous(), perm.contiguous()};
 }
 
-/// The nodes whose segment in the CSR pointers `ptr` has more than
-/// rt::kHeavyRowEdges entries, largest first, ties by ascending id
-/// (GraphArrays::heavy_dst_rows).
-torch::Tensor heavyRows(const torch::Tensor &ptr) {
+/// The heavy rows of the CSR pointers `ptr` and where their edges start
+/// when laid end to end (GraphArrays::heavy_dst_rows, heavy_dst_edge_ptr).
+struct HeavyRowArrays {
+  torch::Tensor rows, edgePtr;
+};
+
+/// The nodes whose segment in `ptr` has more than rt::kHeavyRowEdges
+/// entries, largest first, ties by ascending id; and 0, then the running
+/// sum of their degrees in that order.
+HeavyRowArrays heavyRows(const torch::Tensor &ptr) {
   const int64_t n = ptr.size(0) - 1;
   auto degree = ptr.slice(0, 1, n + 1) - ptr.slice(0, 0, n);
   auto rows = torch::nonzero(degree > rt::kHeavyRowEdges).flatten();
-  auto order = std::get<1>(torch::sort(degree.index_select(0, rows),
-                                       /*stable=*/true, /*dim=*/0,
-                                       /*descending=*/true));
-  return rows.index_select(0, order).contiguous();
-}
-
-/// Where each of the heavy rows' edges start when laid end to end: 0, then
-/// the running sum of their degrees (GraphArrays::heavy_dst_edge_ptr).
-torch::Tensor heavyEdgePointers(const torch::Tensor &ptr,
-                                const torch::Tensor &rows) {
-  auto degree = ptr.index_select(0, rows + 1) - ptr.index_select(0, rows);
-  return torch::cat({torch::zeros({1}, ptr.options()), degree.cumsum(0)})
-      .contiguous();
+  auto [sorted, order] = torch::sort(degree.index_select(0, rows),
+                                     /*stable=*/true, /*dim=*/0,
+                                     /*descending=*/true);
+  return {rows.index_select(0, order).contiguous(),
+          torch::cat({torch::zeros({1}, ptr.options()), sorted.cumsum(0)})
+              .contiguous()};
 }
 
 } // namespace
@@ -212,16 +211,16 @@ void Graph::ensureKernelArrays() const {
   torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
   set(GraphArray::DstPtr, dstPtr);
   set(GraphArray::DstEid, dstEid);
-  torch::Tensor heavyDst = heavyRows(dstPtr);
-  set(GraphArray::HeavyDstRows, heavyDst);
-  set(GraphArray::HeavyDstEdgePtr, heavyEdgePointers(dstPtr, heavyDst));
+  const HeavyRowArrays heavyDst = heavyRows(dstPtr);
+  set(GraphArray::HeavyDstRows, heavyDst.rows);
+  set(GraphArray::HeavyDstEdgePtr, heavyDst.edgePtr);
   auto [sortedSrc, srcEid] = stableSort(src_);
   torch::Tensor srcPtr = segmentPointers(sortedSrc, numNodes_);
   set(GraphArray::SrcPtr, srcPtr);
   set(GraphArray::SrcEid, srcEid);
-  torch::Tensor heavySrc = heavyRows(srcPtr);
-  set(GraphArray::HeavySrcRows, heavySrc);
-  set(GraphArray::HeavySrcEdgePtr, heavyEdgePointers(srcPtr, heavySrc));
+  const HeavyRowArrays heavySrc = heavyRows(srcPtr);
+  set(GraphArray::HeavySrcRows, heavySrc.rows);
+  set(GraphArray::HeavySrcEdgePtr, heavySrc.edgePtr);
 
   set(GraphArray::PairSrc, derived_.pairSrc);
   set(GraphArray::PairEtype, derived_.pairEtype);
