@@ -1268,14 +1268,13 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
       "hector::trav::kHeavyGroupSize>)",
       name);
   if (heavy) {
-    // The heavy rows on one stream and the warp launch on the other, so
-    // that the two overlap; on a large graph the heavy launch goes first,
-    // on the op's stream (TraversalCuda.h heavyGoesFirst says why).
-    w.line("const cudaStream_t side = heavy_launch ? "
-           "hector::trav::forkSide(stream) : stream;");
-    w.line("const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);");
-    w.line("const cudaStream_t heavy_stream = heavy_first ? stream : side;");
-    w.line("const cudaStream_t warp_stream = heavy_first ? side : stream;");
+    // The heavy launch first; on large graphs the warp launch overlaps it
+    // from the side stream, on small ones it follows on the op's stream
+    // (TraversalCuda.h overlapLaunches says why).
+    w.line("const hector::trav::LaunchStreams streams = "
+           "hector::trav::launchStreams(stream, heavy_launch, g.num_edges);");
+    w.line("const cudaStream_t heavy_stream = streams.heavy;");
+    w.line("const cudaStream_t warp_stream = streams.warp;");
     w.open("if (heavy_launch)");
     if (nest.splitsHubs()) {
       // As many blocks as fit at once, sharing the hubs' edges, with a
@@ -1335,7 +1334,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();
   if (heavy)
-    w.line("if (heavy_launch) hector::trav::joinSide(stream);");
+    w.line("hector::trav::joinLaunches(streams, stream);");
   w.close();
   return w.str();
 }

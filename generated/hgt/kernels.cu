@@ -1473,10 +1473,9 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         return (hp_heads + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-      const cudaStream_t heavy_stream = heavy_first ? stream : side;
-      const cudaStream_t warp_stream = heavy_first ? side : stream;
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
         hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
@@ -1500,7 +1499,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         forward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
         hector::trav::check(cudaGetLastError(), "forward_trav_5");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
+      hector::trav::joinLaunches(streams, stream);
     }
     // @gemm_6: linear GEMM, rows nodes
     {
@@ -1625,10 +1624,9 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         return ((INT64_C(2) * hp_in_dim) + INT64_C(6));
       }();
       const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-      const cudaStream_t heavy_stream = heavy_first ? stream : side;
-      const cudaStream_t warp_stream = heavy_first ? side : stream;
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
         backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
@@ -1642,7 +1640,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
+      hector::trav::joinLaunches(streams, stream);
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
       // @gemm_1: linear GEMM, rows nodes
@@ -1700,10 +1698,9 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           return ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-        const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-        const cudaStream_t heavy_stream = heavy_first ? stream : side;
-        const cudaStream_t warp_stream = heavy_first ? side : stream;
+        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+        const cudaStream_t heavy_stream = streams.heavy;
+        const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
           const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
           backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
@@ -1721,7 +1718,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
         }
-        if (heavy_launch) hector::trav::joinSide(stream);
+        hector::trav::joinLaunches(streams, stream);
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x9)) {

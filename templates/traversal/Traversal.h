@@ -28,9 +28,10 @@
 // Heavy rows: a node-row kernel whose edge loops are split over workers is
 // launched twice on the GPU. The warp launch skips the nodes with more
 // than GraphArrays::heavy_row_edges edges in the split direction; the
-// heavy launch, on another stream so that the two overlap (TraversalCuda.h
-// heavyGoesFirst orders them), gives each of those nodes (GraphArrays'
-// heavy_dst_rows / heavy_src_rows) a block of kHeavyGroupSize threads. On
+// heavy launch, first (and on large graphs beside the warp launch, on
+// another stream: TraversalCuda.h overlapLaunches), gives each of those
+// nodes (GraphArrays' heavy_dst_rows / heavy_src_rows) a block of
+// kHeavyGroupSize threads. On
 // a power-law graph the hubs otherwise keep one warp busy long after the
 // rest of the GPU is idle (docs/perf-notes.md).
 #pragma once

@@ -91,12 +91,11 @@ inline bool fitsInBlock(size_t bytes) {
   return bytes <= static_cast<size_t>(optin);
 }
 
-/// The heavy-row launch runs on a second stream beside the warp launch:
-/// forkSide(main) makes this thread's side stream of the current device
-/// wait for everything queued on `main` so far and returns it; joinSide
-/// makes `main` wait for what the side stream got since. Both are made once
-/// per thread and device (thread-local, so that ops issued from several
-/// threads do not share events), and both work under CUDA graph capture.
+/// On large graphs the warp launch runs on a second stream beside the
+/// heavy launch (launchStreams, joinLaunches): this thread's side stream
+/// of the current device and its fork and join events, made once per
+/// thread and device (thread-local, so that ops issued from several
+/// threads do not share events).
 struct SideStream {
   cudaStream_t stream = nullptr;
   cudaEvent_t forked = nullptr, joined = nullptr;
@@ -122,11 +121,11 @@ inline SideStream &sideStream() {
   return s;
 }
 
-/// Graphs with at least this many edges issue a node-row kernel's heavy
-/// launch first, on the op's stream, and its warp launch on the side
-/// stream; smaller ones the other way round (heavyGoesFirst). The
-/// environment may set it too (HECTOR_HEAVY_FIRST_EDGES, read per launch:
-/// the tests take both orders on small graphs).
+/// Graphs with at least this many edges run a node-row kernel's heavy and
+/// warp launches side by side (overlapLaunches). The environment may set
+/// it too (HECTOR_HEAVY_FIRST_EDGES, read per launch: the tests take both
+/// ways on small graphs; the name says that the heavy launch goes first,
+/// on the op's stream, when the two overlap).
 #ifndef HECTOR_HEAVY_FIRST_EDGES
 #define HECTOR_HEAVY_FIRST_EDGES (1 << 20)
 #endif
@@ -144,29 +143,55 @@ inline int64_t envCount(const char *name, int64_t fallback) {
   return fallback;
 }
 
-/// Whether the heavy launch of a graph of `edges` edges goes first. A
-/// cooperative (split) heavy launch needs all its blocks resident at once,
-/// so queued behind a warp launch that fills the GPU it waits for that
-/// launch to drain, and the two run one after the other; issued first it
-/// starts at once, its blocks without work exit, and the warp launch fills
-/// their SMs. The warp launch then waits for the side stream's fork
-/// instead, which costs more than the overlap gains on small graphs
-/// (H100, 30 steps back to back: mutag and aifb RGCN inference 0.79x,
-/// bgs 0.91x; biokg 1.07x to 1.30x; docs/perf-notes.md section 16).
-inline bool heavyGoesFirst(int64_t edges) {
+/// Whether a graph of `edges` edges runs the heavy and warp launches side
+/// by side: the heavy launch first on the op's stream, the warp launch on
+/// the side stream. A cooperative (split) heavy launch needs all its
+/// blocks resident at once, so queued behind a warp launch that fills the
+/// GPU it would wait for that launch to drain; issued first it starts at
+/// once, its blocks without work exit, and the warp launch fills their
+/// SMs (biokg 1.07x to 1.30x). On small graphs the overlap loses: run
+/// beside the heavy launch, the warp launch took 1.8x as long (mutag
+/// RGCN and RGAT inference, H100), so there both go on the op's stream,
+/// one after the other (docs/perf-notes.md sections 16 and 18).
+inline bool overlapLaunches(int64_t edges) {
   return edges >= envCount("HECTOR_HEAVY_FIRST_EDGES", kHeavyFirstEdges);
 }
 
-inline cudaStream_t forkSide(cudaStream_t main) {
+/// Whether `stream` is being captured into a CUDA graph (hector/replay.py
+/// records small graphs' ops; a caller may capture any).
+inline bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
+  return status != cudaStreamCaptureStatusNone;
+}
+
+/// The streams of a node-row kernel's heavy and warp launches; `forked`
+/// when the warp launch went to the side stream (joinLaunches then makes
+/// the op's stream wait for it).
+struct LaunchStreams {
+  cudaStream_t heavy = nullptr, warp = nullptr;
+  bool forked = false;
+};
+
+/// Side by side when there is a heavy launch and overlapLaunches(edges),
+/// except under capture: as two branches of a graph the launches ran side
+/// by side on small graphs too, with the same 1.8x slower warp launch.
+/// Otherwise both on `main`.
+inline LaunchStreams launchStreams(cudaStream_t main, bool heavyLaunch,
+                                   int64_t edges) {
+  if (!heavyLaunch || !overlapLaunches(edges) || capturing(main))
+    return {main, main, false};
   SideStream &s = sideStream();
   check(cudaEventRecord(s.forked, main), "cudaEventRecord (fork)");
   check(cudaStreamWaitEvent(s.stream, s.forked, 0), "cudaStreamWaitEvent (fork)");
-  return s.stream;
+  return {main, s.stream, true};
 }
 
-inline void joinSide(cudaStream_t main) {
+inline void joinLaunches(const LaunchStreams &streams, cudaStream_t main) {
+  if (!streams.forked)
+    return;
   SideStream &s = sideStream();
-  check(cudaEventRecord(s.joined, s.stream), "cudaEventRecord (join)");
+  check(cudaEventRecord(s.joined, streams.warp), "cudaEventRecord (join)");
   check(cudaStreamWaitEvent(main, s.joined, 0), "cudaStreamWaitEvent (join)");
 }
 

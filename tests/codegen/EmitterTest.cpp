@@ -447,32 +447,27 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX, "
                           "hub);"),
             1u);
-  // The heavy launch is issued first, the warp launch after it, on the op's
-  // stream and the side stream (forked before either, so the two overlap)
-  // in an order chosen by the graph's size; the op's stream joins the side
-  // stream after both.
-  const size_t fork = host.find("const cudaStream_t side = heavy_launch ? "
-                                "hector::trav::forkSide(stream) : stream;");
-  const size_t order = host.find("const bool heavy_first = "
-                                 "hector::trav::heavyGoesFirst(g.num_edges);");
+  // The heavy launch is issued first, the warp launch after it, on the
+  // streams launchStreams picks by the graph's size (side by side or one
+  // after the other); joinLaunches after both.
+  const size_t streams = host.find(
+      "const hector::trav::LaunchStreams streams = "
+      "hector::trav::launchStreams(stream, heavy_launch, g.num_edges);");
   const size_t heavyLaunch = host.find("shape.sharedBytes, heavy_stream>>>");
   const size_t warpLaunch = host.find("shape.sharedBytes, warp_stream>>>");
-  const size_t join = host.find("if (heavy_launch) hector::trav::joinSide(stream);");
-  ASSERT_NE(fork, std::string::npos);
-  ASSERT_NE(order, std::string::npos);
+  const size_t join = host.find("hector::trav::joinLaunches(streams, stream);");
+  ASSERT_NE(streams, std::string::npos);
   ASSERT_NE(heavyLaunch, std::string::npos);
   ASSERT_NE(warpLaunch, std::string::npos);
   ASSERT_NE(join, std::string::npos);
-  EXPECT_LT(fork, order);
-  EXPECT_LT(order, heavyLaunch);
+  EXPECT_LT(streams, heavyLaunch);
   EXPECT_LT(heavyLaunch, warpLaunch);
   EXPECT_LT(warpLaunch, join);
-  EXPECT_EQ(countOf(host, "const cudaStream_t heavy_stream = heavy_first ? "
-                          "stream : side;"),
+  EXPECT_EQ(countOf(host, "const cudaStream_t heavy_stream = streams.heavy;"),
             1u);
-  EXPECT_EQ(countOf(host, "const cudaStream_t warp_stream = heavy_first ? "
-                          "side : stream;"),
+  EXPECT_EQ(countOf(host, "const cudaStream_t warp_stream = streams.warp;"),
             1u);
+  EXPECT_EQ(countOf(host, "joinLaunches("), 1u);
 }
 
 // The heavy launch shares a hub's edges among several blocks

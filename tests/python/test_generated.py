@@ -106,9 +106,10 @@ def run_interpreter(module, model, g, values, hypers):
 # launch (templates/traversal/HubSplit.h), which by default needs more
 # edges than these graphs have: 16 edges per block cut the 300-edge hub
 # into many parts, and one block takes the end of one hub and the start of
-# the other. "...-heavy-first": the heavy launch issued before the warp
-# launch, as on graphs of a million edges or more
-# (TraversalCuda.h heavyGoesFirst). The CPU kernels ignore both.
+# the other. "...-heavy-first": the warp launch on the side stream beside
+# the heavy launch, as on graphs of a million edges or more (smaller ones
+# chain the two on the op's stream: TraversalCuda.h overlapLaunches). The
+# CPU kernels ignore both.
 HUB_MODES = {"plain": (False, None, None), "hubs": (True, None, None),
              "split-hubs": (True, "16", None),
              "hubs-heavy-first": (True, None, "0"),

@@ -2016,10 +2016,9 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         return (hp_heads + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-      const cudaStream_t heavy_stream = heavy_first ? stream : side;
-      const cudaStream_t warp_stream = heavy_first ? side : stream;
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
         hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
@@ -2043,7 +2042,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         forward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
         hector::trav::check(cudaGetLastError(), "forward_trav_4");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
+      hector::trav::joinLaunches(streams, stream);
     }
     // @gemm_5: linear GEMM, rows nodes
     {
@@ -2225,10 +2224,9 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           return (INT64_C(2) * hp_in_dim);
         }();
         const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-        const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-        const cudaStream_t heavy_stream = heavy_first ? stream : side;
-        const cudaStream_t warp_stream = heavy_first ? side : stream;
+        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+        const cudaStream_t heavy_stream = streams.heavy;
+        const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
           hector::trav::HubArgs hub{};
           hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
@@ -2247,7 +2245,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
         }
-        if (heavy_launch) hector::trav::joinSide(stream);
+        hector::trav::joinLaunches(streams, stream);
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
@@ -2317,10 +2315,9 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           return hp_heads;
         }();
         const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-        const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-        const cudaStream_t heavy_stream = heavy_first ? stream : side;
-        const cudaStream_t warp_stream = heavy_first ? side : stream;
+        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+        const cudaStream_t heavy_stream = streams.heavy;
+        const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
           hector::trav::HubArgs hub{};
           hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
@@ -2339,7 +2336,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
           hector::trav::check(cudaGetLastError(), "backward_trav_7");
         }
-        if (heavy_launch) hector::trav::joinSide(stream);
+        hector::trav::joinLaunches(streams, stream);
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) {

@@ -1150,10 +1150,9 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         return ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-      const cudaStream_t heavy_stream = heavy_first ? stream : side;
-      const cudaStream_t warp_stream = heavy_first ? side : stream;
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
         hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
@@ -1177,7 +1176,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         forward_trav_4<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
         hector::trav::check(cudaGetLastError(), "forward_trav_4");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
+      hector::trav::joinLaunches(streams, stream);
     }
   }
 
@@ -1248,10 +1247,9 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         return (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
       }();
       const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const cudaStream_t side = heavy_launch ? hector::trav::forkSide(stream) : stream;
-      const bool heavy_first = hector::trav::heavyGoesFirst(g.num_edges);
-      const cudaStream_t heavy_stream = heavy_first ? stream : side;
-      const cudaStream_t warp_stream = heavy_first ? side : stream;
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
         backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
@@ -1269,7 +1267,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
-      if (heavy_launch) hector::trav::joinSide(stream);
+      hector::trav::joinLaunches(streams, stream);
     }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
       // @trav_1: access coo, schedule warp_per_edge feature_tile 32
