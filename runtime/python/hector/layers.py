@@ -25,7 +25,7 @@ from typing import Dict, Optional, Tuple, Union
 
 import torch
 
-from . import _ext
+from . import _ext, replay
 from .graph import Graph
 
 __all__ = ["LayerLibrary", "HectorLayer", "load", "from_pyg"]
@@ -457,7 +457,9 @@ class LayerLibrary:
         gradients flow back to `values` through the generated backward
         kernels. Missing values raise ValueError, unknown ones TypeError; a
         tensor of the wrong dtype, device, shape or layout is reported by the
-        op (TypeError / ValueError naming it).
+        op (TypeError / ValueError naming it). With HECTOR_CUDA_GRAPHS=1 the
+        op's launches on a small CUDA graph are recorded once and replayed
+        (:mod:`hector.replay`).
         """
         if not isinstance(graph, Graph):
             raise TypeError(f"graph: expected a hector.Graph, got "
@@ -480,9 +482,9 @@ class LayerLibrary:
                 raise TypeError(f"{k}: expected a torch.Tensor, got "
                                 f"{type(values[k]).__name__}")
         hypers = _check_hypers(self, hypers)
-        outs = self.ops.forward(graph.kernel_arrays(),
-                                *[values[k] for k in self._arguments],
-                                *hypers.values())
+        outs = replay.run(self.ops.forward, self.name, graph,
+                          [values[k] for k in self._arguments],
+                          tuple(hypers.values()))
         return dict(zip(self.outputs, outs))
 
     def __repr__(self):
