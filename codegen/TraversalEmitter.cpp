@@ -198,17 +198,14 @@ private:
   /// After a worker loop's fold: a split hub's parts combine the loop's
   /// segmented reductions and wait for each other (HubSplit.h).
   void printHubCombine(CodeWriter &w, const WorkerLoop &wl);
-  /// The fold of a loop's segmented reduction `s` where the row may be a
-  /// part of a split hub: a part adds its partial into the row's
-  /// combining slot instead of storing it (parts share a buffer target's
-  /// row, and must not see each other's partials). A whole row stores its
-  /// sum: the target still holds the identity, since a value has one
-  /// writing statement (docs/ir.md).
-  void printHubFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s);
-  /// Element i of the workers' accumulators of `s`, reduced into `into`
-  /// ("t[i]", or a local).
-  void printWorkerFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s,
-                       const std::string &into) const;
+  /// The fold of the workers' accumulators of a loop's segmented
+  /// reduction `s` into its target row. Where the row may be a part of a
+  /// split hub, a part adds its partial into the row's combining slot
+  /// instead of storing it (parts share a buffer target's row, and must
+  /// not see each other's partials); a whole row stores its sum: the
+  /// target still holds the identity, since a value has one writing
+  /// statement (docs/ir.md).
+  void printWorkerFold(CodeWriter &w, const WorkerLoop &wl, const TravStmt &s);
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
@@ -749,19 +746,12 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
     w.close(); // the worker's block
     w.line("HECTOR_GROUP_SYNC();");
     // Fold the workers' accumulators into the row (initialised above).
-    for (const TravStmt *s : wl->segmented) {
-      if (printsHubSpans()) {
-        printHubFold(w, *wl, *s);
-        continue;
-      }
-      w.open("");
-      w.line("scalar_t *t = {};", operandPtr(s->stmt.target));
-      w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
-                         sizeOf(s->stmt.target.value)));
-      printWorkerFold(w, *wl, *s, "t[i]");
-      w.close();
-      w.close();
-    }
+    for (const TravStmt *s : wl->segmented)
+      printWorkerFold(w, *wl, *s);
+    // A block group's lane may have folded another lane's elements.
+    if (!wl->segmented.empty())
+      w.line("if constexpr (kGroupSize > hector::trav::kWarpSize) "
+             "HECTOR_GROUP_SYNC();");
     if (printsHubSpans())
       printHubCombine(w, *wl);
   }
@@ -917,32 +907,71 @@ void NestPrinter::findHeavyRows() {
     }
 }
 
+/// Folds the workers' copies of a segmented statement's accumulator into
+/// its target row (or, in a split hub's part, into the hub's slots).
+/// A block group folds with foldLanes lanes per element, each over every
+/// foldLanes-th worker, then a shuffle across them (Traversal.h foldSum /
+/// foldMax); every lane runs the same rounds, so that the shuffles are
+/// the whole warp's. A warp group and the CPU fold element by element,
+/// one lane over all workers: in a warp group the shuffles made the fold
+/// slower (am RGAT forward's warp launch 5.21 -> 5.78 ms), while a
+/// block's fold over 1024 one-lane workers was the slow one (its heavy
+/// launch 2.88 -> 2.37 ms; docs/perf-notes.md section 19).
 void NestPrinter::printWorkerFold(CodeWriter &w, const WorkerLoop &wl,
-                                  const TravStmt &s,
-                                  const std::string &into) const {
-  w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
-  if (s.stmt.reduce == ir::Reduce::Max)
-    w.line("{0} = hector::trav::max({0}, {1}[w * {2} + i]);", into,
-           workerAccumulator(s), workerStrideOf(workerAccumulator(s)));
-  else
-    w.line("{} += {}[w * {} + i];", into, workerAccumulator(s),
-           workerStrideOf(workerAccumulator(s)));
-  w.close();
-}
-
-void NestPrinter::printHubFold(CodeWriter &w, const WorkerLoop &wl,
-                               const TravStmt &s) {
+                                  const TravStmt &s) {
   const std::string size = sizeOf(s.stmt.target.value);
+  const std::string acc = workerAccumulator(s);
+  const std::string lanes = fmt::format("hector_fold_s{}", s.id);
   const bool max = s.stmt.reduce == ir::Reduce::Max;
+  auto printUse = [&] {
+    if (printsHubSpans()) {
+      w.line("if (hector_span.parts > 1) hector::trav::{}(hector::trav::"
+             "hubSlots<scalar_t>(hector_hub, hector_item.row) + {} + i, acc);",
+             max ? "hubMax" : "hubAdd", hubOffsets_.at(s.id));
+      w.line("else t[i] = acc;");
+    } else {
+      w.line(max ? "t[i] = hector::trav::max(t[i], acc);" : "t[i] += acc;");
+    }
+  };
+  auto printAccumulate = [&] {
+    if (max)
+      w.line("acc = hector::trav::max(acc, {}[w * {} + i]);", acc,
+             workerStrideOf(acc));
+    else
+      w.line("acc += {}[w * {} + i];", acc, workerStrideOf(acc));
+  };
   w.open("");
   w.line("scalar_t *t = {};", operandPtr(s.stmt.target));
+  w.open("if constexpr (kGroupSize > hector::trav::kWarpSize)");
+  w.line("const int {} = hector::trav::foldLanes({}, {}, kGroupSize);", lanes,
+         size, wl.workers);
+  w.open(fmt::format("for (int hector_i0 = 0; hector_i0 < {0}; hector_i0 += "
+                     "kGroupSize / {1})",
+                     size, lanes));
+  w.line("const int i = hector_i0 + hector_lane / {};", lanes);
+  w.line("const int hector_part = hector_lane % {};", lanes);
+  w.line("scalar_t acc = {};", reductionIdentity(s));
+  w.open(fmt::format("if (i < {})", size));
+  w.open(fmt::format("for (int64_t w = hector_part; w < {}; w += {})",
+                     wl.workers, lanes));
+  printAccumulate();
+  w.close();
+  w.close();
+  w.line("acc = hector::trav::{}(acc, {});", max ? "foldMax" : "foldSum",
+         lanes);
+  w.open(fmt::format("if (i < {} && hector_part == 0)", size));
+  printUse();
+  w.close();
+  w.close();
+  w.close();
+  w.open("else");
   w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
   w.line("scalar_t acc = {};", reductionIdentity(s));
-  printWorkerFold(w, wl, s, "acc");
-  w.line("if (hector_span.parts > 1) hector::trav::{}(hector::trav::hubSlots<"
-         "scalar_t>(hector_hub, hector_item.row) + {} + i, acc);",
-         max ? "hubMax" : "hubAdd", hubOffsets_.at(s.id));
-  w.line("else t[i] = acc;");
+  w.open(fmt::format("for (int64_t w = 0; w < {}; ++w)", wl.workers));
+  printAccumulate();
+  w.close();
+  printUse();
+  w.close();
   w.close();
   w.close();
 }

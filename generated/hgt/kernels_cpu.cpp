@@ -136,12 +136,34 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_att_max;
-        HECTOR_FOR_ELEMENTS(i, sz_att_max) {
-          for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s11[w * hector_stride_w_acc_s11 + i]);
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s11 = hector::trav::foldLanes(sz_att_max, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_att_max; hector_i0 += kGroupSize / hector_fold_s11) {
+            const int i = hector_i0 + hector_lane / hector_fold_s11;
+            const int hector_part = hector_lane % hector_fold_s11;
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            if (i < sz_att_max) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s11) {
+                acc = hector::trav::max(acc, w_acc_s11[w * hector_stride_w_acc_s11 + i]);
+              }
+            }
+            acc = hector::trav::foldMax(acc, hector_fold_s11);
+            if (i < sz_att_max && hector_part == 0) {
+              t[i] = hector::trav::max(t[i], acc);
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_att_max) {
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc = hector::trav::max(acc, w_acc_s11[w * hector_stride_w_acc_s11 + i]);
+            }
+            t[i] = hector::trav::max(t[i], acc);
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
         scalar_t *t = r_att_max;
         HECTOR_FOR_ELEMENTS(i, sz_att_max) t[i] = scalar_t(0);
@@ -199,12 +221,34 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = (b.att_sum + (v_n) * sz_att_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
-          for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s14[w * hector_stride_w_acc_s14 + i];
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s14 = hector::trav::foldLanes(sz_att_sum, hector_workers_1, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_att_sum; hector_i0 += kGroupSize / hector_fold_s14) {
+            const int i = hector_i0 + hector_lane / hector_fold_s14;
+            const int hector_part = hector_lane % hector_fold_s14;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_att_sum) {
+              for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s14) {
+                acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
+              }
+            }
+            acc = hector::trav::foldSum(acc, hector_fold_s14);
+            if (i < sz_att_sum && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_att_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_1; ++w) {
+              acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
+            }
+            t[i] += acc;
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
@@ -266,12 +310,34 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = (b.t_0 + (v_n) * sz_t_0);
-        HECTOR_FOR_ELEMENTS(i, sz_t_0) {
-          for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s16[w * hector_stride_w_acc_s16 + i];
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s16 = hector::trav::foldLanes(sz_t_0, hector_workers_2, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_t_0; hector_i0 += kGroupSize / hector_fold_s16) {
+            const int i = hector_i0 + hector_lane / hector_fold_s16;
+            const int hector_part = hector_lane % hector_fold_s16;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_t_0) {
+              for (int64_t w = hector_part; w < hector_workers_2; w += hector_fold_s16) {
+                acc += w_acc_s16[w * hector_stride_w_acc_s16 + i];
+              }
+            }
+            acc = hector::trav::foldSum(acc, hector_fold_s16);
+            if (i < sz_t_0 && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_t_0) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_2; ++w) {
+              acc += w_acc_s16[w * hector_stride_w_acc_s16 + i];
+            }
+            t[i] += acc;
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       // s18: gate[n] = sigmoid(skip[n.ntype])
       // s21: h_2[n] = sub(1, gate[n])
@@ -926,12 +992,34 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_grad_att_sum;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
-          for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] += w_acc_s20[w * hector_stride_w_acc_s20 + i];
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s20 = hector::trav::foldLanes(sz_grad_att_sum, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_grad_att_sum; hector_i0 += kGroupSize / hector_fold_s20) {
+            const int i = hector_i0 + hector_lane / hector_fold_s20;
+            const int hector_part = hector_lane % hector_fold_s20;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_grad_att_sum) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s20) {
+                acc += w_acc_s20[w * hector_stride_w_acc_s20 + i];
+              }
+            }
+            acc = hector::trav::foldSum(acc, hector_fold_s20);
+            if (i < sz_grad_att_sum && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc += w_acc_s20[w * hector_stride_w_acc_s20 + i];
+            }
+            t[i] += acc;
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       // s21: grad2_att_exp[e] = copy(grad_att_sum[n])
       {

@@ -117,12 +117,34 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_alpha_max;
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-          for (int64_t w = 0; w < hector_workers_0; ++w) {
-            t[i] = hector::trav::max(t[i], w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s7 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s7) {
+            const int i = hector_i0 + hector_lane / hector_fold_s7;
+            const int hector_part = hector_lane % hector_fold_s7;
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            if (i < sz_alpha_max) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s7) {
+                acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+              }
+            }
+            acc = hector::trav::foldMax(acc, hector_fold_s7);
+            if (i < sz_alpha_max && hector_part == 0) {
+              t[i] = hector::trav::max(t[i], acc);
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+            }
+            t[i] = hector::trav::max(t[i], acc);
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
         scalar_t *t = r_alpha_max;
         HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
@@ -180,12 +202,34 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-          for (int64_t w = 0; w < hector_workers_1; ++w) {
-            t[i] += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s10 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s10) {
+            const int i = hector_i0 + hector_lane / hector_fold_s10;
+            const int hector_part = hector_lane % hector_fold_s10;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_alpha_sum) {
+              for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s10) {
+                acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+              }
+            }
+            acc = hector::trav::foldSum(acc, hector_fold_s10);
+            if (i < sz_alpha_sum && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_1; ++w) {
+              acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+            }
+            t[i] += acc;
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_h_0;
@@ -250,12 +294,34 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
       HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          for (int64_t w = 0; w < hector_workers_2; ++w) {
-            t[i] += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s13 = hector::trav::foldLanes(sz_h_0, hector_workers_2, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s13) {
+            const int i = hector_i0 + hector_lane / hector_fold_s13;
+            const int hector_part = hector_lane % hector_fold_s13;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_h_0) {
+              for (int64_t w = hector_part; w < hector_workers_2; w += hector_fold_s13) {
+                acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+              }
+            }
+            acc = hector::trav::foldSum(acc, hector_fold_s13);
+            if (i < sz_h_0 && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_2; ++w) {
+              acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+            }
+            t[i] += acc;
           }
         }
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       // s15: h[n] = add(h_1[n], bias)
       {

@@ -247,6 +247,43 @@ HECTOR_HD int64_t workerStride(int64_t size, int64_t workers,
   return size + pad;
 }
 
+/// Lanes that fold each element of a segmented reduction's per-worker
+/// copies together (shuffle partners within a warp): a power of two, at
+/// most a warp and at most `workers`, and only as many as leave the
+/// element rounds of a one-lane fold unchanged (p * size <= groupSize).
+/// A narrow row's fold otherwise ran on one lane: an attention score's
+/// max over a block group's 1024 one-lane workers was 1024 dependent
+/// shared-memory loads. One on the CPU (groupSize 1).
+HECTOR_HD int foldLanes(int64_t size, int64_t workers, int64_t groupSize) {
+  int64_t p = 1;
+  while (p < kWarpSize && p * 2 <= workers && p * 2 * size <= groupSize)
+    p *= 2;
+  return static_cast<int>(p);
+}
+
+/// The sum (foldSum) or max (foldMax) of `v` over each run of `lanes`
+/// consecutive lanes (a power of two, at most a warp), left in every lane
+/// of the run. Every lane of the warp must call it (a full-mask shuffle);
+/// with one lane, and on the CPU, `v` itself.
+template <typename T> HECTOR_HD T foldSum(T v, int lanes) {
+#if defined(__CUDA_ARCH__)
+  for (int offset = lanes / 2; offset > 0; offset /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+#else
+  (void)lanes;
+#endif
+  return v;
+}
+template <typename T> HECTOR_HD T foldMax(T v, int lanes) {
+#if defined(__CUDA_ARCH__)
+  for (int offset = lanes / 2; offset > 0; offset /= 2)
+    v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+#else
+  (void)lanes;
+#endif
+  return v;
+}
+
 /// Whether node `row` is heavy: more than `limit` edges in the CSR
 /// `ptr` (dst_ptr or src_ptr).
 HECTOR_HD bool isHeavy(const int64_t *ptr, int64_t row, int64_t limit) {

@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 namespace hector::codegen {
@@ -278,8 +281,35 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
     EXPECT_GE(countOf(kernel, "if (hector_active_" + n + ") {"), 1u);
   }
   EXPECT_EQ(countOf(kernel, "hector_workers_3"), 0u);
-  // max= and the two sum= of the softmax and the aggregation.
+  // max= and the two sum= of the softmax and the aggregation. A block
+  // group folds each by foldLanes lanes per element over every
+  // foldLanes-th worker, then a shuffle across those lanes, and syncs
+  // after each loop's folds, since a lane may have folded another lane's
+  // elements; a warp group (and the CPU) one lane per element over all
+  // workers.
+  for (const auto &[id, workers, fold] :
+       {std::tuple{"s7", "hector_workers_0", "foldMax"},
+        std::tuple{"s10", "hector_workers_1", "foldSum"},
+        std::tuple{"s13", "hector_workers_2", "foldSum"}}) {
+    const std::string lanes = std::string("hector_fold_") + id;
+    EXPECT_EQ(countOf(kernel, "const int " + lanes +
+                                  " = hector::trav::foldLanes("),
+              1u);
+    EXPECT_EQ(countOf(kernel, std::string("for (int64_t w = hector_part; w < ") +
+                                  workers + "; w += " + lanes + ")"),
+              1u);
+    EXPECT_EQ(countOf(kernel, std::string("acc = hector::trav::") + fold +
+                                  "(acc, " + lanes + ");"),
+              1u);
+  }
+  EXPECT_EQ(countOf(kernel, "hector_part == 0)"), 3u);
+  EXPECT_EQ(countOf(kernel, "if constexpr (kGroupSize > "
+                            "hector::trav::kWarpSize) {"),
+            3u);
   EXPECT_EQ(countOf(kernel, "for (int64_t w = 0; w < hector_workers_"), 3u);
+  EXPECT_EQ(countOf(kernel, "if constexpr (kGroupSize > hector::trav::"
+                            "kWarpSize) HECTOR_GROUP_SYNC();"),
+            3u);
   EXPECT_EQ(countOf(kernel, "++k_e)"), 0u);
   // The launch sizes scratch with the same worker counts.
   const std::string host =
@@ -305,7 +335,7 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   EXPECT_EQ(countOf(kernel, "HECTOR_FOR_ELEMENTS(i, " + stride +
                                 " * hector_workers_2) w_acc_s13[i] = "),
             1u);
-  EXPECT_EQ(countOf(kernel, "w_acc_s13[w * " + stride + " + i]"), 1u);
+  EXPECT_EQ(countOf(kernel, "w_acc_s13[w * " + stride + " + i]"), 2u);
   EXPECT_EQ(countOf(kernel, "* sz_h_0 + i]"), 0u);
 }
 
@@ -505,20 +535,21 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
                             "hector_item);"),
             1u);
   // Partials go to the slots (one max, two sums), never to a buffer row
-  // that the other parts share.
+  // that the other parts share; each fold is printed twice, for block
+  // groups (across lanes) and for warp groups (printWorkerFold).
   EXPECT_EQ(countOf(kernel, "hector::trav::hubMax(hector::trav::hubSlots<"
                             "scalar_t>(hector_hub, hector_item.row) + 0 + i, "
                             "acc);"),
-            1u);
+            2u);
   EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
                             "scalar_t>(hector_hub, hector_item.row) + "
                             "sz_alpha_max + i, acc);"),
-            1u);
+            2u);
   EXPECT_EQ(countOf(kernel, "hector::trav::hubAdd(hector::trav::hubSlots<"
                             "scalar_t>(hector_hub, hector_item.row) + "
                             "sz_alpha_max + sz_alpha_sum + i, acc);"),
-            1u);
-  EXPECT_EQ(countOf(kernel, "else t[i] = acc;"), 3u);
+            2u);
+  EXPECT_EQ(countOf(kernel, "else t[i] = acc;"), 6u);
   for (int barrier = 1; barrier <= 3; ++barrier)
     EXPECT_EQ(countOf(kernel, "hubCounter(hector_hub, hector_item.row), "
                               "static_cast<unsigned>(" +

@@ -261,15 +261,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-        scalar_t acc = -hector::trav::infinity<scalar_t>();
-        for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s12 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s12) {
+          const int i = hector_i0 + hector_lane / hector_fold_s12;
+          const int hector_part = hector_lane % hector_fold_s12;
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          if (i < sz_alpha_max) {
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s12) {
+              acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+            }
+          }
+          acc = hector::trav::foldMax(acc, hector_fold_s12);
+          if (i < sz_alpha_max && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+          }
+          if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
@@ -335,15 +356,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-        scalar_t acc = scalar_t(0);
-        for (int64_t w = 0; w < hector_workers_1; ++w) {
-          acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s15 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s15) {
+          const int i = hector_i0 + hector_lane / hector_fold_s15;
+          const int hector_part = hector_lane % hector_fold_s15;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_alpha_sum) {
+            for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s15) {
+              acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+            }
+          }
+          acc = hector::trav::foldSum(acc, hector_fold_s15);
+          if (i < sz_alpha_sum && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
@@ -416,15 +458,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = (b.agg_0 + (v_n) * sz_agg_0);
-      HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
-        scalar_t acc = scalar_t(0);
-        for (int64_t w = 0; w < hector_workers_2; ++w) {
-          acc += w_acc_s19[w * hector_stride_w_acc_s19 + i];
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s19 = hector::trav::foldLanes(sz_agg_0, hector_workers_2, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_agg_0; hector_i0 += kGroupSize / hector_fold_s19) {
+          const int i = hector_i0 + hector_lane / hector_fold_s19;
+          const int hector_part = hector_lane % hector_fold_s19;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_agg_0) {
+            for (int64_t w = hector_part; w < hector_workers_2; w += hector_fold_s19) {
+              acc += w_acc_s19[w * hector_stride_w_acc_s19 + i];
+            }
+          }
+          acc = hector::trav::foldSum(acc, hector_fold_s19);
+          if (i < sz_agg_0 && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_agg_0) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_2; ++w) {
+            acc += w_acc_s19[w * hector_stride_w_acc_s19 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(3 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);

@@ -128,15 +128,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_alpha_max;
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-        scalar_t acc = -hector::trav::infinity<scalar_t>();
-        for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s7 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s7) {
+          const int i = hector_i0 + hector_lane / hector_fold_s7;
+          const int hector_part = hector_lane % hector_fold_s7;
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          if (i < sz_alpha_max) {
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s7) {
+              acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+            }
+          }
+          acc = hector::trav::foldMax(acc, hector_fold_s7);
+          if (i < sz_alpha_max && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
+          }
+          if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
@@ -202,15 +223,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
-      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-        scalar_t acc = scalar_t(0);
-        for (int64_t w = 0; w < hector_workers_1; ++w) {
-          acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s10 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s10) {
+          const int i = hector_i0 + hector_lane / hector_fold_s10;
+          const int hector_part = hector_lane % hector_fold_s10;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_alpha_sum) {
+            for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s10) {
+              acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+            }
+          }
+          acc = hector::trav::foldSum(acc, hector_fold_s10);
+          if (i < sz_alpha_sum && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
@@ -283,15 +325,36 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-        scalar_t acc = scalar_t(0);
-        for (int64_t w = 0; w < hector_workers_2; ++w) {
-          acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s13 = hector::trav::foldLanes(sz_h_0, hector_workers_2, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s13) {
+          const int i = hector_i0 + hector_lane / hector_fold_s13;
+          const int hector_part = hector_lane % hector_fold_s13;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_h_0) {
+            for (int64_t w = hector_part; w < hector_workers_2; w += hector_fold_s13) {
+              acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+            }
+          }
+          acc = hector::trav::foldSum(acc, hector_fold_s13);
+          if (i < sz_h_0 && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_2; ++w) {
+            acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + sz_alpha_sum + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(3 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);

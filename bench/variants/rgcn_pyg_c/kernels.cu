@@ -95,15 +95,36 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-        scalar_t acc = scalar_t(0);
-        for (int64_t w = 0; w < hector_workers_0; ++w) {
-          acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s1 = hector::trav::foldLanes(sz_h_0, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s1) {
+          const int i = hector_i0 + hector_lane / hector_fold_s1;
+          const int hector_part = hector_lane % hector_fold_s1;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_h_0) {
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s1) {
+              acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
+            }
+          }
+          acc = hector::trav::foldSum(acc, hector_fold_s1);
+          if (i < sz_h_0 && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
+          }
         }
-        if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
-        else t[i] = acc;
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
+        }
       }
     }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     if (hector_span.parts > 1) {
       hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
       scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
