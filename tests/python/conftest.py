@@ -27,6 +27,16 @@ except ImportError:
 TOLERANCE = {torch.float64: 1e-10, torch.float32: 1e-5}
 
 
+@pytest.fixture
+def deterministic():
+    """torch.use_deterministic_algorithms(True) for the test (the generated
+    ops then use no float atomics: docs/python.md)."""
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    yield
+    torch.use_deterministic_algorithms(before)
+
+
 @pytest.fixture(params=["cpu", "cuda"])
 def device(request):
     if request.param == "cuda" and not torch.cuda.is_available():

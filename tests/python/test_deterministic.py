@@ -18,14 +18,6 @@ from test_generated import (MODELS, hypers_for, layer_info, make_values,
                             run_generated)
 
 
-@pytest.fixture
-def deterministic():
-    before = torch.are_deterministic_algorithms_enabled()
-    torch.use_deterministic_algorithms(True)
-    yield
-    torch.use_deterministic_algorithms(before)
-
-
 def dense_graph(model, device):
     """Many edges per node: contributions to one row collide; two hubs
     above the heavy-row limit (the GPU's block-per-row launches)."""

@@ -117,14 +117,6 @@ def test_inference_replay_matches_eager(model, hub_mode, eager,
         assert rel_err(a, e) <= TOL, f"{model}: call {i}"
 
 
-@pytest.fixture
-def deterministic():
-    before = torch.are_deterministic_algorithms_enabled()
-    torch.use_deterministic_algorithms(True)
-    yield
-    torch.use_deterministic_algorithms(before)
-
-
 @cuda
 @pytest.mark.parametrize("hub_mode", list(HUB_MODES))
 @pytest.mark.parametrize("model", MODELS)
@@ -233,14 +225,19 @@ def test_layer_used_twice_in_one_step(model, eager):
     assert len(_recordings(g)) == 1
 
 
-@cuda
-def test_backward_through_overwritten_replay_raises(eager):
-    model = "rgat_pyg"
+def _recorded_for_training(model):
+    """A layer whose training call is recorded: (graph, layer, x)."""
     g = _graph(model)
     layer = _layer(model, g)
     x = _x(g, 0, True)
     for _ in range(3):
         layer(g, x).sum().backward()
+    return g, layer, x
+
+
+@cuda
+def test_backward_through_overwritten_replay_raises(eager):
+    g, layer, x = _recorded_for_training("rgat_pyg")
     first = layer(g, x)
     first.sum().backward(retain_graph=True)
     layer(g, _x(g, 1, True)).sum().backward()
@@ -252,12 +249,7 @@ def test_backward_through_overwritten_replay_raises(eager):
 def test_dropped_output_frees_the_recording(eager):
     """A training call whose output is dropped without backward leaves the
     recording free for the next call (which replays, not runs eagerly)."""
-    model = "rgcn_pyg"
-    g = _graph(model)
-    layer = _layer(model, g)
-    x = _x(g, 0, True)
-    for _ in range(3):
-        layer(g, x).sum().backward()
+    g, layer, x = _recorded_for_training("rgcn_pyg")
     (rec,) = _recordings(g)
     before = rec.generation
     out = layer(g, x)
