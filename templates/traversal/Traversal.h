@@ -31,9 +31,9 @@
 // heavy launch, first (and on large graphs beside the warp launch, on
 // another stream: TraversalCuda.h overlapLaunches), gives each of those
 // nodes (GraphArrays' heavy_dst_rows / heavy_src_rows) a block of
-// kHeavyGroupSize threads. On
-// a power-law graph the hubs otherwise keep one warp busy long after the
-// rest of the GPU is idle (docs/perf-notes.md).
+// kHeavyGroupSize threads. On a power-law graph the hubs otherwise keep
+// one warp busy long after the rest of the GPU is idle
+// (docs/perf-notes.md).
 #pragma once
 
 #include <cmath>

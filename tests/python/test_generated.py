@@ -116,6 +116,17 @@ HUB_MODES = {"plain": (False, None, None), "hubs": (True, None, None),
              "split-hubs-heavy-first": (True, "16", "0")}
 
 
+def set_hub_mode(hub_mode, monkeypatch):
+    """Sets HUB_MODES[hub_mode]'s environment; returns whether the graph
+    should have hub rows."""
+    hubs, piece_edges, heavy_first = HUB_MODES[hub_mode]
+    if piece_edges:
+        monkeypatch.setenv("HECTOR_HUB_PIECE_EDGES", piece_edges)
+    if heavy_first:
+        monkeypatch.setenv("HECTOR_HEAVY_FIRST_EDGES", heavy_first)
+    return hubs
+
+
 @pytest.mark.parametrize("hub_mode", list(HUB_MODES))
 @pytest.mark.parametrize("heads", [1, 2])
 @pytest.mark.parametrize("model", MODELS)
@@ -124,13 +135,10 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
     hypers = hypers_for(model, heads)
     if heads > 1 and "heads" not in hypers:
         pytest.skip(f"{model} has no heads")
-    hubs, piece_edges, heavy_first = HUB_MODES[hub_mode]
+    _, piece_edges, heavy_first = HUB_MODES[hub_mode]
     if (piece_edges or heavy_first) and device == "cpu":
         pytest.skip("the CPU kernels neither split hubs nor launch twice")
-    if piece_edges:
-        monkeypatch.setenv("HECTOR_HUB_PIECE_EDGES", piece_edges)
-    if heavy_first:
-        monkeypatch.setenv("HECTOR_HEAVY_FIRST_EDGES", heavy_first)
+    hubs = set_hub_mode(hub_mode, monkeypatch)
     g = graph_for(model, device, hubs)
     if hubs:
         heavy = graph_array_names().index("heavy_dst_rows")

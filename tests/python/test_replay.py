@@ -17,8 +17,8 @@ import torch
 import hector
 from hector import replay
 from conftest import random_graph, random_typed_graph, rel_err, with_hubs
+from test_generated import HUB_MODES, MODELS, set_hub_mode
 
-MODELS = ["hgt", "hgt_pyg", "rgat", "rgat_pyg", "rgcn", "rgcn_pyg"]
 # Replay and eager run the same kernels; only the order of floating-point
 # atomics may differ between two runs (in deterministic mode nothing may).
 TOL = 1e-5
@@ -76,22 +76,11 @@ def eager(monkeypatch):
     return _Eager(monkeypatch)
 
 
-# (hub rows, HECTOR_HUB_PIECE_EDGES, HECTOR_HEAVY_FIRST_EDGES): as in
-# test_generated, "split" shares the hubs' edges over several blocks (a
-# stream-ordered workspace), "first" issues the heavy launch before the
-# warp launch (on the side stream's other order).
-HUB_MODES = {"plain": (False, None, None), "hubs": (True, None, None),
-             "split-hubs": (True, "16", None),
-             "split-hubs-first": (True, "16", "0")}
-
-
 def _hub_graph(model, hub_mode, monkeypatch):
-    hubs, piece_edges, heavy_first = HUB_MODES[hub_mode]
-    if piece_edges:
-        monkeypatch.setenv("HECTOR_HUB_PIECE_EDGES", piece_edges)
-    if heavy_first:
-        monkeypatch.setenv("HECTOR_HEAVY_FIRST_EDGES", heavy_first)
-    return _graph(model, hubs)
+    """A graph of test_generated's hub mode: split hubs take a
+    stream-ordered workspace; the heavy-first modes overlap the launches
+    when run eagerly (under capture they are chained)."""
+    return _graph(model, set_hub_mode(hub_mode, monkeypatch))
 
 
 @cuda
