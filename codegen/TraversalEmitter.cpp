@@ -115,6 +115,18 @@ public:
     std::string slot, target;
   };
   const std::vector<Partial> &partials() const { return partials_; }
+  /// Whether each group should take many rows before it flushes its
+  /// partial-atomic accumulators: the nest has some, and no neighbour loop
+  /// whose degree makes its rows' work uneven (TraversalCuda.h
+  /// oneWaveLaunchShape).
+  bool foldsManyRows() const {
+    if (partials_.empty())
+      return false;
+    for (const TravItem &item : inst_.root->body)
+      if (std::holds_alternative<std::unique_ptr<TravLoop>>(item))
+        return false;
+    return true;
+  }
   /// The number of top-level rows ("g.num_edges").
   std::string rowCount() const { return rowCount_; }
 
@@ -1267,6 +1279,71 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   return w.str();
 }
 
+/// The scratch of a kHeavyGroupSize group (`const int64_t SCRATCH`), and
+/// whether the launch that uses it goes ahead (`const bool FLAG`):
+/// `condition` (C++ ending in "&& ", or empty) and the scratch fitting in
+/// a block's shared memory.
+void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
+                       const std::string &scratch, const std::string &flag,
+                       const std::string &condition) {
+  w.open(fmt::format("const int64_t {} = [&]", scratch));
+  printWorkerCounts(w, nest, "hector::trav::kHeavyGroupSize");
+  w.line("return {};", scratchTotal(nest.slots()));
+  w.close("();");
+  w.line("const bool {} = {}hector::trav::fitsInBlock({} * sizeof(scalar_t));",
+         flag, condition, scratch);
+}
+
+/// The launch of a kernel's rows (all of them, or the light ones after a
+/// heavy launch) with a warp per row.
+void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
+                     const std::string &name, bool afterHeavy) {
+  printWorkerCounts(w, nest, "hector::trav::kWarpSize");
+  w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
+  w.open("if (rows > 0)");
+  w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
+         "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>), "
+         "rows, scratch_size, sizeof(scalar_t){});",
+         nest.foldsManyRows() ? "oneWaveLaunchShape" : "launchShape", name,
+         nest.hasAtomics() ? ", hp.hector_deterministic" : "");
+  w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
+         "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
+         "{}>>>(g, gv, b, hp, scratch_size, {}{});",
+         name, afterHeavy ? "warp_stream" : "stream",
+         afterHeavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX" : "INT64_MAX",
+         nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
+  w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+  w.close();
+}
+
+/// A loop over relations or node types (block_per_type): one block of
+/// kHeavyGroupSize threads per type. There are few types (4 to 474 in the
+/// benchmark graphs) and each row is large (RGAT's backward sums a
+/// 64 x 64 outer product per relation), so a warp per type left most of
+/// the GPU idle. Deterministic mode keeps one warp for a nest with atomics
+/// (its adds then run in one order), and so does a scratch too large for a
+/// block.
+void printBlockPerTypeLaunch(CodeWriter &w, const NestPrinter &nest,
+                             const std::string &name) {
+  printBlockScratch(w, nest, "block_scratch_size", "block_launch",
+                    nest.hasAtomics() ? "!hp.hector_deterministic && " : "");
+  w.open("if (rows > 0 && block_launch)");
+  w.line("const hector::trav::LaunchShape shape = "
+         "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
+         "&{}<scalar_t, hector::trav::kHeavyGroupSize>), rows, "
+         "block_scratch_size, sizeof(scalar_t));",
+         name);
+  w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
+         "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
+         "stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);",
+         name);
+  w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+  w.close();
+  w.open("else");
+  printWarpLaunch(w, nest, name, false);
+  w.close();
+}
+
 std::string emitTraversalLaunch(const ProgramLayout &layout,
                                 const intra::TraversalInstance &t,
                                 Target target) {
@@ -1283,14 +1360,10 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   // The heavy launch's scratch first: whether it fits in a block's shared
   // memory decides whether the warp launch leaves the heavy rows to it.
   if (heavy) {
-    w.open("const int64_t heavy_scratch_size = [&]");
-    printWorkerCounts(w, nest, "hector::trav::kHeavyGroupSize");
-    w.line("return {};", scratchTotal(nest.slots()));
-    w.close("();");
-    w.line("const bool heavy_launch = {}{} > 0 && "
-           "hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));",
-           nest.hasAtomics() ? "!hp.hector_deterministic && " : "",
-           heavy->count);
+    printBlockScratch(w, nest, "heavy_scratch_size", "heavy_launch",
+                      (nest.hasAtomics() ? "!hp.hector_deterministic && "
+                                         : "") +
+                          heavy->count + " > 0 && ");
   }
   const std::string heavyKernel = fmt::format(
       "reinterpret_cast<const void *>(&{}<scalar_t, "
@@ -1347,21 +1420,10 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
     w.close();
   }
   w.line("const int64_t rows = {};", nest.rowCount());
-  printWorkerCounts(w, nest, "hector::trav::kWarpSize");
-  w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
-  w.open("if (rows > 0)");
-  w.line("const hector::trav::LaunchShape shape = hector::trav::launchShape("
-         "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>), "
-         "rows, scratch_size, sizeof(scalar_t){});",
-         name, nest.hasAtomics() ? ", hp.hector_deterministic" : "");
-  w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
-         "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
-         "{}>>>(g, gv, b, hp, scratch_size, {}{});",
-         name, heavy ? "warp_stream" : "stream",
-         heavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX" : "INT64_MAX",
-         nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
-  w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
-  w.close();
+  if (t.schedule.mapping == intra::TravMapping::BlockPerType)
+    printBlockPerTypeLaunch(w, nest, name);
+  else
+    printWarpLaunch(w, nest, name, heavy.has_value());
   if (heavy)
     w.line("hector::trav::joinLaunches(streams, stream);");
   w.close();

@@ -1,7 +1,7 @@
 #include "passes/CompactMaterialization.h"
 
-#include <algorithm>
-#include <functional>
+#include "passes/LoopWalk.h"
+
 #include <set>
 #include <string>
 #include <vector>
@@ -12,37 +12,6 @@ namespace {
 /// The variable of the pairs loops this pass creates. Top-level loop
 /// variables cannot shadow anything, so a fixed name is safe.
 const char *const kPairVar = "p";
-
-bool isEdgeLoop(ir::LoopKind k) {
-  return k == ir::LoopKind::Edges || k == ir::LoopKind::Incoming ||
-         k == ir::LoopKind::Outgoing;
-}
-
-/// Calls `f` on every loop nested in `loop`, `loop` included, outermost
-/// first, with the chain of enclosing loops.
-void forEachLoop(ir::Loop &loop, std::vector<ir::Loop *> &scopes,
-                 const std::function<void(ir::Loop &,
-                                          std::vector<ir::Loop *> &)> &f) {
-  scopes.push_back(&loop);
-  f(loop, scopes);
-  for (ir::BodyItem &item : loop.body)
-    if (auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&item))
-      forEachLoop(**inner, scopes, f);
-  scopes.pop_back();
-}
-
-/// Calls `f` on every statement of the module, with its enclosing loops.
-void forEachStmt(ir::Module &m,
-                 const std::function<void(ir::Stmt &,
-                                          const std::vector<ir::Loop *> &)> &f) {
-  std::vector<ir::Loop *> scopes;
-  for (auto &top : m.loops)
-    forEachLoop(*top, scopes, [&](ir::Loop &loop, std::vector<ir::Loop *> &s) {
-      for (ir::BodyItem &item : loop.body)
-        if (auto *stmt = std::get_if<ir::Stmt>(&item))
-          f(*stmt, s);
-    });
-}
 
 void collectTargets(const ir::Loop &loop, std::set<std::string> &out) {
   for (const ir::BodyItem &item : loop.body) {
@@ -81,21 +50,6 @@ void readThroughPairs(ir::Module &m, const std::string &name) {
           a && a->value == name && a->index.attrs.empty())
         a->index.attrs.push_back(ir::Attr::Pair);
   });
-}
-
-/// Removes loops whose bodies became empty, innermost first.
-void dropEmptyLoops(std::vector<ir::BodyItem> &body) {
-  for (size_t i = 0; i < body.size();) {
-    auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&body[i]);
-    if (inner) {
-      dropEmptyLoops((*inner)->body);
-      if ((*inner)->body.empty()) {
-        body.erase(body.begin() + i);
-        continue;
-      }
-    }
-    ++i;
-  }
 }
 
 /// Moves the compactable statements of one top-level loop out, in program
@@ -247,12 +201,7 @@ bool compactMaterialization(ir::Module &module, CompactStats *stats) {
     stats->compactedValues = total;
   if (total == 0)
     return false;
-  for (auto &top : module.loops)
-    dropEmptyLoops(top->body);
-  module.loops.erase(
-      std::remove_if(module.loops.begin(), module.loops.end(),
-                     [](const auto &loop) { return loop->body.empty(); }),
-      module.loops.end());
+  dropEmptyLoops(module);
   return true;
 }
 

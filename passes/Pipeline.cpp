@@ -3,6 +3,7 @@
 #include "ir/InterIRPrinter.h"
 #include "ir/InterIRVerifier.h"
 #include "passes/Autodiff.h"
+#include "passes/BroadcastForwarding.h"
 #include "passes/CompactMaterialization.h"
 #include "passes/LinearReordering.h"
 #include "passes/LoopCanonicalization.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace hector::passes {
 namespace {
@@ -23,6 +25,7 @@ struct Stage {
   PipelinePhase phase; ///< Algebraic or Loops
   std::function<bool(const PipelineOptions &)> enabled;
   std::function<bool(ir::Module &, const PipelineOptions &,
+                     const std::set<std::string> &keep,
                      ir::DiagnosticEngine &)>
       run;
 };
@@ -37,38 +40,54 @@ bool always(const PipelineOptions &) { return true; }
 ///    is still compactable, and compaction would hide the adjacent linears.
 ///  - Compaction runs before canonicalization: it moves statements out of
 ///    edge loops into pairs loops, which changes what canonicalizes.
+///  - Broadcast forwarding runs before canonicalization: the loops it
+///    empties would otherwise keep edge loops apart that canonicalization
+///    and fusion can join.
 ///  - Canonicalization puts edge phases into dst-node nests, so that fusion
 ///    can merge them with the reductions around them.
 /// Autodiff is not a stage: it builds a second module (passes/Autodiff.h).
 std::vector<Stage> stages() {
   return {
       {"verify", PipelinePhase::Algebraic, always,
-       [](ir::Module &, const PipelineOptions &, ir::DiagnosticEngine &) {
+       [](ir::Module &, const PipelineOptions &, const std::set<std::string> &,
+          ir::DiagnosticEngine &) {
          return true;
        }},
       {"infer-shapes", PipelinePhase::Algebraic, always,
-       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &d) {
+       [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
+          ir::DiagnosticEngine &d) {
          return inferShapes(m, d);
        }},
       {"reorder-linear", PipelinePhase::Algebraic,
        [](const PipelineOptions &o) { return o.reorder; },
-       [](ir::Module &m, const PipelineOptions &o, ir::DiagnosticEngine &) {
+       [](ir::Module &m, const PipelineOptions &o, const std::set<std::string> &,
+          ir::DiagnosticEngine &) {
          reorderLinearOps(m, o.graph);
          return true;
        }},
       {"compact-materialization", PipelinePhase::Algebraic,
        [](const PipelineOptions &o) { return o.compact; },
-       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+       [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
+          ir::DiagnosticEngine &) {
          compactMaterialization(m);
          return true;
        }},
+      {"forward-broadcasts", PipelinePhase::Loops,
+       [](const PipelineOptions &o) { return o.fuse; },
+       [](ir::Module &m, const PipelineOptions &,
+          const std::set<std::string> &keep, ir::DiagnosticEngine &) {
+         forwardBroadcasts(m, keep);
+         return true;
+       }},
       {"canonicalize-loops", PipelinePhase::Loops, always,
-       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+       [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
+          ir::DiagnosticEngine &) {
          canonicalizeLoops(m);
          return true;
        }},
       {"fuse-loops", PipelinePhase::Loops, [](const PipelineOptions &o) { return o.fuse; },
-       [](ir::Module &m, const PipelineOptions &, ir::DiagnosticEngine &) {
+       [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
+          ir::DiagnosticEngine &) {
          fuseLoops(m);
          return true;
        }},
@@ -85,13 +104,14 @@ bool wantsDump(const PipelineOptions &options, const std::string &name) {
 
 bool runInterOpPipeline(ir::Module &module, const PipelineOptions &options,
                         ir::DiagnosticEngine &diags, std::ostream &dump,
-                        PipelinePhase phase) {
+                        PipelinePhase phase,
+                        const std::set<std::string> &keep) {
   for (const Stage &stage : stages()) {
     if (phase != PipelinePhase::All && stage.phase != phase)
       continue;
     if (!stage.enabled(options))
       continue;
-    if (!stage.run(module, options, diags))
+    if (!stage.run(module, options, keep, diags))
       return false;
     if (options.verifyEach && !ir::verifyModule(module, diags))
       return false;
@@ -127,12 +147,16 @@ std::optional<CompiledLayer> compileLayer(const ir::Module &source,
                           PipelinePhase::Algebraic))
     return std::nullopt;
   std::optional<BackwardProgram> grad = buildBackward(forward, diags);
-  if (!grad ||
-      !runInterOpPipeline(forward, options, diags, dump, PipelinePhase::Loops))
+  if (!grad)
+    return std::nullopt;
+  const std::set<std::string> saved(grad->savedValues.begin(),
+                                    grad->savedValues.end());
+  if (!runInterOpPipeline(forward, options, diags, dump, PipelinePhase::Loops,
+                          saved))
     return std::nullopt;
   LoweringOptions lowering;
   lowering.fuse = options.fuse;
-  lowering.saved.insert(grad->savedValues.begin(), grad->savedValues.end());
+  lowering.saved = saved;
   std::optional<intra::Program> forwardProgram =
       lowerToIntraOp(forward, lowering, diags);
   if (!forwardProgram)

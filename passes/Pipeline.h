@@ -12,6 +12,7 @@
 #include <map>
 
 #include <optional>
+#include <set>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,7 +30,8 @@ struct PipelineOptions {
   bool reorder = true;
   /// Compact materialization (-fno-compact).
   bool compact = true;
-  /// Loop fusion, traversal fusion and GEMM epilogue fusion (-fno-fuse).
+  /// Loop fusion, traversal fusion, GEMM epilogue fusion and broadcast
+  /// forwarding (-fno-fuse).
   bool fuse = true;
   /// The graph sizes the cost-driven passes optimise for.
   GraphStats graph = GraphStats::amShape();
@@ -40,16 +42,19 @@ struct PipelineOptions {
 /// reorder-linear, compact-materialization) choose what is computed, and
 /// the backward program is derived from their result, so that it reads
 /// what the optimised forward kernels store; the loop passes
-/// (canonicalize-loops, fuse-loops) only rearrange loops.
+/// (forward-broadcasts, canonicalize-loops, fuse-loops) rearrange loops
+/// and the values they store, not what the outputs are.
 enum class PipelinePhase { Algebraic, Loops, All };
 
 /// Runs the inter-op passes of `phase` in order on `module`, verifying
 /// after each and printing the IR to `dump` after the passes selected by
-/// `options`. Returns false (with diagnostics reported) when a pass or the
-/// verifier fails.
+/// `options`. `keep`: values the passes must not remove (the forward's
+/// values that its backward reads). Returns false (with diagnostics
+/// reported) when a pass or the verifier fails.
 bool runInterOpPipeline(ir::Module &module, const PipelineOptions &options,
                         ir::DiagnosticEngine &diags, std::ostream &dump,
-                        PipelinePhase phase = PipelinePhase::All);
+                        PipelinePhase phase = PipelinePhase::All,
+                        const std::set<std::string> &keep = {});
 
 /// Names of the passes runInterOpPipeline can run, in order (switched-off
 /// ones included); used to validate `--print-after=PASS`.

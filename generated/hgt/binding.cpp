@@ -215,7 +215,6 @@ namespace hector_gen::hgt {
     [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -300,10 +299,10 @@ namespace hector_gen::hgt {
     b.grad1_att_exp = t_grad1_att_exp.data_ptr<scalar_t>();
     at::Tensor t_d_5 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
     b.d_5 = t_d_5.data_ptr<scalar_t>();
+    at::Tensor t_grad_att_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
+    b.grad_att_sum = t_grad_att_sum.data_ptr<scalar_t>();
     at::Tensor t_grad_m = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
     b.grad_m = t_grad_m.data_ptr<scalar_t>();
-    at::Tensor t_grad_att_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_att_shifted = t_grad_att_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_att_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
     b.grad_att_0 = t_grad_att_0.data_ptr<scalar_t>();
     at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, options);
@@ -431,7 +430,6 @@ namespace hector_gen::hgt {
       [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-      [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;

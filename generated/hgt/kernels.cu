@@ -548,7 +548,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_6 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_m = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_2 = static_cast<int>(hp_heads);
@@ -874,7 +873,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_6 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_m = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_2 = static_cast<int>(hp_heads);
@@ -903,7 +901,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -915,14 +912,12 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *w_acc_s20 = scratch + 0;
   scalar_t *w_r_d_4 = scratch + (hector_stride_w_acc_s20 * hector_workers_0);
   scalar_t *w_r_grad_att = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0);
-  scalar_t *r_grad_att_sum = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0);
-  scalar_t *r_grad2_att_exp = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0) + hp_heads;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     {
-      scalar_t *t = r_grad_att_sum;
+      scalar_t *t = (b.grad_att_sum + (v_n) * sz_grad_att_sum);
       HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
@@ -1033,7 +1028,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
     {
-      scalar_t *t = r_grad_att_sum;
+      scalar_t *t = (b.grad_att_sum + (v_n) * sz_grad_att_sum);
       if constexpr (kGroupSize > hector::trav::kWarpSize) {
         const int hector_fold_s20 = hector::trav::foldLanes(sz_grad_att_sum, hector_workers_0, kGroupSize);
         for (int hector_i0 = 0; hector_i0 < sz_grad_att_sum; hector_i0 += kGroupSize / hector_fold_s20) {
@@ -1062,62 +1057,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    // s21: grad2_att_exp[e] = copy(grad_att_sum[n])
-    {
-      const scalar_t *o0 = r_grad_att_sum;
-      scalar_t *t = r_grad2_att_exp;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_att_exp) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
-      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
-      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
-      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
-        const int64_t k_e = hector_base_1 + hector_worker_1;
-        const bool hector_active_1 = k_e < hector_end_1;
-        [[maybe_unused]] const int hector_lane = hector_sublane_1;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-        // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
-        // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
-        if (hector_active_1) {
-          const scalar_t *s22_o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-          const scalar_t *s22_o1 = r_grad2_att_exp;
-          const scalar_t *s23_o1 = (b.att_exp + (v_e) * sz_att_exp);
-          scalar_t *s23_t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
-            scalar_t v_s22;
-            {
-              const scalar_t v = s22_o0[i] + s22_o1[i];
-              v_s22 = v;
-            }
-            scalar_t v_s23;
-            {
-              const scalar_t v = v_s22 * s23_o1[i];
-              v_s23 = v;
-            }
-            s23_t[i] = v_s23;
-          }
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
 }
@@ -1172,7 +1111,6 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_6 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_m = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_2 = static_cast<int>(hp_heads);
@@ -1206,48 +1144,62 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_att_2 = scratch + 0;
   scalar_t *r_grad_att_1 = scratch + hp_heads;
-  scalar_t *acc_s28 = scratch + hp_heads + hp_heads;
-  int64_t cur_s28 = -1;
+  scalar_t *acc_s27 = scratch + hp_heads + hp_heads;
+  int64_t cur_s27 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = g.etype_sorted_eid[k];
-    // s26: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
-    // s27: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
+    // s23: grad_att_exp[e] = add(grad1_att_exp[e], grad_att_sum[e.dst])
+    // s24: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
+    // s25: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
+    // s26: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
     {
-      const scalar_t *s26_o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-      scalar_t *s26_t = r_grad_att_2;
-      const scalar_t *s27_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-      scalar_t *s27_t = r_grad_att_1;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_att_2) {
+      const scalar_t *s23_o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+      const scalar_t *s23_o1 = (b.grad_att_sum + (g.dst[v_e]) * sz_grad_att_sum);
+      const scalar_t *s24_o1 = (b.att_exp + (v_e) * sz_att_exp);
+      scalar_t *s25_t = r_grad_att_2;
+      const scalar_t *s26_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+      scalar_t *s26_t = r_grad_att_1;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
+        scalar_t v_s23;
+        {
+          const scalar_t v = s23_o0[i] + s23_o1[i];
+          v_s23 = v;
+        }
+        scalar_t v_s24;
+        {
+          const scalar_t v = v_s23 * s24_o1[i];
+          v_s24 = v;
+        }
+        scalar_t v_s25;
+        {
+          const scalar_t v = v_s24 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          v_s25 = v;
+        }
+        s25_t[i] = v_s25;
         scalar_t v_s26;
         {
-          const scalar_t v = s26_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          const scalar_t v = v_s25 * s26_o1[i];
           v_s26 = v;
         }
         s26_t[i] = v_s26;
-        scalar_t v_s27;
-        {
-          const scalar_t v = v_s26 * s27_o1[i];
-          v_s27 = v;
-        }
-        s27_t[i] = v_s27;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s28: grad_mu[e.etype] += mul(grad_att_2[e], att_1[e]) {partial_atomic}
+    // s27: grad_mu[e.etype] += mul(grad_att_2[e], att_1[e]) {partial_atomic}
     {
       const scalar_t *o0 = r_grad_att_2;
       const scalar_t *o1 = (b.att_1 + (v_e) * sz_att_1);
       const int64_t row = g.etype[v_e];
-      if (row != cur_s28) {
-        if (cur_s28 >= 0) {
-          scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
+      if (row != cur_s27) {
+        if (cur_s27 >= 0) {
+          scalar_t *t = b.grad_mu + cur_s27 * sz_grad_mu;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = scalar_t(0);
-        cur_s28 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s27[i] = scalar_t(0);
+        cur_s27 = row;
       }
-      scalar_t *t = acc_s28;
+      scalar_t *t = acc_s27;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_mu) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
@@ -1261,7 +1213,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s29: grad_att_0[e.pair] += mul(grad_att_1[e], q[e]) {atomic}
+    // s28: grad_att_0[e.pair] += mul(grad_att_1[e], q[e]) {atomic}
     {
       const scalar_t *o0 = r_grad_att_1;
       const scalar_t *o1 = (b.q + (v_e) * sz_q);
@@ -1279,7 +1231,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s30: grad_q[e] = mul(grad_att_1[e], att_0[e.pair])
+    // s29: grad_q[e] = mul(grad_att_1[e], att_0[e.pair])
     {
       const scalar_t *o0 = r_grad_att_1;
       const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
@@ -1298,9 +1250,9 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
   }
-  if (cur_s28 >= 0) {
-    scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
+  if (cur_s27 >= 0) {
+    scalar_t *t = b.grad_mu + cur_s27 * sz_grad_mu;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
   }
 }
 
@@ -1354,7 +1306,6 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_6 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_m = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_att_2 = static_cast<int>(hp_heads);
@@ -1388,19 +1339,24 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s42: d_7[n] = add(grad1_x[n], grad2_x[n])
-    // s43: d_8[n] = add(d_7[n], grad3_x[n])
-    // s44: grad_x[n] = add(d_8[n], grad4_x[n])
+    // s41: d_7[n] = add(grad1_x[n], grad2_x[n])
+    // s42: d_8[n] = add(d_7[n], grad3_x[n])
+    // s43: grad_x[n] = add(d_8[n], grad4_x[n])
     {
-      const scalar_t *s42_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const scalar_t *s42_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      const scalar_t *s43_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-      const scalar_t *s44_o1 = (b.grad4_x + (v_n) * sz_grad4_x);
-      scalar_t *s44_t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *s41_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *s41_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      const scalar_t *s42_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+      const scalar_t *s43_o1 = (b.grad4_x + (v_n) * sz_grad4_x);
+      scalar_t *s43_t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_d_7) {
+        scalar_t v_s41;
+        {
+          const scalar_t v = s41_o0[i] + s41_o1[i];
+          v_s41 = v;
+        }
         scalar_t v_s42;
         {
-          const scalar_t v = s42_o0[i] + s42_o1[i];
+          const scalar_t v = v_s41 + s42_o1[i];
           v_s42 = v;
         }
         scalar_t v_s43;
@@ -1408,12 +1364,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           const scalar_t v = v_s42 + s43_o1[i];
           v_s43 = v;
         }
-        scalar_t v_s44;
-        {
-          const scalar_t v = v_s43 + s44_o1[i];
-          v_s44 = v;
-        }
-        s44_t[i] = v_s44;
+        s43_t[i] = v_s43;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1663,7 +1614,6 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -1688,7 +1638,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_mu = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'K'", sz_K}, {"the row size of 'Q'", sz_Q}, {"the row size of 'V'", sz_V}, {"the row size of 'W_att'", sz_W_att}, {"the row size of 'W_msg'", sz_W_msg}, {"the row size of 'mu'", sz_mu}, {"the row size of 'A'", sz_A}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'm'", sz_m}, {"the row size of 'att_0'", sz_att_0}, {"the row size of 'att_1'", sz_att_1}, {"the row size of 'att_exp'", sz_att_exp}, {"the row size of 'att_sum'", sz_att_sum}, {"the row size of 'att'", sz_att}, {"the row size of 'msg'", sz_msg}, {"the row size of 't'", sz_t}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_2'", sz_grad_h_2}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_t'", sz_grad_t}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_t_0'", sz_grad_t_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_att'", sz_grad_att}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad1_att_exp'", sz_grad1_att_exp}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_att_sum'", sz_grad_att_sum}, {"the row size of 'grad_m'", sz_grad_m}, {"the row size of 'grad2_att_exp'", sz_grad2_att_exp}, {"the row size of 'grad_att_exp'", sz_grad_att_exp}, {"the row size of 'grad_att_shifted'", sz_grad_att_shifted}, {"the row size of 'grad_att_2'", sz_grad_att_2}, {"the row size of 'grad_att_1'", sz_grad_att_1}, {"the row size of 'grad_att_0'", sz_grad_att_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_m_0'", sz_grad_m_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad4_x'", sz_grad4_x}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_K'", sz_grad_K}, {"the row size of 'grad_Q'", sz_grad_Q}, {"the row size of 'grad_V'", sz_grad_V}, {"the row size of 'grad_W_att'", sz_grad_W_att}, {"the row size of 'grad_W_msg'", sz_grad_W_msg}, {"the row size of 'grad_mu'", sz_grad_mu}, {"the row size of 'grad_A'", sz_grad_A}, {"the row size of 'grad_skip'", sz_grad_skip}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'K'", sz_K}, {"the row size of 'Q'", sz_Q}, {"the row size of 'V'", sz_V}, {"the row size of 'W_att'", sz_W_att}, {"the row size of 'W_msg'", sz_W_msg}, {"the row size of 'mu'", sz_mu}, {"the row size of 'A'", sz_A}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'm'", sz_m}, {"the row size of 'att_0'", sz_att_0}, {"the row size of 'att_1'", sz_att_1}, {"the row size of 'att_exp'", sz_att_exp}, {"the row size of 'att_sum'", sz_att_sum}, {"the row size of 'att'", sz_att}, {"the row size of 'msg'", sz_msg}, {"the row size of 't'", sz_t}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_2'", sz_grad_h_2}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_t'", sz_grad_t}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_t_0'", sz_grad_t_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_att'", sz_grad_att}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad1_att_exp'", sz_grad1_att_exp}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_att_sum'", sz_grad_att_sum}, {"the row size of 'grad_m'", sz_grad_m}, {"the row size of 'grad_att_exp'", sz_grad_att_exp}, {"the row size of 'grad_att_shifted'", sz_grad_att_shifted}, {"the row size of 'grad_att_2'", sz_grad_att_2}, {"the row size of 'grad_att_1'", sz_grad_att_1}, {"the row size of 'grad_att_0'", sz_grad_att_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_m_0'", sz_grad_m_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad4_x'", sz_grad4_x}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_K'", sz_grad_K}, {"the row size of 'grad_Q'", sz_grad_Q}, {"the row size of 'grad_V'", sz_grad_V}, {"the row size of 'grad_W_att'", sz_grad_W_att}, {"the row size of 'grad_W_msg'", sz_grad_W_msg}, {"the row size of 'grad_mu'", sz_grad_mu}, {"the row size of 'grad_A'", sz_grad_A}, {"the row size of 'grad_skip'", sz_grad_skip}});
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad3_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad3_x), stream), "zero-fill grad3_x");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad4_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad4_x), stream), "zero-fill grad4_x");
@@ -1776,11 +1726,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       {
         const int64_t heavy_scratch_size = [&] {
           const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-          const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
           const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
           const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
           const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
-          return ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
+          return (INT64_C(0) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
         const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
@@ -1793,11 +1742,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         }
         const int64_t rows = g.num_nodes;
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
-        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
+        const int64_t scratch_size = (INT64_C(0) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
@@ -1854,7 +1802,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_edges;
         const int64_t scratch_size = (INT64_C(3) * hp_heads);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_6");
         }

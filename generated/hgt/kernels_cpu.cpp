@@ -506,7 +506,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -831,7 +830,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -858,12 +856,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
-  const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
+  const int64_t scratch_size = (INT64_C(0) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -874,13 +871,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *w_acc_s20 = scratch + 0;
     scalar_t *w_r_d_4 = scratch + (hector_stride_w_acc_s20 * hector_workers_0);
     scalar_t *w_r_grad_att = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0);
-    scalar_t *r_grad_att_sum = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0);
-    scalar_t *r_grad2_att_exp = scratch + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0) + hp_heads;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       {
-        scalar_t *t = r_grad_att_sum;
+        scalar_t *t = (b.grad_att_sum + (v_n) * sz_grad_att_sum);
         HECTOR_FOR_ELEMENTS(i, sz_grad_att_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
@@ -991,7 +986,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
       {
-        scalar_t *t = r_grad_att_sum;
+        scalar_t *t = (b.grad_att_sum + (v_n) * sz_grad_att_sum);
         if constexpr (kGroupSize > hector::trav::kWarpSize) {
           const int hector_fold_s20 = hector::trav::foldLanes(sz_grad_att_sum, hector_workers_0, kGroupSize);
           for (int hector_i0 = 0; hector_i0 < sz_grad_att_sum; hector_i0 += kGroupSize / hector_fold_s20) {
@@ -1020,62 +1015,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      // s21: grad2_att_exp[e] = copy(grad_att_sum[n])
-      {
-        const scalar_t *o0 = r_grad_att_sum;
-        scalar_t *t = r_grad2_att_exp;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_att_exp) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_att_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
-        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
-        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
-        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
-          const int64_t k_e = hector_base_1 + hector_worker_1;
-          const bool hector_active_1 = k_e < hector_end_1;
-          [[maybe_unused]] const int hector_lane = hector_sublane_1;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-          // s22: grad_att_exp[e] = add(grad1_att_exp[e], grad2_att_exp[e])
-          // s23: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
-          if (hector_active_1) {
-            const scalar_t *s22_o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
-            const scalar_t *s22_o1 = r_grad2_att_exp;
-            const scalar_t *s23_o1 = (b.att_exp + (v_e) * sz_att_exp);
-            scalar_t *s23_t = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-            HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
-              scalar_t v_s22;
-              {
-                const scalar_t v = s22_o0[i] + s22_o1[i];
-                v_s22 = v;
-              }
-              scalar_t v_s23;
-              {
-                const scalar_t v = v_s22 * s23_o1[i];
-                v_s23 = v;
-              }
-              s23_t[i] = v_s23;
-            }
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
   }
@@ -1128,7 +1067,6 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -1165,48 +1103,62 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *r_grad_att_2 = scratch + 0;
     scalar_t *r_grad_att_1 = scratch + hp_heads;
-    scalar_t *acc_s28 = scratch + hp_heads + hp_heads;
-    int64_t cur_s28 = -1;
+    scalar_t *acc_s27 = scratch + hp_heads + hp_heads;
+    int64_t cur_s27 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = g.etype_sorted_eid[k];
-      // s26: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
-      // s27: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
+      // s23: grad_att_exp[e] = add(grad1_att_exp[e], grad_att_sum[e.dst])
+      // s24: grad_att_shifted[e] = mul(grad_att_exp[e], att_exp[e])
+      // s25: grad_att_2[e] = div(grad_att_shifted[e], sqrt((in_dim / heads)))
+      // s26: grad_att_1[e] = mul(grad_att_2[e], mu[e.etype])
       {
-        const scalar_t *s26_o0 = (b.grad_att_shifted + (v_e) * sz_grad_att_shifted);
-        scalar_t *s26_t = r_grad_att_2;
-        const scalar_t *s27_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
-        scalar_t *s27_t = r_grad_att_1;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_att_2) {
+        const scalar_t *s23_o0 = (b.grad1_att_exp + (v_e) * sz_grad1_att_exp);
+        const scalar_t *s23_o1 = (b.grad_att_sum + (g.dst[v_e]) * sz_grad_att_sum);
+        const scalar_t *s24_o1 = (b.att_exp + (v_e) * sz_att_exp);
+        scalar_t *s25_t = r_grad_att_2;
+        const scalar_t *s26_o1 = (b.mu + (g.etype[v_e]) * sz_mu);
+        scalar_t *s26_t = r_grad_att_1;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_att_exp) {
+          scalar_t v_s23;
+          {
+            const scalar_t v = s23_o0[i] + s23_o1[i];
+            v_s23 = v;
+          }
+          scalar_t v_s24;
+          {
+            const scalar_t v = v_s23 * s24_o1[i];
+            v_s24 = v;
+          }
+          scalar_t v_s25;
+          {
+            const scalar_t v = v_s24 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            v_s25 = v;
+          }
+          s25_t[i] = v_s25;
           scalar_t v_s26;
           {
-            const scalar_t v = s26_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            const scalar_t v = v_s25 * s26_o1[i];
             v_s26 = v;
           }
           s26_t[i] = v_s26;
-          scalar_t v_s27;
-          {
-            const scalar_t v = v_s26 * s27_o1[i];
-            v_s27 = v;
-          }
-          s27_t[i] = v_s27;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s28: grad_mu[e.etype] += mul(grad_att_2[e], att_1[e]) {partial_atomic}
+      // s27: grad_mu[e.etype] += mul(grad_att_2[e], att_1[e]) {partial_atomic}
       {
         const scalar_t *o0 = r_grad_att_2;
         const scalar_t *o1 = (b.att_1 + (v_e) * sz_att_1);
         const int64_t row = g.etype[v_e];
-        if (row != cur_s28) {
-          if (cur_s28 >= 0) {
-            scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
+        if (row != cur_s27) {
+          if (cur_s27 >= 0) {
+            scalar_t *t = b.grad_mu + cur_s27 * sz_grad_mu;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s28[i] = scalar_t(0);
-          cur_s28 = row;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_mu) acc_s27[i] = scalar_t(0);
+          cur_s27 = row;
         }
-        scalar_t *t = acc_s28;
+        scalar_t *t = acc_s27;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_mu) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_mu) {
@@ -1220,7 +1172,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s29: grad_att_0[e.pair] += mul(grad_att_1[e], q[e]) {atomic}
+      // s28: grad_att_0[e.pair] += mul(grad_att_1[e], q[e]) {atomic}
       {
         const scalar_t *o0 = r_grad_att_1;
         const scalar_t *o1 = (b.q + (v_e) * sz_q);
@@ -1238,7 +1190,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s30: grad_q[e] = mul(grad_att_1[e], att_0[e.pair])
+      // s29: grad_q[e] = mul(grad_att_1[e], att_0[e.pair])
       {
         const scalar_t *o0 = r_grad_att_1;
         const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
@@ -1257,9 +1209,9 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
     }
-    if (cur_s28 >= 0) {
-      scalar_t *t = b.grad_mu + cur_s28 * sz_grad_mu;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s28[i], hector_ordered);
+    if (cur_s27 >= 0) {
+      scalar_t *t = b.grad_mu + cur_s27 * sz_grad_mu;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_mu) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
     }
   }
 }
@@ -1311,7 +1263,6 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;
@@ -1348,19 +1299,24 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s42: d_7[n] = add(grad1_x[n], grad2_x[n])
-      // s43: d_8[n] = add(d_7[n], grad3_x[n])
-      // s44: grad_x[n] = add(d_8[n], grad4_x[n])
+      // s41: d_7[n] = add(grad1_x[n], grad2_x[n])
+      // s42: d_8[n] = add(d_7[n], grad3_x[n])
+      // s43: grad_x[n] = add(d_8[n], grad4_x[n])
       {
-        const scalar_t *s42_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const scalar_t *s42_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        const scalar_t *s43_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-        const scalar_t *s44_o1 = (b.grad4_x + (v_n) * sz_grad4_x);
-        scalar_t *s44_t = (b.grad_x + (v_n) * sz_grad_x);
+        const scalar_t *s41_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *s41_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        const scalar_t *s42_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+        const scalar_t *s43_o1 = (b.grad4_x + (v_n) * sz_grad4_x);
+        scalar_t *s43_t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENTS(i, sz_d_7) {
+          scalar_t v_s41;
+          {
+            const scalar_t v = s41_o0[i] + s41_o1[i];
+            v_s41 = v;
+          }
           scalar_t v_s42;
           {
-            const scalar_t v = s42_o0[i] + s42_o1[i];
+            const scalar_t v = v_s41 + s42_o1[i];
             v_s42 = v;
           }
           scalar_t v_s43;
@@ -1368,12 +1324,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
             const scalar_t v = v_s42 + s43_o1[i];
             v_s43 = v;
           }
-          scalar_t v_s44;
-          {
-            const scalar_t v = v_s43 + s44_o1[i];
-            v_s44 = v;
-          }
-          s44_t[i] = v_s44;
+          s43_t[i] = v_s43;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1573,7 +1524,6 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_m = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad2_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_att_2 = hp_heads;

@@ -220,7 +220,6 @@ namespace hector_gen::hgt_pyg {
     [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -229,7 +228,6 @@ namespace hector_gen::hgt_pyg {
     [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -309,8 +307,8 @@ namespace hector_gen::hgt_pyg {
     b.grad_a_0 = t_grad_a_0.data_ptr<scalar_t>();
     at::Tensor t_d_4 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.d_4 = t_d_4.data_ptr<scalar_t>();
-    at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
+    at::Tensor t_grad_agg = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
+    b.grad_agg = t_grad_agg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
     b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
@@ -319,8 +317,6 @@ namespace hector_gen::hgt_pyg {
     b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
     at::Tensor t_grad_v = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
     b.grad_v = t_grad_v.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
     b.grad_alpha_0 = t_grad_alpha_0.data_ptr<scalar_t>();
     at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
@@ -439,7 +435,6 @@ namespace hector_gen::hgt_pyg {
       [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
       [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
       [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-      [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
       [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
       [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -448,7 +443,6 @@ namespace hector_gen::hgt_pyg {
       [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-      [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;

@@ -182,7 +182,6 @@ namespace hector_gen::rgat {
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -347,7 +346,6 @@ namespace hector_gen::rgat {
       [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
       [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-      [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
       [[maybe_unused]] const int64_t sz_d_5 = hp_heads;

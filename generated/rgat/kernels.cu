@@ -561,7 +561,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_heads);
@@ -602,7 +601,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0);
   scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
   scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim;
-  scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim + hp_heads;
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -783,23 +781,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
-    // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = r_grad_alpha_sum;
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     {
@@ -814,25 +795,25 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+        // s11: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+        // s12: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_1) {
-          const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *s12_o1 = r_grad2_alpha_exp;
-          const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          const scalar_t *s11_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s11_o1 = r_grad_alpha_sum;
+          const scalar_t *s12_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *s12_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+            scalar_t v_s11;
+            {
+              const scalar_t v = s11_o0[i] + s11_o1[i];
+              v_s11 = v;
+            }
             scalar_t v_s12;
             {
-              const scalar_t v = s12_o0[i] + s12_o1[i];
+              const scalar_t v = v_s11 * s12_o1[i];
               v_s12 = v;
             }
-            scalar_t v_s13;
-            {
-              const scalar_t v = v_s12 * s13_o1[i];
-              v_s13 = v;
-            }
-            s13_t[i] = v_s13;
+            s12_t[i] = v_s12;
           }
         }
       }
@@ -878,7 +859,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_heads);
@@ -911,28 +891,28 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s14: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
-    // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
+    // s13: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
+    // s14: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
     {
-      const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      const scalar_t *s13_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      const scalar_t *s14_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      scalar_t *s14_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       HECTOR_FOR_ELEMENTS(i, sz_d_5) {
+        scalar_t v_s13;
+        {
+          const scalar_t v = hector::trav::leakyReluGrad(s13_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+          v_s13 = v;
+        }
         scalar_t v_s14;
         {
-          const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+          const scalar_t v = s14_o0[i] * v_s13;
           v_s14 = v;
         }
-        scalar_t v_s15;
-        {
-          const scalar_t v = s15_o0[i] * v_s14;
-          v_s15 = v;
-        }
-        s15_t[i] = v_s15;
+        s14_t[i] = v_s14;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s16: grad_alpha_0[e.pair] += copy(grad_alpha_2[e]) {atomic}
+    // s15: grad_alpha_0[e.pair] += copy(grad_alpha_2[e]) {atomic}
     {
       const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
@@ -984,7 +964,6 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_heads);
@@ -1015,12 +994,12 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad2_z = scratch + 0;
-  scalar_t *acc_s20 = scratch + hp_out_dim;
-  int64_t cur_s20 = -1;
+  scalar_t *acc_s19 = scratch + hp_out_dim;
+  int64_t cur_s19 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
-    // s19: grad2_z[p] = mul(grad_alpha_0[p], a_src[p.etype])
+    // s18: grad2_z[p] = mul(grad_alpha_0[p], a_src[p.etype])
     {
       const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
       const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
@@ -1038,20 +1017,20 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s20: grad_a_src[p.etype] += mul(grad_alpha_0[p], z[p]) {partial_atomic}
+    // s19: grad_a_src[p.etype] += mul(grad_alpha_0[p], z[p]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
       const scalar_t *o1 = (b.z + (v_p) * sz_z);
       const int64_t row = g.pair_etype[v_p];
-      if (row != cur_s20) {
-        if (cur_s20 >= 0) {
-          scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
+      if (row != cur_s19) {
+        if (cur_s19 >= 0) {
+          scalar_t *t = b.grad_a_src + cur_s19 * sz_grad_a_src;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s19[i], hector_ordered);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = scalar_t(0);
-        cur_s20 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s19[i] = scalar_t(0);
+        cur_s19 = row;
       }
-      scalar_t *t = acc_s20;
+      scalar_t *t = acc_s19;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a_src) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
@@ -1065,7 +1044,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s21: grad_z[p] = add(grad1_z[p], grad2_z[p])
+    // s20: grad_z[p] = add(grad1_z[p], grad2_z[p])
     {
       const scalar_t *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
       const scalar_t *o1 = r_grad2_z;
@@ -1084,9 +1063,9 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
   }
-  if (cur_s20 >= 0) {
-    scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
+  if (cur_s19 >= 0) {
+    scalar_t *t = b.grad_a_src + cur_s19 * sz_grad_a_src;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s19[i], hector_ordered);
   }
 }
 
@@ -1122,7 +1101,6 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_heads);
@@ -1156,7 +1134,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
-    // s26: grad_alpha_1_wt[r] = outer(grad_alpha_1_w[r], a_dst[r])
+    // s25: grad_alpha_1_wt[r] = outer(grad_alpha_1_w[r], a_dst[r])
     {
       const scalar_t *o0 = (b.grad_alpha_1_w + (v_r) * sz_grad_alpha_1_w);
       const scalar_t *o1 = (b.a_dst + (v_r) * sz_a_dst);
@@ -1177,7 +1155,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-    // s27: grad_alpha_1_wr[r] = transpose(grad_alpha_1_wt[r]) perm [1, 0, 2]
+    // s26: grad_alpha_1_wr[r] = transpose(grad_alpha_1_wt[r]) perm [1, 0, 2]
     {
       const scalar_t *o0 = r_grad_alpha_1_wt;
       scalar_t *t = r_grad_alpha_1_wr;
@@ -1201,7 +1179,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-    // s29: grad_W[r] = add(grad1_W[r], grad2_W[r])
+    // s28: grad_W[r] = add(grad1_W[r], grad2_W[r])
     {
       const scalar_t *o0 = (b.grad1_W + (v_r) * sz_grad1_W);
       const scalar_t *o1 = r_grad_alpha_1_wr;
@@ -1254,7 +1232,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_heads);
@@ -1286,25 +1263,25 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s30: d_6[n] = add(grad1_x[n], grad2_x[n])
-    // s31: grad_x[n] = add(d_6[n], grad3_x[n])
+    // s29: d_6[n] = add(grad1_x[n], grad2_x[n])
+    // s30: grad_x[n] = add(d_6[n], grad3_x[n])
     {
-      const scalar_t *s30_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const scalar_t *s30_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      const scalar_t *s31_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-      scalar_t *s31_t = (b.grad_x + (v_n) * sz_grad_x);
+      const scalar_t *s29_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+      const scalar_t *s29_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+      const scalar_t *s30_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+      scalar_t *s30_t = (b.grad_x + (v_n) * sz_grad_x);
       HECTOR_FOR_ELEMENTS(i, sz_d_6) {
+        scalar_t v_s29;
+        {
+          const scalar_t v = s29_o0[i] + s29_o1[i];
+          v_s29 = v;
+        }
         scalar_t v_s30;
         {
-          const scalar_t v = s30_o0[i] + s30_o1[i];
+          const scalar_t v = v_s29 + s30_o1[i];
           v_s30 = v;
         }
-        scalar_t v_s31;
-        {
-          const scalar_t v = v_s30 + s31_o1[i];
-          v_s31 = v;
-        }
-        s31_t[i] = v_s31;
+        s30_t[i] = v_s30;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1349,11 +1326,22 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_0: access none, schedule block_per_type feature_tile 32
     {
       const int64_t rows = g.num_etypes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+      const int64_t block_scratch_size = [&] {
+        return INT64_C(0);
+      }();
+      const bool block_launch = hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
+      if (rows > 0 && block_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+        forward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_0");
+      }
+      else {
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          forward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "forward_trav_0");
+        }
       }
     }
     // @gemm_1: linear GEMM, rows etypes
@@ -1504,7 +1492,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -1527,7 +1514,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_a_dst = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'a_src'", sz_a_src}, {"the row size of 'a_dst'", sz_a_dst}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'alpha_1_wt'", sz_alpha_1_wt}, {"the row size of 'alpha_1_w'", sz_alpha_1_w}, {"the row size of 'z'", sz_z}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad1_z'", sz_grad1_z}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_alpha_1_w'", sz_grad_alpha_1_w}, {"the row size of 'grad2_z'", sz_grad2_z}, {"the row size of 'grad_z'", sz_grad_z}, {"the row size of 'grad_z_0'", sz_grad_z_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad1_W'", sz_grad1_W}, {"the row size of 'grad_alpha_1_wt'", sz_grad_alpha_1_wt}, {"the row size of 'grad_alpha_1_wr'", sz_grad_alpha_1_wr}, {"the row size of 'grad2_W'", sz_grad2_W}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_a_src'", sz_grad_a_src}, {"the row size of 'grad_a_dst'", sz_grad_a_dst}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'a_src'", sz_a_src}, {"the row size of 'a_dst'", sz_a_dst}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'alpha_1_wt'", sz_alpha_1_wt}, {"the row size of 'alpha_1_w'", sz_alpha_1_w}, {"the row size of 'z'", sz_z}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad1_z'", sz_grad1_z}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_alpha_1_w'", sz_grad_alpha_1_w}, {"the row size of 'grad2_z'", sz_grad2_z}, {"the row size of 'grad_z'", sz_grad_z}, {"the row size of 'grad_z_0'", sz_grad_z_0}, {"the row size of 'grad3_x'", sz_grad3_x}, {"the row size of 'grad1_W'", sz_grad1_W}, {"the row size of 'grad_alpha_1_wt'", sz_grad_alpha_1_wt}, {"the row size of 'grad_alpha_1_wr'", sz_grad_alpha_1_wr}, {"the row size of 'grad2_W'", sz_grad2_W}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_a_src'", sz_grad_a_src}, {"the row size of 'grad_a_dst'", sz_grad_a_dst}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad1_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_W), stream), "zero-fill grad1_W");
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) hector::trav::check(cudaMemsetAsync(b.grad1_z, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad1_z), stream), "zero-fill grad1_z");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
@@ -1584,7 +1571,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
           const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
           const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
-          return (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+          return ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
         }();
         const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
         const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
@@ -1601,7 +1588,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
-        const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+        const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
@@ -1675,7 +1662,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_pairs;
         const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_6");
         }
@@ -1749,11 +1736,22 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       // @trav_10: access none, schedule block_per_type feature_tile 32
       {
         const int64_t rows = g.num_etypes;
-        const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        const int64_t block_scratch_size = [&] {
+          return (INT64_C(2) * hp_in_dim * hp_out_dim);
+        }();
+        const bool block_launch = hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
+        if (rows > 0 && block_launch) {
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+          backward_trav_10<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_10");
+        }
+        else {
+          const int64_t scratch_size = (INT64_C(2) * hp_in_dim * hp_out_dim);
+          if (rows > 0) {
+            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+            backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+            hector::trav::check(cudaGetLastError(), "backward_trav_10");
+          }
         }
       }
     }

@@ -520,7 +520,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -550,7 +549,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   const int64_t hector_stride_w_r_d_2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+  const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -563,7 +562,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0);
     scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
     scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim;
-    scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim + hp_heads;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -743,23 +741,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
-      // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-      {
-        const scalar_t *o0 = r_grad_alpha_sum;
-        scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       {
@@ -774,25 +755,25 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
           [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-          // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+          // s11: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+          // s12: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {
-            const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *s12_o1 = r_grad2_alpha_exp;
-            const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            const scalar_t *s11_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s11_o1 = r_grad_alpha_sum;
+            const scalar_t *s12_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s12_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
             HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+              scalar_t v_s11;
+              {
+                const scalar_t v = s11_o0[i] + s11_o1[i];
+                v_s11 = v;
+              }
               scalar_t v_s12;
               {
-                const scalar_t v = s12_o0[i] + s12_o1[i];
+                const scalar_t v = v_s11 * s12_o1[i];
                 v_s12 = v;
               }
-              scalar_t v_s13;
-              {
-                const scalar_t v = v_s12 * s13_o1[i];
-                v_s13 = v;
-              }
-              s13_t[i] = v_s13;
+              s12_t[i] = v_s12;
             }
           }
         }
@@ -836,7 +817,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -872,28 +852,28 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s14: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
-      // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
+      // s13: d_5[e] = leaky_relu_grad(alpha_2[e], slope)
+      // s14: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_5[e])
       {
-        const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        const scalar_t *s13_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        const scalar_t *s14_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        scalar_t *s14_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_d_5) {
+          scalar_t v_s13;
+          {
+            const scalar_t v = hector::trav::leakyReluGrad(s13_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            v_s13 = v;
+          }
           scalar_t v_s14;
           {
-            const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            const scalar_t v = s14_o0[i] * v_s13;
             v_s14 = v;
           }
-          scalar_t v_s15;
-          {
-            const scalar_t v = s15_o0[i] * v_s14;
-            v_s15 = v;
-          }
-          s15_t[i] = v_s15;
+          s14_t[i] = v_s14;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s16: grad_alpha_0[e.pair] += copy(grad_alpha_2[e]) {atomic}
+      // s15: grad_alpha_0[e.pair] += copy(grad_alpha_2[e]) {atomic}
       {
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_0 + (g.edge_pair[v_e]) * sz_grad_alpha_0);
@@ -943,7 +923,6 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -977,12 +956,12 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *r_grad2_z = scratch + 0;
-    scalar_t *acc_s20 = scratch + hp_out_dim;
-    int64_t cur_s20 = -1;
+    scalar_t *acc_s19 = scratch + hp_out_dim;
+    int64_t cur_s19 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_p = k;
-      // s19: grad2_z[p] = mul(grad_alpha_0[p], a_src[p.etype])
+      // s18: grad2_z[p] = mul(grad_alpha_0[p], a_src[p.etype])
       {
         const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
         const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
@@ -1000,20 +979,20 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s20: grad_a_src[p.etype] += mul(grad_alpha_0[p], z[p]) {partial_atomic}
+      // s19: grad_a_src[p.etype] += mul(grad_alpha_0[p], z[p]) {partial_atomic}
       {
         const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
         const scalar_t *o1 = (b.z + (v_p) * sz_z);
         const int64_t row = g.pair_etype[v_p];
-        if (row != cur_s20) {
-          if (cur_s20 >= 0) {
-            scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
+        if (row != cur_s19) {
+          if (cur_s19 >= 0) {
+            scalar_t *t = b.grad_a_src + cur_s19 * sz_grad_a_src;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s19[i], hector_ordered);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s20[i] = scalar_t(0);
-          cur_s20 = row;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) acc_s19[i] = scalar_t(0);
+          cur_s19 = row;
         }
-        scalar_t *t = acc_s20;
+        scalar_t *t = acc_s19;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a_src) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
@@ -1027,7 +1006,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s21: grad_z[p] = add(grad1_z[p], grad2_z[p])
+      // s20: grad_z[p] = add(grad1_z[p], grad2_z[p])
       {
         const scalar_t *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
         const scalar_t *o1 = r_grad2_z;
@@ -1046,9 +1025,9 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
     }
-    if (cur_s20 >= 0) {
-      scalar_t *t = b.grad_a_src + cur_s20 * sz_grad_a_src;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s20[i], hector_ordered);
+    if (cur_s19 >= 0) {
+      scalar_t *t = b.grad_a_src + cur_s19 * sz_grad_a_src;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_a_src) hector::trav::accumulate(t + i, acc_s19[i], hector_ordered);
     }
   }
 }
@@ -1082,7 +1061,6 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -1119,7 +1097,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_r = k;
-      // s26: grad_alpha_1_wt[r] = outer(grad_alpha_1_w[r], a_dst[r])
+      // s25: grad_alpha_1_wt[r] = outer(grad_alpha_1_w[r], a_dst[r])
       {
         const scalar_t *o0 = (b.grad_alpha_1_w + (v_r) * sz_grad_alpha_1_w);
         const scalar_t *o1 = (b.a_dst + (v_r) * sz_a_dst);
@@ -1140,7 +1118,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         }
       }
       HECTOR_GROUP_SYNC();
-      // s27: grad_alpha_1_wr[r] = transpose(grad_alpha_1_wt[r]) perm [1, 0, 2]
+      // s26: grad_alpha_1_wr[r] = transpose(grad_alpha_1_wt[r]) perm [1, 0, 2]
       {
         const scalar_t *o0 = r_grad_alpha_1_wt;
         scalar_t *t = r_grad_alpha_1_wr;
@@ -1164,7 +1142,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         }
       }
       HECTOR_GROUP_SYNC();
-      // s29: grad_W[r] = add(grad1_W[r], grad2_W[r])
+      // s28: grad_W[r] = add(grad1_W[r], grad2_W[r])
       {
         const scalar_t *o0 = (b.grad1_W + (v_r) * sz_grad1_W);
         const scalar_t *o1 = r_grad_alpha_1_wr;
@@ -1215,7 +1193,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_5 = hp_heads;
@@ -1250,25 +1227,25 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s30: d_6[n] = add(grad1_x[n], grad2_x[n])
-      // s31: grad_x[n] = add(d_6[n], grad3_x[n])
+      // s29: d_6[n] = add(grad1_x[n], grad2_x[n])
+      // s30: grad_x[n] = add(d_6[n], grad3_x[n])
       {
-        const scalar_t *s30_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const scalar_t *s30_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        const scalar_t *s31_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
-        scalar_t *s31_t = (b.grad_x + (v_n) * sz_grad_x);
+        const scalar_t *s29_o0 = (b.grad1_x + (v_n) * sz_grad1_x);
+        const scalar_t *s29_o1 = (b.grad2_x + (v_n) * sz_grad2_x);
+        const scalar_t *s30_o1 = (b.grad3_x + (v_n) * sz_grad3_x);
+        scalar_t *s30_t = (b.grad_x + (v_n) * sz_grad_x);
         HECTOR_FOR_ELEMENTS(i, sz_d_6) {
+          scalar_t v_s29;
+          {
+            const scalar_t v = s29_o0[i] + s29_o1[i];
+            v_s29 = v;
+          }
           scalar_t v_s30;
           {
-            const scalar_t v = s30_o0[i] + s30_o1[i];
+            const scalar_t v = v_s29 + s30_o1[i];
             v_s30 = v;
           }
-          scalar_t v_s31;
-          {
-            const scalar_t v = v_s30 + s31_o1[i];
-            v_s31 = v;
-          }
-          s31_t[i] = v_s31;
+          s30_t[i] = v_s30;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -1409,7 +1386,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_5 = hp_heads;

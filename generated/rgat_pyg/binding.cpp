@@ -162,7 +162,6 @@ namespace hector_gen::rgat_pyg {
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -171,7 +170,6 @@ namespace hector_gen::rgat_pyg {
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -219,16 +217,12 @@ namespace hector_gen::rgat_pyg {
     hector::rt::checkArgument(values[11], "values[11] (msg_0)", {g.num_pairs, hp_heads, hp_out_dim}, device, dtype, "values[0]");
     b.msg_0 = values[11].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, hp_out_dim}, options);
-    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, hp_out_dim}, options);
     b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
     b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
     b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
     b.grad_alpha_2 = t_grad_alpha_2.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
@@ -325,7 +319,6 @@ namespace hector_gen::rgat_pyg {
       [[maybe_unused]] const int64_t sz_alpha = hp_heads;
       [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-      [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -334,7 +327,6 @@ namespace hector_gen::rgat_pyg {
       [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
       [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-      [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
       [[maybe_unused]] const int64_t sz_d_4 = hp_heads;

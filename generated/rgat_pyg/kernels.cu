@@ -385,7 +385,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_0: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
@@ -408,7 +408,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -417,7 +416,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -439,20 +437,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_grad_bias = static_cast<int>((hp_heads * hp_out_dim));
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim)), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *acc_s0 = scratch + 0;
-  scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
   int64_t cur_s0 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
+    const int64_t v_n = k;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -478,42 +472,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
       }
     }
-    HECTOR_GROUP_SYNC();
-    // s2: grad_msg[e] = copy(grad_h_0[n])
-    {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-      }
-    }
-    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
@@ -545,7 +503,6 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -554,7 +511,6 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -587,9 +543,9 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s3: d_1[e] = mul(grad_msg[e], msg_0[e.pair])
+    // s2: d_1[e] = mul(grad_h_0[e.dst], msg_0[e.pair])
     {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
       const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
       scalar_t *t = r_d_1;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
@@ -605,7 +561,7 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
+    // s3: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
     {
       const scalar_t *o0 = r_d_1;
       scalar_t *t = r_grad_alpha;
@@ -625,9 +581,9 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s5: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
+    // s4: grad_msg_0[e.pair] += mul(grad_h_0[e.dst], alpha[e]) {atomic}
     {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
       const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -643,39 +599,39 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-    // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-    // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
+    // s5: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+    // s6: d_2[e] = div(alpha[e], alpha_sum[e.dst])
+    // s7: d_3[e] = mul(grad_alpha[e], d_2[e])
     {
-      const scalar_t *s6_o0 = r_grad_alpha;
+      const scalar_t *s5_o0 = r_grad_alpha;
+      const scalar_t *s5_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *s5_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *s6_o0 = (b.alpha + (v_e) * sz_alpha);
       const scalar_t *s6_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      scalar_t *s6_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-      const scalar_t *s7_o0 = (b.alpha + (v_e) * sz_alpha);
-      const scalar_t *s7_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      const scalar_t *s8_o0 = r_grad_alpha;
-      scalar_t *s8_t = r_d_3;
+      const scalar_t *s7_o0 = r_grad_alpha;
+      scalar_t *s7_t = r_d_3;
       HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+        scalar_t v_s5;
+        {
+          const scalar_t v = s5_o0[i] / s5_o1[i];
+          v_s5 = v;
+        }
+        s5_t[i] = v_s5;
         scalar_t v_s6;
         {
           const scalar_t v = s6_o0[i] / s6_o1[i];
           v_s6 = v;
         }
-        s6_t[i] = v_s6;
         scalar_t v_s7;
         {
-          const scalar_t v = s7_o0[i] / s7_o1[i];
+          const scalar_t v = s7_o0[i] * v_s6;
           v_s7 = v;
         }
-        scalar_t v_s8;
-        {
-          const scalar_t v = s8_o0[i] * v_s7;
-          v_s8 = v;
-        }
-        s8_t[i] = v_s8;
+        s7_t[i] = v_s7;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s9: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
+    // s8: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
     {
       const scalar_t *o0 = r_d_3;
       scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
@@ -695,10 +651,10 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -718,7 +674,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -727,138 +682,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
-  [[maybe_unused]] const int sz_grad2_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_d_6 = static_cast<int>((hp_heads * hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_d_7 = static_cast<int>((hp_heads * hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_bias = static_cast<int>((hp_heads * hp_out_dim));
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_grad2_alpha_exp = scratch + 0;
-  __shared__ hector::trav::HubWork hub_work;
-  if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
-    __syncthreads();
-  }
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
-    // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = hector_span.end;
-      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-        if (hector_active_0) {
-          const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *s12_o1 = r_grad2_alpha_exp;
-          const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            scalar_t v_s12;
-            {
-              const scalar_t v = s12_o0[i] + s12_o1[i];
-              v_s12 = v;
-            }
-            scalar_t v_s13;
-            {
-              const scalar_t v = v_s12 * s13_o1[i];
-              v_s13 = v;
-            }
-            s13_t[i] = v_s13;
-          }
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_3: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int sz_grad_h = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
-  [[maybe_unused]] const int sz_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -888,28 +711,42 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
-    // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
+    // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+    // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+    // s12: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
+    // s13: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
     {
-      const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-      HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        scalar_t v_s14;
+      const scalar_t *s10_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *s10_o1 = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+      const scalar_t *s11_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+      const scalar_t *s12_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      scalar_t *s13_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+        scalar_t v_s10;
         {
-          const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-          v_s14 = v;
+          const scalar_t v = s10_o0[i] + s10_o1[i];
+          v_s10 = v;
         }
-        scalar_t v_s15;
+        scalar_t v_s11;
         {
-          const scalar_t v = s15_o0[i] * v_s14;
-          v_s15 = v;
+          const scalar_t v = v_s10 * s11_o1[i];
+          v_s11 = v;
         }
-        s15_t[i] = v_s15;
+        scalar_t v_s12;
+        {
+          const scalar_t v = hector::trav::leakyReluGrad(s12_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+          v_s12 = v;
+        }
+        scalar_t v_s13;
+        {
+          const scalar_t v = v_s11 * v_s12;
+          v_s13 = v;
+        }
+        s13_t[i] = v_s13;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s16: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
+    // s14: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
     {
       const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
@@ -929,10 +766,10 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
+// @trav_7: access unique_pairs, schedule warp_per_edge feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -952,7 +789,6 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -961,7 +797,6 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -990,7 +825,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_p = k;
-    // s21: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
+    // s19: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
     {
       const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
       const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
@@ -1011,10 +846,10 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_12: access none, schedule block_per_type feature_tile 32
+// @trav_11: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1034,7 +869,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -1043,7 +877,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -1072,12 +905,12 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_d_6 = scratch + 0;
   scalar_t *r_d_7 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-  scalar_t *acc_s27 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-  int64_t cur_s27 = -1;
+  scalar_t *acc_s25 = scratch + (hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
+  int64_t cur_s25 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
-    // s25: d_6[r] = outer(weight_[r], grad_alpha_0_w[r])
+    // s23: d_6[r] = outer(weight_[r], grad_alpha_0_w[r])
     {
       const scalar_t *o0 = (b.weight_ + (v_r) * sz_weight_);
       const scalar_t *o1 = (b.grad_alpha_0_w + (v_r) * sz_grad_alpha_0_w);
@@ -1098,7 +931,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-    // s26: d_7[r] = transpose(d_6[r]) perm [1, 2, 0]
+    // s24: d_7[r] = transpose(d_6[r]) perm [1, 2, 0]
     {
       const scalar_t *o0 = r_d_6;
       scalar_t *t = r_d_7;
@@ -1122,19 +955,19 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-    // s27: grad_q += sum_to(d_7[r]) shape [heads*out_dim, heads] {partial_atomic}
+    // s25: grad_q += sum_to(d_7[r]) shape [heads*out_dim, heads] {partial_atomic}
     {
       const scalar_t *o0 = r_d_7;
       const int64_t row = 0;
-      if (row != cur_s27) {
-        if (cur_s27 >= 0) {
+      if (row != cur_s25) {
+        if (cur_s25 >= 0) {
           scalar_t *t = b.grad_q;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
+          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s25[i], hector_ordered);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s27[i] = scalar_t(0);
-        cur_s27 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s25[i] = scalar_t(0);
+        cur_s25 = row;
       }
-      scalar_t *t = acc_s27;
+      scalar_t *t = acc_s25;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
@@ -1151,7 +984,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     HECTOR_GROUP_SYNC();
-    // s28: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
+    // s26: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
     {
       const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
       const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
@@ -1170,16 +1003,16 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     HECTOR_GROUP_SYNC();
   }
-  if (cur_s27 >= 0) {
+  if (cur_s25 >= 0) {
     scalar_t *t = b.grad_q;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s27[i], hector_ordered);
+    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s25[i], hector_ordered);
   }
 }
 
-// @trav_13: access none, schedule warp_per_vertex feature_tile 32
+// @trav_12: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1199,7 +1032,6 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -1208,7 +1040,6 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -1237,7 +1068,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s29: grad_x[n] = add(grad1_x[n], grad2_x[n])
+    // s27: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -1416,7 +1247,6 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -1425,7 +1255,6 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -1445,41 +1274,28 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'alpha_0_w'", sz_alpha_0_w}, {"the row size of 'outj'", sz_outj}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_alpha_0_w'", sz_grad_alpha_0_w}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'alpha_0_w'", sz_alpha_0_w}, {"the row size of 'outj'", sz_outj}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_alpha_0_w'", sz_grad_alpha_0_w}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
     if (hp.hector_needed_outputs & UINT64_C(0x6)) hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     if (hp.hector_needed_outputs & UINT64_C(0x6)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_0_w, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w), stream), "zero-fill grad_alpha_0_w");
     if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_1, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), stream), "zero-fill grad_alpha_1");
     if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
     if (hp.hector_needed_outputs & UINT64_C(0xf)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
     if (hp.hector_needed_outputs & UINT64_C(0x6)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
-    // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim)), hector::trav::kHeavyGroupSize);
-        return (INT64_C(2) * hp_heads * hp_out_dim);
-      }();
-      const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-      const cudaStream_t heavy_stream = streams.heavy;
-      const cudaStream_t warp_stream = streams.warp;
-      if (heavy_launch) {
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_0");
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+      {
+        const int64_t rows = g.num_nodes;
+        const int64_t scratch_size = (hp_heads * hp_out_dim);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_0");
+        }
       }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim)), hector::trav::kWarpSize);
-      const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "backward_trav_0");
-      }
-      hector::trav::joinLaunches(streams, stream);
     }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
       // @trav_1: access coo, schedule warp_per_edge feature_tile 32
@@ -1494,51 +1310,19 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-      {
-        const int64_t heavy_scratch_size = [&] {
-          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-          return hp_heads;
-        }();
-        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-        const cudaStream_t heavy_stream = streams.heavy;
-        const cudaStream_t warp_stream = streams.warp;
-        if (heavy_launch) {
-          hector::trav::HubArgs hub{};
-          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
-          if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, INT64_C(0), sizeof(scalar_t), heavy_stream);
-          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "backward_trav_2");
-          else backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
-          hector::trav::check(cudaGetLastError(), "backward_trav_2");
-          hector::trav::hubRelease(hub, heavy_stream);
-        }
-        const int64_t rows = g.num_nodes;
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t scratch_size = hp_heads;
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
-          hector::trav::check(cudaGetLastError(), "backward_trav_2");
-        }
-        hector::trav::joinLaunches(streams, stream);
-      }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      // @trav_2: access coo, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_edges;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_3");
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_4: linear GEMM, rows edges
+      // @gemm_3: linear GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_edges;
@@ -1557,11 +1341,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @gemm_5: outer GEMM, rows edges
+      // @gemm_4: outer GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1581,11 +1365,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      // @gemm_6: linear GEMM, rows pairs
+      // @gemm_5: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
@@ -1598,11 +1382,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.W = b.k;
         a.Y = b.grad2_outj;
         a.scatter = nullptr;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x8)) {
-      // @gemm_7: outer GEMM, rows pairs
+      // @gemm_6: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1619,23 +1403,23 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      // @trav_8: access unique_pairs, schedule warp_per_edge feature_tile 32
+      // @trav_7: access unique_pairs, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_pairs;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_8");
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_7");
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_9: linear GEMM, rows pairs
+      // @gemm_8: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
@@ -1653,11 +1437,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @gemm_10: outer GEMM, rows pairs
+      // @gemm_9: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1676,11 +1460,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @gemm_11: linear GEMM, rows etypes
+      // @gemm_10: linear GEMM, rows etypes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_etypes * hp_in_dim;
@@ -1693,30 +1477,41 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.W = b.q;
         a.Y = b.grad2_weight_;
         a.scatter = nullptr;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @trav_12: access none, schedule block_per_type feature_tile 32
+      // @trav_11: access none, schedule block_per_type feature_tile 32
       {
         const int64_t rows = g.num_etypes;
-        const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_12");
+        const int64_t block_scratch_size = [&] {
+          return ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
+        }();
+        const bool block_launch = !hp.hector_deterministic && hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
+        if (rows > 0 && block_launch) {
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+          backward_trav_11<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_11");
+        }
+        else {
+          const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
+          if (rows > 0) {
+            const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+            backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+            hector::trav::check(cudaGetLastError(), "backward_trav_11");
+          }
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+      // @trav_12: access none, schedule warp_per_vertex feature_tile 32
       {
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_13");
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_12");
         }
       }
     }

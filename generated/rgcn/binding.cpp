@@ -119,7 +119,6 @@ namespace hector_gen::rgcn {
     [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
     [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
@@ -140,8 +139,6 @@ namespace hector_gen::rgcn {
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_edges, hp_out_dim}, options);
-    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
     at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
     b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
@@ -210,7 +207,6 @@ namespace hector_gen::rgcn {
       [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
       [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
       [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-      [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
       [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
       [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
       [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;

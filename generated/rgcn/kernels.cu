@@ -163,7 +163,7 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
@@ -177,7 +177,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
   [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
   [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
@@ -186,20 +185,16 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *acc_s0 = scratch + 0;
-  scalar_t *r_grad_msg = scratch + hp_out_dim;
   int64_t cur_s0 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
+    const int64_t v_n = k;
     // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -226,42 +221,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s3: grad_msg[e] = copy(grad_h[n])
-    {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
   }
   if (cur_s0 >= 0) {
     scalar_t *t = b.grad_bias;
@@ -283,7 +242,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
   [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
   [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
@@ -300,9 +258,9 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s4: grad_msg_0[e.pair] += div(grad_msg[e], rel_in_degree[e]) {atomic}
+    // s3: grad_msg_0[e.pair] += div(grad_h[e.dst], rel_in_degree[e]) {atomic}
     {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
       const scalar_t *o1 = (gv.rel_in_degree + v_e);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -335,7 +293,6 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
   [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
   [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
@@ -351,7 +308,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s7: grad_x[n] = add(grad1_x[n], grad2_x[n])
+    // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -468,18 +425,17 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
     [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_W = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
     if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    if (hp.hector_needed_outputs & UINT64_C(0xb)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
     if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
@@ -519,31 +475,16 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
-    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
-      // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      // @trav_2: access none, schedule warp_per_vertex feature_tile 32
       {
-        const int64_t heavy_scratch_size = [&] {
-          const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
-          return (INT64_C(2) * hp_out_dim);
-        }();
-        const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-        const cudaStream_t heavy_stream = streams.heavy;
-        const cudaStream_t warp_stream = streams.warp;
-        if (heavy_launch) {
-          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_2");
-        }
         const int64_t rows = g.num_nodes;
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
-        const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+        const int64_t scratch_size = hp_out_dim;
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
-        hector::trav::joinLaunches(streams, stream);
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3)) {

@@ -44,7 +44,6 @@ namespace hector_gen::rgcn {
     const T *W = nullptr; // param etype_rows[in_dim, out_dim]
     const T *W_self = nullptr; // param global[in_dim, out_dim]
     T *grad1_x = nullptr; // temp node_rows[in_dim]
-    T *grad_msg = nullptr; // temp edge_rows[out_dim]
     T *grad_msg_0 = nullptr; // temp pair_rows[out_dim]
     T *grad2_x = nullptr; // temp node_rows[in_dim]
     T *grad_x = nullptr; // output node_rows[in_dim]

@@ -143,7 +143,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   }
 }
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -154,7 +154,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
   [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
@@ -162,9 +161,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (INT64_C(2) * hp_out_dim);
+  const int64_t scratch_size = hp_out_dim;
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -173,7 +171,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *acc_s0 = scratch + 0;
-    scalar_t *r_grad_msg = scratch + hp_out_dim;
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -204,42 +201,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s3: grad_msg[e] = copy(grad_h[n])
-      {
-        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        scalar_t *t = r_grad_msg;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
@@ -259,7 +220,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
   [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
@@ -279,9 +239,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s4: grad_msg_0[e.pair] += div(grad_msg[e], rel_in_degree[e]) {atomic}
+      // s3: grad_msg_0[e.pair] += div(grad_h[e.dst], rel_in_degree[e]) {atomic}
       {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
         const scalar_t *o1 = (gv.rel_in_degree + v_e);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -312,7 +272,6 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
   [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
   [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
@@ -331,7 +290,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s7: grad_x[n] = add(grad1_x[n], grad2_x[n])
+      // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -415,7 +374,6 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
     [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
@@ -425,7 +383,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_W, b.grad_W + static_cast<size_t>(g.num_etypes * sz_grad_W), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_W_self, b.grad_W_self + static_cast<size_t>(INT64_C(1) * sz_grad_W_self), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0xb)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x3)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
@@ -465,8 +423,8 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         hector::templates::segmentGemmCpu(a);
       }
     }
-    if (hp.hector_needed_outputs & UINT64_C(0xb)) {
-      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x8)) {
+      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3)) {
       backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32

@@ -24,8 +24,9 @@ struct Emitted {
   std::vector<EmittedFile> files;
 };
 
-std::optional<Emitted> compileAndEmit(const std::string &model) {
-  ir::Module source = codegentest::loadBundledModel(model);
+/// Compiles `source` (named `label` in failures) and emits its files.
+std::optional<Emitted> compileAndEmitModule(const ir::Module &source,
+                                            const std::string &label) {
   if (source.name.empty())
     return std::nullopt;
   ir::DiagnosticEngine diags;
@@ -34,16 +35,49 @@ std::optional<Emitted> compileAndEmit(const std::string &model) {
       passes::compileLayer(source, passes::PipelineOptions{}, diags, dump);
   std::ostringstream os;
   diags.print(os);
-  EXPECT_TRUE(layer.has_value()) << model << ":\n" << os.str();
+  EXPECT_TRUE(layer.has_value()) << label << ":\n" << os.str();
   if (!layer)
     return std::nullopt;
   std::optional<std::vector<EmittedFile>> files = emitLayer(*layer, diags);
   diags.print(os);
-  EXPECT_TRUE(files.has_value()) << model << ":\n" << os.str();
+  EXPECT_TRUE(files.has_value()) << label << ":\n" << os.str();
   EXPECT_FALSE(diags.hasErrors()) << os.str();
   if (!files)
     return std::nullopt;
   return Emitted{std::move(*layer), std::move(*files)};
+}
+
+std::optional<Emitted> compileAndEmit(const std::string &model) {
+  return compileAndEmitModule(codegentest::loadBundledModel(model), model);
+}
+
+/// A module whose forward keeps a hoisted store: t[e] is a function of
+/// its destination's row (relu, so broadcast forwarding leaves it), and a
+/// later outgoing loop, which cannot fuse with the incoming one, reads it.
+/// Its node loop also sums x into a global (a partial-atomic reduction).
+const char *kHoistedStoreModule = R"(module @store {
+  hyper d : int = 8
+  input x : node[d]
+  input w : edge[d] const
+  temp t : edge[d]
+  output c : global[d]
+  output g : node[d]
+  foreach n in dst_nodes {
+    c += copy(x[n])
+    foreach e in n.incoming {
+      t[e] = relu(x[n])
+    }
+  }
+  foreach e in edges {
+    g[e.src] += mul(t[e], w[e])
+  }
+}
+)";
+
+/// compileAndEmit for printed inter-op IR.
+std::optional<Emitted> compileAndEmitIr(const std::string &text) {
+  return compileAndEmitModule(codegentest::parseVerified(text, "module.ir"),
+                              "module.ir");
 }
 
 const std::string &fileText(const Emitted &e, const std::string &name) {
@@ -366,26 +400,27 @@ TEST(EmitterCsrArrays, EdgeLoopsReadAttributesAtTheirCsrPosition) {
   }
 }
 
-// rgcn's backward stores the hoisted grad_msg to every incoming edge in a
-// loop with no statements of its own: it is split over workers too, each
-// worker storing its own edges' rows.
+// A hoisted store to every incoming edge, in a loop with no statements of
+// its own, is split over workers too, each worker storing its own edges'
+// rows.
 TEST(EmitterWorkerLoops, HoistedStoreLoopIsSplit) {
-  std::optional<Emitted> e = compileAndEmit("rgcn");
+  std::optional<Emitted> e = compileAndEmitIr(kHoistedStoreModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  EXPECT_EQ(countOf(cu, "for (int64_t k_e = g.dst_ptr[v_n]; k_e < "
-                        "g.dst_ptr[v_n + 1]; ++k_e)"),
+  const std::string kernel = textFrom(cu, "\nforward_trav_0(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "for (int64_t k_e = g.dst_ptr[v_n]; k_e < "
+                            "g.dst_ptr[v_n + 1]; ++k_e)"),
             0u);
-  EXPECT_EQ(countOf(cu, "for (int64_t hector_base_"), 2u);
+  EXPECT_EQ(countOf(kernel, "for (int64_t hector_base_"), 1u);
   // The store is guarded by the worker's activity and sized by the row
   // it stores.
-  EXPECT_EQ(countOf(cu, "if (hector_active_0) HECTOR_FOR_ELEMENTS(i, "
-                        "sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = "
-                        "r_grad_msg[i];"),
+  EXPECT_EQ(countOf(kernel, "if (hector_active_0) HECTOR_FOR_ELEMENTS(i, "
+                            "sz_t) b.t[v_e * sz_t + i] = r_t[i];"),
             1u);
-  // Its widest row is grad_msg's (out_dim).
-  EXPECT_EQ(countOf(cu, "hector::trav::workersFor(hector::trav::maxOf("
-                        "hp_out_dim), kGroupSize);"),
+  // Its widest row is t's (d).
+  EXPECT_EQ(countOf(kernel, "hector::trav::workersFor(hector::trav::maxOf("
+                            "hp_d), kGroupSize);"),
             1u);
 }
 
@@ -589,9 +624,11 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
 }
 
 // A kernel with atomic reductions is never split: what follows a loop
-// runs in every part, and its atomic adds would repeat.
+// runs in every part, and its atomic adds would repeat. In the
+// hoisted-store module, the forward's incoming kernel sums into a global;
+// its outgoing kernel and the backward's kernel do not.
 TEST(EmitterHubSplit, KernelsWithAtomicsKeepOneBlockPerHub) {
-  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  std::optional<Emitted> e = compileAndEmitIr(kHoistedStoreModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   size_t heavyKernels = 0, splitKernels = 0;
@@ -611,24 +648,80 @@ TEST(EmitterHubSplit, KernelsWithAtomicsKeepOneBlockPerHub) {
   EXPECT_EQ(splitKernels, 2u);
 }
 
-// rgat_pyg's backward bias kernel splits its hoisted-store loop over
-// workers, so it gets a heavy launch too; in deterministic mode (it has a
-// partial-atomic reduction) the heavy launch is off.
+// The hoisted-store kernel splits its store loop over workers, so it gets
+// a heavy launch too; in deterministic mode (it has a partial-atomic
+// reduction) the heavy launch is off.
 TEST(EmitterHeavyRows, HoistedStoreKernelHasAHeavyLaunch) {
-  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  std::optional<Emitted> e = compileAndEmitIr(kHoistedStoreModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string kernel = textFrom(cu, "\nbackward_trav_0(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_0(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
                             "g.heavy_dst_rows[k] : k;"),
             1u);
-  EXPECT_EQ(countOf(cu, "backward_trav_0<scalar_t, "
+  EXPECT_EQ(countOf(cu, "forward_trav_0<scalar_t, "
                         "hector::trav::kHeavyGroupSize><<<"),
             1u);
   const std::string host = textFrom(cu, "    // @trav_0:", "\n    }\n");
   EXPECT_EQ(countOf(host, "const bool heavy_launch = !hp.hector_deterministic "
                           "&& g.num_heavy_dst > 0"),
+            1u);
+}
+
+// A loop over relations gets a block per relation: rgat_pyg's backward
+// sums a 64 x 64 outer product per relation into grad_q, which a warp per
+// relation did on a few dozen warps. Deterministic mode (the sum is a
+// partial atomic) keeps the single warp.
+TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string host =
+      textFrom(cu, "      // @trav_11: access none, schedule block_per_type",
+               "\n      }\n");
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(countOf(host, "const int64_t rows = g.num_etypes;"), 1u);
+  EXPECT_EQ(countOf(host, "const bool block_launch = !hp.hector_deterministic "
+                          "&& hector::trav::fitsInBlock(block_scratch_size * "
+                          "sizeof(scalar_t));"),
+            1u);
+  EXPECT_EQ(countOf(host, "hector::trav::heavyLaunchShape(reinterpret_cast<"
+                          "const void *>(&backward_trav_11<scalar_t, "
+                          "hector::trav::kHeavyGroupSize>), rows, "
+                          "block_scratch_size, sizeof(scalar_t));"),
+            1u);
+  // The warp launch is the fallback, one warp in deterministic mode.
+  EXPECT_EQ(countOf(host, "else {"), 1u);
+  EXPECT_EQ(countOf(host, "backward_trav_11<scalar_t, hector::trav::kWarpSize>"
+                          "), rows, scratch_size, sizeof(scalar_t), "
+                          "hp.hector_deterministic);"),
+            1u);
+  // The relation loop is the only one (the flag declared, then tested).
+  EXPECT_EQ(countOf(cu, "block_launch"), 2u);
+}
+
+// A kernel whose rows cost the same and that sums them with partial
+// atomics (rgat_pyg's grad_bias over all nodes) launches one wave, so that
+// each warp adds many rows before its atomic adds; a kernel with edge
+// loops (the forward) keeps a warp per row.
+TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string bias =
+      textFrom(cu, "      // @trav_0: access none", "\n      }\n");
+  EXPECT_EQ(countOf(bias, "hector::trav::oneWaveLaunchShape(reinterpret_cast<"
+                          "const void *>(&backward_trav_0<scalar_t, "
+                          "hector::trav::kWarpSize>), rows, scratch_size, "
+                          "sizeof(scalar_t), hp.hector_deterministic);"),
+            1u)
+      << bias;
+  // ... and the warp fallback of the relation loop summing grad_q.
+  EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 2u);
+  EXPECT_EQ(countOf(cu, "hector::trav::launchShape(reinterpret_cast<const "
+                        "void *>(&forward_trav_4<scalar_t, "
+                        "hector::trav::kWarpSize>)"),
             1u);
 }
 

@@ -131,7 +131,8 @@ TEST_P(IntraGoldenTest, OutputDirHoldsBackwardProgramGoldens) {
 // tests/golden/passes/<model>.<pass>.ir.
 TEST_P(IntraGoldenTest, IrAfterEachPassMatchesGolden) {
   for (const char *pass : {"verify", "infer-shapes", "reorder-linear",
-                           "compact-materialization", "canonicalize-loops",
+                           "compact-materialization", "forward-broadcasts",
+                           "canonicalize-loops",
                            "fuse-loops"}) {
     test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
                                          " --emit=inter-ir --print-after=" +

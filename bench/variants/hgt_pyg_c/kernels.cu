@@ -689,7 +689,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -698,7 +697,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -986,10 +984,10 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_3: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
+backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1029,7 +1027,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -1038,7 +1035,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -1066,30 +1062,18 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_grad_skip = static_cast<int>(INT64_C(1));
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), kGroupSize);
   const int64_t groups_per_block = blockDim.x / kGroupSize;
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_grad_agg = scratch + 0;
-  scalar_t *r_grad_msg = scratch + hp_in_dim;
-  __shared__ hector::trav::HubWork hub_work;
-  if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
-    __syncthreads();
-  }
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
+    const int64_t v_n = k;
     // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
       const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
       const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
-      scalar_t *t = r_grad_agg;
+      scalar_t *t = (b.grad_agg + (v_n) * sz_grad_agg);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_agg) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
@@ -1102,42 +1086,6 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
       }
     }
-    HECTOR_GROUP_SYNC();
-    // s17: grad_msg[e] = copy(grad_agg_0[n])
-    {
-      const scalar_t *o0 = r_grad_agg;
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = hector_span.end;
-      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-      }
-    }
-    HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
   }
 }
@@ -1185,7 +1133,6 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -1194,7 +1141,6 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -1233,9 +1179,9 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s18: d_5[e] = mul(grad_msg[e], msg_0[e.pair])
+    // s17: d_5[e] = mul(grad_agg_0[e.dst], msg_0[e.pair])
     {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
       const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
       scalar_t *t = r_d_5;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
@@ -1251,7 +1197,7 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s19: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
+    // s18: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
     {
       const scalar_t *o0 = r_d_5;
       scalar_t *t = r_grad_alpha;
@@ -1271,9 +1217,9 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s20: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
+    // s19: grad_msg_0[e.pair] += mul(grad_agg_0[e.dst], alpha[e]) {atomic}
     {
-      const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+      const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
       const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -1289,39 +1235,39 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s21: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-    // s22: d_6[e] = div(alpha[e], alpha_sum[e.dst])
-    // s23: d_7[e] = mul(grad_alpha[e], d_6[e])
+    // s20: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+    // s21: d_6[e] = div(alpha[e], alpha_sum[e.dst])
+    // s22: d_7[e] = mul(grad_alpha[e], d_6[e])
     {
-      const scalar_t *s21_o0 = r_grad_alpha;
+      const scalar_t *s20_o0 = r_grad_alpha;
+      const scalar_t *s20_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+      scalar_t *s20_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *s21_o0 = (b.alpha + (v_e) * sz_alpha);
       const scalar_t *s21_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      scalar_t *s21_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-      const scalar_t *s22_o0 = (b.alpha + (v_e) * sz_alpha);
-      const scalar_t *s22_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-      const scalar_t *s23_o0 = r_grad_alpha;
-      scalar_t *s23_t = r_d_7;
+      const scalar_t *s22_o0 = r_grad_alpha;
+      scalar_t *s22_t = r_d_7;
       HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+        scalar_t v_s20;
+        {
+          const scalar_t v = s20_o0[i] / s20_o1[i];
+          v_s20 = v;
+        }
+        s20_t[i] = v_s20;
         scalar_t v_s21;
         {
           const scalar_t v = s21_o0[i] / s21_o1[i];
           v_s21 = v;
         }
-        s21_t[i] = v_s21;
         scalar_t v_s22;
         {
-          const scalar_t v = s22_o0[i] / s22_o1[i];
+          const scalar_t v = s22_o0[i] * v_s21;
           v_s22 = v;
         }
-        scalar_t v_s23;
-        {
-          const scalar_t v = s23_o0[i] * v_s22;
-          v_s23 = v;
-        }
-        s23_t[i] = v_s23;
+        s22_t[i] = v_s22;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s24: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
+    // s23: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
     {
       const scalar_t *o0 = r_d_7;
       scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
@@ -1341,10 +1287,10 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_7: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
+backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1384,7 +1330,6 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -1393,164 +1338,6 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_q = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_k = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_v_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_q_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_k_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad3_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_d_8 = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_grad_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_grad_p_rel = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_out_lin_bias = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_skip = static_cast<int>(INT64_C(1));
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_grad2_alpha_exp = scratch + 0;
-  __shared__ hector::trav::HubWork hub_work;
-  if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
-    __syncthreads();
-  }
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
-    // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = hector_span.end;
-      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-        if (hector_active_0) {
-          const scalar_t *s28_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *s28_o1 = r_grad2_alpha_exp;
-          const scalar_t *s29_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s29_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            scalar_t v_s28;
-            {
-              const scalar_t v = s28_o0[i] + s28_o1[i];
-              v_s28 = v;
-            }
-            scalar_t v_s29;
-            {
-              const scalar_t v = v_s28 * s29_o1[i];
-              v_s29 = v;
-            }
-            s29_t[i] = v_s29;
-          }
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_8: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
-  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_d = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_h_1 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_d_1 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_grad_a = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_d_2 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_d_3 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_grad_a_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_6 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -1585,48 +1372,62 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
   scalar_t *r_grad_alpha_2 = scratch + 0;
   scalar_t *r_grad_alpha_1 = scratch + hp_heads;
-  scalar_t *acc_s32 = scratch + hp_heads + hp_heads;
-  int64_t cur_s32 = -1;
+  scalar_t *acc_s30 = scratch + hp_heads + hp_heads;
+  int64_t cur_s30 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = g.etype_sorted_eid[k];
-    // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
-    // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
+    // s26: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+    // s27: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+    // s28: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
+    // s29: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
     {
-      const scalar_t *s30_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      scalar_t *s30_t = r_grad_alpha_2;
-      const scalar_t *s31_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-      scalar_t *s31_t = r_grad_alpha_1;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-        scalar_t v_s30;
+      const scalar_t *s26_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+      const scalar_t *s26_o1 = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+      const scalar_t *s27_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+      scalar_t *s28_t = r_grad_alpha_2;
+      const scalar_t *s29_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+      scalar_t *s29_t = r_grad_alpha_1;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+        scalar_t v_s26;
         {
-          const scalar_t v = s30_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-          v_s30 = v;
+          const scalar_t v = s26_o0[i] + s26_o1[i];
+          v_s26 = v;
         }
-        s30_t[i] = v_s30;
-        scalar_t v_s31;
+        scalar_t v_s27;
         {
-          const scalar_t v = v_s30 * s31_o1[i];
-          v_s31 = v;
+          const scalar_t v = v_s26 * s27_o1[i];
+          v_s27 = v;
         }
-        s31_t[i] = v_s31;
+        scalar_t v_s28;
+        {
+          const scalar_t v = v_s27 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+          v_s28 = v;
+        }
+        s28_t[i] = v_s28;
+        scalar_t v_s29;
+        {
+          const scalar_t v = v_s28 * s29_o1[i];
+          v_s29 = v;
+        }
+        s29_t[i] = v_s29;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s32: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
+    // s30: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
     {
       const scalar_t *o0 = r_grad_alpha_2;
       const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
       const int64_t row = g.etype[v_e];
-      if (row != cur_s32) {
-        if (cur_s32 >= 0) {
-          scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
+      if (row != cur_s30) {
+        if (cur_s30 >= 0) {
+          scalar_t *t = b.grad_p_rel + cur_s30 * sz_grad_p_rel;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s30[i], hector_ordered);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
-        cur_s32 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s30[i] = scalar_t(0);
+        cur_s30 = row;
       }
-      scalar_t *t = acc_s32;
+      scalar_t *t = acc_s30;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_p_rel) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_p_rel) {
@@ -1640,7 +1441,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s33: grad_alpha_0[e.pair] += mul(grad_alpha_1[e], q[e.dst]) {atomic}
+    // s31: grad_alpha_0[e.pair] += mul(grad_alpha_1[e], q[e.dst]) {atomic}
     {
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
@@ -1658,7 +1459,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s34: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e.pair]) {atomic}
+    // s32: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e.pair]) {atomic}
     {
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.alpha_0 + (g.edge_pair[v_e]) * sz_alpha_0);
@@ -1677,16 +1478,16 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     }
     HECTOR_GROUP_SYNC();
   }
-  if (cur_s32 >= 0) {
-    scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
+  if (cur_s30 >= 0) {
+    scalar_t *t = b.grad_p_rel + cur_s30 * sz_grad_p_rel;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s30[i], hector_ordered);
   }
 }
 
-// @trav_11: access none, schedule warp_per_vertex feature_tile 32
+// @trav_10: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1726,7 +1527,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -1735,7 +1535,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -1768,67 +1567,67 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *acc_s45 = scratch + 0;
-  int64_t cur_s45 = -1;
+  scalar_t *acc_s43 = scratch + 0;
+  int64_t cur_s43 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = g.ntype_sorted_nodes[k];
-    // s38: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
-    // s40: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
-    // s42: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
-    // s43: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
-    // s44: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
+    // s36: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
+    // s38: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
+    // s40: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
+    // s41: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
+    // s42: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
     {
-      const scalar_t *s38_o0 = (b.grad_v + (v_n) * sz_grad_v);
-      const scalar_t *s40_o0 = (b.grad_q + (v_n) * sz_grad_q);
-      const scalar_t *s42_o0 = (b.grad_k + (v_n) * sz_grad_k);
-      scalar_t *s44_t = (b.grad_kqv + (v_n) * sz_grad_kqv);
+      const scalar_t *s36_o0 = (b.grad_v + (v_n) * sz_grad_v);
+      const scalar_t *s38_o0 = (b.grad_q + (v_n) * sz_grad_q);
+      const scalar_t *s40_o0 = (b.grad_k + (v_n) * sz_grad_k);
+      scalar_t *s42_t = (b.grad_kqv + (v_n) * sz_grad_kqv);
       HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
-        scalar_t v_s38;
+        scalar_t v_s36;
         {
           const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
+          const scalar_t v = (col >= 0 && col < hp_in_dim) ? s36_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+          v_s36 = v;
+        }
+        scalar_t v_s38;
+        {
+          const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
           const scalar_t v = (col >= 0 && col < hp_in_dim) ? s38_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
           v_s38 = v;
         }
         scalar_t v_s40;
         {
-          const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
+          const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
           const scalar_t v = (col >= 0 && col < hp_in_dim) ? s40_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
           v_s40 = v;
         }
+        scalar_t v_s41;
+        {
+          const scalar_t v = v_s36 + v_s38;
+          v_s41 = v;
+        }
         scalar_t v_s42;
         {
-          const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
-          const scalar_t v = (col >= 0 && col < hp_in_dim) ? s42_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+          const scalar_t v = v_s41 + v_s40;
           v_s42 = v;
         }
-        scalar_t v_s43;
-        {
-          const scalar_t v = v_s38 + v_s40;
-          v_s43 = v;
-        }
-        scalar_t v_s44;
-        {
-          const scalar_t v = v_s43 + v_s42;
-          v_s44 = v;
-        }
-        s44_t[i] = v_s44;
+        s42_t[i] = v_s42;
       }
     }
     HECTOR_GROUP_SYNC();
-    // s45: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
+    // s43: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
     {
       const scalar_t *o0 = (b.grad_kqv + (v_n) * sz_grad_kqv);
       const int64_t row = g.ntype[v_n];
-      if (row != cur_s45) {
-        if (cur_s45 >= 0) {
-          scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
+      if (row != cur_s43) {
+        if (cur_s43 >= 0) {
+          scalar_t *t = b.grad_kqv_bias + cur_s43 * sz_grad_kqv_bias;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s43[i], hector_ordered);
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = scalar_t(0);
-        cur_s45 = row;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s43[i] = scalar_t(0);
+        cur_s43 = row;
       }
-      scalar_t *t = acc_s45;
+      scalar_t *t = acc_s43;
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv_bias) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv_bias) {
@@ -1843,16 +1642,16 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     }
     HECTOR_GROUP_SYNC();
   }
-  if (cur_s45 >= 0) {
-    scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
+  if (cur_s43 >= 0) {
+    scalar_t *t = b.grad_kqv_bias + cur_s43 * sz_grad_kqv_bias;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s43[i], hector_ordered);
   }
 }
 
-// @trav_14: access none, schedule warp_per_vertex feature_tile 32
+// @trav_13: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1892,7 +1691,6 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_d_5 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>(hp_in_dim);
@@ -1901,7 +1699,6 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_7 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
@@ -1936,7 +1733,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s48: grad_x[n] = add(grad1_x[n], grad2_x[n])
+    // s46: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -2175,7 +1972,6 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -2184,7 +1980,6 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -2210,7 +2005,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
     [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_a'", sz_grad_a}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_a_0'", sz_grad_a_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_agg'", sz_grad_agg}, {"the row size of 'grad_agg_0'", sz_grad_agg_0}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_v'", sz_grad_v}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_v_0'", sz_grad_v_0}, {"the row size of 'grad1_kqv'", sz_grad1_kqv}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_kqv'", sz_grad2_kqv}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad3_kqv'", sz_grad3_kqv}, {"the row size of 'grad_kqv'", sz_grad_kqv}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_kqv_weight'", sz_grad_kqv_weight}, {"the row size of 'grad_kqv_bias'", sz_grad_kqv_bias}, {"the row size of 'grad_k_rel'", sz_grad_k_rel}, {"the row size of 'grad_v_rel'", sz_grad_v_rel}, {"the row size of 'grad_p_rel'", sz_grad_p_rel}, {"the row size of 'grad_out_lin_weight'", sz_grad_out_lin_weight}, {"the row size of 'grad_out_lin_bias'", sz_grad_out_lin_bias}, {"the row size of 'grad_skip'", sz_grad_skip}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'k'", sz_k}, {"the row size of 'q'", sz_q}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'd'", sz_d}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_gate'", sz_grad1_gate}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad2_gate'", sz_grad2_gate}, {"the row size of 'grad_a'", sz_grad_a}, {"the row size of 'grad_gate'", sz_grad_gate}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_a_0'", sz_grad_a_0}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_agg'", sz_grad_agg}, {"the row size of 'grad_agg_0'", sz_grad_agg_0}, {"the row size of 'd_5'", sz_d_5}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_v'", sz_grad_v}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad_alpha_1'", sz_grad_alpha_1}, {"the row size of 'grad_alpha_0'", sz_grad_alpha_0}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_v_0'", sz_grad_v_0}, {"the row size of 'grad1_kqv'", sz_grad1_kqv}, {"the row size of 'grad_q_0'", sz_grad_q_0}, {"the row size of 'grad2_kqv'", sz_grad2_kqv}, {"the row size of 'grad_k_0'", sz_grad_k_0}, {"the row size of 'grad3_kqv'", sz_grad3_kqv}, {"the row size of 'grad_kqv'", sz_grad_kqv}, {"the row size of 'd_8'", sz_d_8}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_kqv_weight'", sz_grad_kqv_weight}, {"the row size of 'grad_kqv_bias'", sz_grad_kqv_bias}, {"the row size of 'grad_k_rel'", sz_grad_k_rel}, {"the row size of 'grad_v_rel'", sz_grad_v_rel}, {"the row size of 'grad_p_rel'", sz_grad_p_rel}, {"the row size of 'grad_out_lin_weight'", sz_grad_out_lin_weight}, {"the row size of 'grad_out_lin_bias'", sz_grad_out_lin_bias}, {"the row size of 'grad_skip'", sz_grad_skip}});
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_alpha_0), stream), "zero-fill grad_alpha_0");
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) hector::trav::check(cudaMemsetAsync(b.grad_alpha_sum, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), stream), "zero-fill grad_alpha_sum");
     if (hp.hector_needed_outputs & UINT64_C(0x7)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_k), stream), "zero-fill grad_k");
@@ -2230,7 +2025,7 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(6));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -2280,35 +2075,15 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
-      // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      // @trav_3: access none, schedule warp_per_vertex feature_tile 32
       {
-        const int64_t heavy_scratch_size = [&] {
-          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kHeavyGroupSize);
-          return (INT64_C(2) * hp_in_dim);
-        }();
-        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-        const cudaStream_t heavy_stream = streams.heavy;
-        const cudaStream_t warp_stream = streams.warp;
-        if (heavy_launch) {
-          hector::trav::HubArgs hub{};
-          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
-          if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, INT64_C(0), sizeof(scalar_t), heavy_stream);
-          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "backward_trav_3");
-          else backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
-          hector::trav::check(cudaGetLastError(), "backward_trav_3");
-          hector::trav::hubRelease(hub, heavy_stream);
-        }
         const int64_t rows = g.num_nodes;
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), hector::trav::kWarpSize);
-        const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
+        const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
+          backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
         }
-        hector::trav::joinLaunches(streams, stream);
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
@@ -2369,51 +2144,19 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-      {
-        const int64_t heavy_scratch_size = [&] {
-          const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-          return hp_heads;
-        }();
-        const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-        const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-        const cudaStream_t heavy_stream = streams.heavy;
-        const cudaStream_t warp_stream = streams.warp;
-        if (heavy_launch) {
-          hector::trav::HubArgs hub{};
-          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
-          if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, INT64_C(0), sizeof(scalar_t), heavy_stream);
-          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "backward_trav_7");
-          else backward_trav_7<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
-          hector::trav::check(cudaGetLastError(), "backward_trav_7");
-          hector::trav::hubRelease(hub, heavy_stream);
-        }
-        const int64_t rows = g.num_nodes;
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t scratch_size = hp_heads;
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
-          hector::trav::check(cudaGetLastError(), "backward_trav_7");
-        }
-        hector::trav::joinLaunches(streams, stream);
-      }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+      // @trav_7: access coo, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_edges;
         const int64_t scratch_size = (INT64_C(3) * hp_heads);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_8");
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_7");
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      // @gemm_9: linear GEMM, rows pairs
+      // @gemm_8: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
@@ -2431,11 +2174,11 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x8)) {
-      // @gemm_10: outer GEMM, rows pairs
+      // @gemm_9: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2454,23 +2197,23 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      // @trav_10: access none, schedule warp_per_vertex feature_tile 32
       {
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_11");
+          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_10");
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_12: linear GEMM, rows nodes
+      // @gemm_11: linear GEMM, rows nodes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_nodes;
@@ -2486,11 +2229,11 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.W = b.kqv_weight;
         a.Y = b.grad2_x;
         a.scatter = nullptr;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @gemm_13: outer GEMM, rows nodes
+      // @gemm_12: outer GEMM, rows nodes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2510,18 +2253,18 @@ backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+      // @trav_13: access none, schedule warp_per_vertex feature_tile 32
       {
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_14<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_14<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_14");
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_13");
         }
       }
     }

@@ -648,7 +648,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -657,7 +656,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -949,7 +947,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_3: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -989,7 +987,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -998,7 +995,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -1025,8 +1021,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_in_dim), kGroupSize);
-  const int64_t scratch_size = (INT64_C(2) * hp_in_dim);
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -1034,8 +1029,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad_agg = scratch + 0;
-    scalar_t *r_grad_msg = scratch + hp_in_dim;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
@@ -1043,7 +1036,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
         const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
-        scalar_t *t = r_grad_agg;
+        scalar_t *t = (b.grad_agg + (v_n) * sz_grad_agg);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_agg) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
@@ -1056,42 +1049,6 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
         }
       }
-      HECTOR_GROUP_SYNC();
-      // s17: grad_msg[e] = copy(grad_agg_0[n])
-      {
-        const scalar_t *o0 = r_grad_agg;
-        scalar_t *t = r_grad_msg;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-        }
-      }
-      HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
     }
   }
@@ -1137,7 +1094,6 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -1146,7 +1102,6 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -1188,9 +1143,9 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s18: d_5[e] = mul(grad_msg[e], msg_0[e])
+      // s17: d_5[e] = mul(grad_agg_0[e.dst], msg_0[e])
       {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
         const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
         scalar_t *t = r_d_5;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
@@ -1206,7 +1161,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s19: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
+      // s18: grad_alpha[e] = sum_to(d_5[e]) shape [heads]
       {
         const scalar_t *o0 = r_d_5;
         scalar_t *t = r_grad_alpha;
@@ -1226,9 +1181,9 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s20: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
+      // s19: grad_msg_0[e] = mul(grad_agg_0[e.dst], alpha[e])
       {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -1244,39 +1199,39 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s23: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-      // s24: d_6[e] = div(alpha[e], alpha_sum[e.dst])
-      // s25: d_7[e] = mul(grad_alpha[e], d_6[e])
+      // s22: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+      // s23: d_6[e] = div(alpha[e], alpha_sum[e.dst])
+      // s24: d_7[e] = mul(grad_alpha[e], d_6[e])
       {
-        const scalar_t *s23_o0 = r_grad_alpha;
+        const scalar_t *s22_o0 = r_grad_alpha;
+        const scalar_t *s22_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        scalar_t *s22_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *s23_o0 = (b.alpha + (v_e) * sz_alpha);
         const scalar_t *s23_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        scalar_t *s23_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const scalar_t *s24_o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *s24_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        const scalar_t *s25_o0 = r_grad_alpha;
-        scalar_t *s25_t = r_d_7;
+        const scalar_t *s24_o0 = r_grad_alpha;
+        scalar_t *s24_t = r_d_7;
         HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+          scalar_t v_s22;
+          {
+            const scalar_t v = s22_o0[i] / s22_o1[i];
+            v_s22 = v;
+          }
+          s22_t[i] = v_s22;
           scalar_t v_s23;
           {
             const scalar_t v = s23_o0[i] / s23_o1[i];
             v_s23 = v;
           }
-          s23_t[i] = v_s23;
           scalar_t v_s24;
           {
-            const scalar_t v = s24_o0[i] / s24_o1[i];
+            const scalar_t v = s24_o0[i] * v_s23;
             v_s24 = v;
           }
-          scalar_t v_s25;
-          {
-            const scalar_t v = s25_o0[i] * v_s24;
-            v_s25 = v;
-          }
-          s25_t[i] = v_s25;
+          s24_t[i] = v_s24;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s26: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
+      // s25: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
       {
         const scalar_t *o0 = r_d_7;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
@@ -1297,7 +1252,7 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_7: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -1337,7 +1292,6 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -1346,156 +1300,6 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad3_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_d_8 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_grad_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t scratch_size = hp_heads;
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad2_alpha_exp = scratch + 0;
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s27: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-      {
-        const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s28: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          // s29: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-          if (hector_active_0) {
-            const scalar_t *s28_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *s28_o1 = r_grad2_alpha_exp;
-            const scalar_t *s29_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s29_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-            HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-              scalar_t v_s28;
-              {
-                const scalar_t v = s28_o0[i] + s28_o1[i];
-                v_s28 = v;
-              }
-              scalar_t v_s29;
-              {
-                const scalar_t v = v_s28 * s29_o1[i];
-                v_s29 = v;
-              }
-              s29_t[i] = v_s29;
-            }
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_8: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_2 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_d_3 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -1533,48 +1337,62 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *r_grad_alpha_2 = scratch + 0;
     scalar_t *r_grad_alpha_1 = scratch + hp_heads;
-    scalar_t *acc_s32 = scratch + hp_heads + hp_heads;
-    int64_t cur_s32 = -1;
+    scalar_t *acc_s30 = scratch + hp_heads + hp_heads;
+    int64_t cur_s30 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = g.etype_sorted_eid[k];
-      // s30: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
-      // s31: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
+      // s26: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+      // s27: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+      // s28: grad_alpha_2[e] = div(grad_alpha_shifted[e], sqrt((in_dim / heads)))
+      // s29: grad_alpha_1[e] = mul(grad_alpha_2[e], p_rel[e.etype])
       {
-        const scalar_t *s30_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        scalar_t *s30_t = r_grad_alpha_2;
-        const scalar_t *s31_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
-        scalar_t *s31_t = r_grad_alpha_1;
-        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_2) {
-          scalar_t v_s30;
+        const scalar_t *s26_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *s26_o1 = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+        const scalar_t *s27_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        scalar_t *s28_t = r_grad_alpha_2;
+        const scalar_t *s29_o1 = (b.p_rel + (g.etype[v_e]) * sz_p_rel);
+        scalar_t *s29_t = r_grad_alpha_1;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+          scalar_t v_s26;
           {
-            const scalar_t v = s30_o0[i] / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-            v_s30 = v;
+            const scalar_t v = s26_o0[i] + s26_o1[i];
+            v_s26 = v;
           }
-          s30_t[i] = v_s30;
-          scalar_t v_s31;
+          scalar_t v_s27;
           {
-            const scalar_t v = v_s30 * s31_o1[i];
-            v_s31 = v;
+            const scalar_t v = v_s26 * s27_o1[i];
+            v_s27 = v;
           }
-          s31_t[i] = v_s31;
+          scalar_t v_s28;
+          {
+            const scalar_t v = v_s27 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+            v_s28 = v;
+          }
+          s28_t[i] = v_s28;
+          scalar_t v_s29;
+          {
+            const scalar_t v = v_s28 * s29_o1[i];
+            v_s29 = v;
+          }
+          s29_t[i] = v_s29;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s32: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
+      // s30: grad_p_rel[e.etype] += mul(grad_alpha_2[e], alpha_1[e]) {partial_atomic}
       {
         const scalar_t *o0 = r_grad_alpha_2;
         const scalar_t *o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
         const int64_t row = g.etype[v_e];
-        if (row != cur_s32) {
-          if (cur_s32 >= 0) {
-            scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
+        if (row != cur_s30) {
+          if (cur_s30 >= 0) {
+            scalar_t *t = b.grad_p_rel + cur_s30 * sz_grad_p_rel;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s30[i], hector_ordered);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s32[i] = scalar_t(0);
-          cur_s32 = row;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) acc_s30[i] = scalar_t(0);
+          cur_s30 = row;
         }
-        scalar_t *t = acc_s32;
+        scalar_t *t = acc_s30;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_p_rel) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_p_rel) {
@@ -1588,7 +1406,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s33: grad_alpha_0[e] = mul(grad_alpha_1[e], q[e.dst])
+      // s31: grad_alpha_0[e] = mul(grad_alpha_1[e], q[e.dst])
       {
         const scalar_t *o0 = r_grad_alpha_1;
         const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
@@ -1606,7 +1424,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s34: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {atomic}
+      // s32: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {atomic}
       {
         const scalar_t *o0 = r_grad_alpha_1;
         const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
@@ -1625,16 +1443,16 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
       HECTOR_GROUP_SYNC();
     }
-    if (cur_s32 >= 0) {
-      scalar_t *t = b.grad_p_rel + cur_s32 * sz_grad_p_rel;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
+    if (cur_s30 >= 0) {
+      scalar_t *t = b.grad_p_rel + cur_s30 * sz_grad_p_rel;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s30[i], hector_ordered);
     }
   }
 }
 
-// @trav_11: access none, schedule warp_per_vertex feature_tile 32
+// @trav_10: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1672,7 +1490,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -1681,7 +1498,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -1717,67 +1533,67 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *acc_s45 = scratch + 0;
-    int64_t cur_s45 = -1;
+    scalar_t *acc_s43 = scratch + 0;
+    int64_t cur_s43 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = g.ntype_sorted_nodes[k];
-      // s38: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
-      // s40: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
-      // s42: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
-      // s43: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
-      // s44: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
+      // s36: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
+      // s38: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
+      // s40: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
+      // s41: d_8[n] = add(grad1_kqv[n], grad2_kqv[n])
+      // s42: grad_kqv[n] = add(d_8[n], grad3_kqv[n])
       {
-        const scalar_t *s38_o0 = (b.grad_v + (v_n) * sz_grad_v);
-        const scalar_t *s40_o0 = (b.grad_q + (v_n) * sz_grad_q);
-        const scalar_t *s42_o0 = (b.grad_k + (v_n) * sz_grad_k);
-        scalar_t *s44_t = (b.grad_kqv + (v_n) * sz_grad_kqv);
+        const scalar_t *s36_o0 = (b.grad_v + (v_n) * sz_grad_v);
+        const scalar_t *s38_o0 = (b.grad_q + (v_n) * sz_grad_q);
+        const scalar_t *s40_o0 = (b.grad_k + (v_n) * sz_grad_k);
+        scalar_t *s42_t = (b.grad_kqv + (v_n) * sz_grad_kqv);
         HECTOR_FOR_ELEMENTS(i, sz_grad1_kqv) {
-          scalar_t v_s38;
+          scalar_t v_s36;
           {
             const int64_t col = i % (INT64_C(3) * hp_in_dim) - (INT64_C(2) * hp_in_dim);
+            const scalar_t v = (col >= 0 && col < hp_in_dim) ? s36_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+            v_s36 = v;
+          }
+          scalar_t v_s38;
+          {
+            const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
             const scalar_t v = (col >= 0 && col < hp_in_dim) ? s38_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
             v_s38 = v;
           }
           scalar_t v_s40;
           {
-            const int64_t col = i % (INT64_C(3) * hp_in_dim) - hp_in_dim;
+            const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
             const scalar_t v = (col >= 0 && col < hp_in_dim) ? s40_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
             v_s40 = v;
           }
+          scalar_t v_s41;
+          {
+            const scalar_t v = v_s36 + v_s38;
+            v_s41 = v;
+          }
           scalar_t v_s42;
           {
-            const int64_t col = i % (INT64_C(3) * hp_in_dim) - INT64_C(0);
-            const scalar_t v = (col >= 0 && col < hp_in_dim) ? s42_o0[(i / (INT64_C(3) * hp_in_dim)) * hp_in_dim + col] : scalar_t(0);
+            const scalar_t v = v_s41 + v_s40;
             v_s42 = v;
           }
-          scalar_t v_s43;
-          {
-            const scalar_t v = v_s38 + v_s40;
-            v_s43 = v;
-          }
-          scalar_t v_s44;
-          {
-            const scalar_t v = v_s43 + v_s42;
-            v_s44 = v;
-          }
-          s44_t[i] = v_s44;
+          s42_t[i] = v_s42;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s45: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
+      // s43: grad_kqv_bias[n.ntype] += copy(grad_kqv[n]) {partial_atomic}
       {
         const scalar_t *o0 = (b.grad_kqv + (v_n) * sz_grad_kqv);
         const int64_t row = g.ntype[v_n];
-        if (row != cur_s45) {
-          if (cur_s45 >= 0) {
-            scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-            HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
+        if (row != cur_s43) {
+          if (cur_s43 >= 0) {
+            scalar_t *t = b.grad_kqv_bias + cur_s43 * sz_grad_kqv_bias;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s43[i], hector_ordered);
           }
-          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s45[i] = scalar_t(0);
-          cur_s45 = row;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) acc_s43[i] = scalar_t(0);
+          cur_s43 = row;
         }
-        scalar_t *t = acc_s45;
+        scalar_t *t = acc_s43;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_kqv_bias) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_kqv_bias) {
@@ -1792,16 +1608,16 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
       HECTOR_GROUP_SYNC();
     }
-    if (cur_s45 >= 0) {
-      scalar_t *t = b.grad_kqv_bias + cur_s45 * sz_grad_kqv_bias;
-      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s45[i], hector_ordered);
+    if (cur_s43 >= 0) {
+      scalar_t *t = b.grad_kqv_bias + cur_s43 * sz_grad_kqv_bias;
+      HECTOR_FOR_ELEMENTS(i, sz_grad_kqv_bias) hector::trav::accumulate(t + i, acc_s43[i], hector_ordered);
     }
   }
 }
 
-// @trav_14: access none, schedule warp_per_vertex feature_tile 32
+// @trav_13: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1839,7 +1655,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
   [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -1848,7 +1663,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -1886,7 +1700,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s48: grad_x[n] = add(grad1_x[n], grad2_x[n])
+      // s46: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -2068,7 +1882,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_4 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_agg_0 = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_grad_msg = hp_in_dim;
     [[maybe_unused]] const int64_t sz_d_5 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = hp_in_dim;
@@ -2077,7 +1890,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_6 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_7 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
@@ -2161,7 +1973,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
-      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
       backward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access coo, schedule warp_per_edge feature_tile 32
@@ -2214,13 +2026,10 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      backward_trav_8<scalar_t>(g, gv, b, hp); // @trav_8: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      // @gemm_9: linear GEMM, rows edges
+      // @gemm_8: linear GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_edges;
@@ -2243,7 +2052,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x8)) {
-      // @gemm_10: outer GEMM, rows edges
+      // @gemm_9: outer GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2267,10 +2076,10 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_12: linear GEMM, rows nodes
+      // @gemm_11: linear GEMM, rows nodes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_nodes;
@@ -2290,7 +2099,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @gemm_13: outer GEMM, rows nodes
+      // @gemm_12: outer GEMM, rows nodes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -2314,7 +2123,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_14<scalar_t>(g, gv, b, hp); // @trav_14: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
     }
   }
 

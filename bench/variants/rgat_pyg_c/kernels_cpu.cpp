@@ -345,7 +345,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   }
 }
 
-// @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_0: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -365,7 +365,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -374,7 +373,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -393,9 +391,8 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim)), kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (INT64_C(2) * hp_heads * hp_out_dim);
+  const int64_t scratch_size = (hp_heads * hp_out_dim);
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -404,7 +401,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
     scalar_t *acc_s0 = scratch + 0;
-    scalar_t *r_grad_msg = scratch + (hp_heads * hp_out_dim);
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -435,42 +431,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s2: grad_msg[e] = copy(grad_h_0[n])
-      {
-        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        scalar_t *t = r_grad_msg;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          if (hector_active_0) HECTOR_FOR_ELEMENTS(i, sz_grad_msg) b.grad_msg[v_e * sz_grad_msg + i] = r_grad_msg[i];
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
     }
     if (cur_s0 >= 0) {
       scalar_t *t = b.grad_bias;
@@ -499,7 +459,6 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -508,7 +467,6 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -542,9 +500,9 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s3: d_1[e] = mul(grad_msg[e], msg_0[e.pair])
+      // s2: d_1[e] = mul(grad_h_0[e.dst], msg_0[e.pair])
       {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
         const scalar_t *o1 = (b.msg_0 + (g.edge_pair[v_e]) * sz_msg_0);
         scalar_t *t = r_d_1;
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
@@ -560,7 +518,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
+      // s3: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
       {
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad_alpha;
@@ -580,9 +538,9 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s5: grad_msg_0[e.pair] += mul(grad_msg[e], alpha[e]) {atomic}
+      // s4: grad_msg_0[e.pair] += mul(grad_h_0[e.dst], alpha[e]) {atomic}
       {
-        const scalar_t *o0 = (b.grad_msg + (v_e) * sz_grad_msg);
+        const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -598,39 +556,39 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-      // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-      // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
+      // s5: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+      // s6: d_2[e] = div(alpha[e], alpha_sum[e.dst])
+      // s7: d_3[e] = mul(grad_alpha[e], d_2[e])
       {
-        const scalar_t *s6_o0 = r_grad_alpha;
+        const scalar_t *s5_o0 = r_grad_alpha;
+        const scalar_t *s5_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
+        scalar_t *s5_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *s6_o0 = (b.alpha + (v_e) * sz_alpha);
         const scalar_t *s6_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        scalar_t *s6_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-        const scalar_t *s7_o0 = (b.alpha + (v_e) * sz_alpha);
-        const scalar_t *s7_o1 = (b.alpha_sum + (g.dst[v_e]) * sz_alpha_sum);
-        const scalar_t *s8_o0 = r_grad_alpha;
-        scalar_t *s8_t = r_d_3;
+        const scalar_t *s7_o0 = r_grad_alpha;
+        scalar_t *s7_t = r_d_3;
         HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+          scalar_t v_s5;
+          {
+            const scalar_t v = s5_o0[i] / s5_o1[i];
+            v_s5 = v;
+          }
+          s5_t[i] = v_s5;
           scalar_t v_s6;
           {
             const scalar_t v = s6_o0[i] / s6_o1[i];
             v_s6 = v;
           }
-          s6_t[i] = v_s6;
           scalar_t v_s7;
           {
-            const scalar_t v = s7_o0[i] / s7_o1[i];
+            const scalar_t v = s7_o0[i] * v_s6;
             v_s7 = v;
           }
-          scalar_t v_s8;
-          {
-            const scalar_t v = s8_o0[i] * v_s7;
-            v_s8 = v;
-          }
-          s8_t[i] = v_s8;
+          s7_t[i] = v_s7;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s9: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
+      // s8: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
       {
         const scalar_t *o0 = r_d_3;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
@@ -651,7 +609,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access coo, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
@@ -671,7 +629,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -680,128 +637,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t scratch_size = hp_heads;
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_grad2_alpha_exp = scratch + 0;
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-      {
-        const scalar_t *o0 = (b.grad_alpha_sum + (v_n) * sz_grad_alpha_sum);
-        scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
-          if (hector_active_0) {
-            const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *s12_o1 = r_grad2_alpha_exp;
-            const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-            HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-              scalar_t v_s12;
-              {
-                const scalar_t v = s12_o0[i] + s12_o1[i];
-                v_s12 = v;
-              }
-              scalar_t v_s13;
-              {
-                const scalar_t v = v_s12 * s13_o1[i];
-                v_s13 = v;
-              }
-              s13_t[i] = v_s13;
-            }
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_3: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
-void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -832,28 +667,42 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
-      // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
+      // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+      // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+      // s12: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
+      // s13: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
       {
-        const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
-        HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          scalar_t v_s14;
+        const scalar_t *s10_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+        const scalar_t *s10_o1 = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
+        const scalar_t *s11_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+        const scalar_t *s12_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        scalar_t *s13_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
+          scalar_t v_s10;
           {
-            const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-            v_s14 = v;
+            const scalar_t v = s10_o0[i] + s10_o1[i];
+            v_s10 = v;
           }
-          scalar_t v_s15;
+          scalar_t v_s11;
           {
-            const scalar_t v = s15_o0[i] * v_s14;
-            v_s15 = v;
+            const scalar_t v = v_s10 * s11_o1[i];
+            v_s11 = v;
           }
-          s15_t[i] = v_s15;
+          scalar_t v_s12;
+          {
+            const scalar_t v = hector::trav::leakyReluGrad(s12_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            v_s12 = v;
+          }
+          scalar_t v_s13;
+          {
+            const scalar_t v = v_s11 * v_s12;
+            v_s13 = v;
+          }
+          s13_t[i] = v_s13;
         }
       }
       HECTOR_GROUP_SYNC();
-      // s16: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
+      // s14: grad_alpha_1[e.pair] += copy(grad_alpha_2[e]) {atomic}
       {
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
@@ -874,9 +723,9 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
+// @trav_9: access unique_pairs, schedule warp_per_edge feature_tile 32
 template <typename scalar_t>
-void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -894,7 +743,6 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -903,7 +751,6 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -933,7 +780,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_p = k;
-      // s23: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
+      // s21: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
       {
         const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
         const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
@@ -955,9 +802,9 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_13: access none, schedule warp_per_vertex feature_tile 32
+// @trav_12: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -975,7 +822,6 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -984,7 +830,6 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -1014,7 +859,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s26: grad_x[n] = add(grad1_x[n], grad2_x[n])
+      // s24: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -1036,9 +881,9 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_14: access none, schedule block_per_type feature_tile 32
+// @trav_13: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t>
-void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1056,7 +901,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -1065,7 +909,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
   [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -1095,7 +938,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_r = k;
-      // s27: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
+      // s25: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
       {
         const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
         const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
@@ -1233,7 +1076,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -1242,7 +1084,6 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
     [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -1266,22 +1107,21 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0xf)) std::fill(b.grad_alpha_1, b.grad_alpha_1 + static_cast<size_t>(g.num_pairs * sz_grad_alpha_1), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0xf)) std::fill(b.grad_alpha_sum, b.grad_alpha_sum + static_cast<size_t>(g.num_nodes * sz_grad_alpha_sum), scalar_t(0));
-    std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0xf)) std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_pairs * sz_grad_msg_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
-    backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    if (hp.hector_needed_outputs & UINT64_C(0x10)) {
+      backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+    }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
       backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3)) {
-      // @gemm_4: linear GEMM, rows edges
+      // @gemm_3: linear GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_edges;
@@ -1298,7 +1138,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x4)) {
-      // @gemm_5: outer GEMM, rows edges
+      // @gemm_4: outer GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1319,7 +1159,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_6: linear GEMM, rows edges
+      // @gemm_5: linear GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_edges;
@@ -1342,7 +1182,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @gemm_7: outer GEMM, rows edges
+      // @gemm_6: outer GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1366,7 +1206,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3)) {
-      // @gemm_8: linear GEMM, rows pairs
+      // @gemm_7: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
@@ -1383,7 +1223,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x8)) {
-      // @gemm_9: outer GEMM, rows pairs
+      // @gemm_8: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1404,10 +1244,10 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3)) {
-      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access unique_pairs, schedule warp_per_edge feature_tile 32
+      backward_trav_9<scalar_t>(g, gv, b, hp); // @trav_9: access unique_pairs, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_11: linear GEMM, rows pairs
+      // @gemm_10: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
@@ -1429,7 +1269,7 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @gemm_12: outer GEMM, rows pairs
+      // @gemm_11: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1452,10 +1292,10 @@ void backward_trav_14([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      backward_trav_14<scalar_t>(g, gv, b, hp); // @trav_14: access none, schedule block_per_type feature_tile 32
+      backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule block_per_type feature_tile 32
     }
   }
 

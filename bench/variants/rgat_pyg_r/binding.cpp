@@ -162,7 +162,6 @@ namespace hector_gen::rgat_pyg_r {
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -171,7 +170,6 @@ namespace hector_gen::rgat_pyg_r {
     [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -318,7 +316,6 @@ namespace hector_gen::rgat_pyg_r {
       [[maybe_unused]] const int64_t sz_alpha = hp_heads;
       [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-      [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
       [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -327,7 +324,6 @@ namespace hector_gen::rgat_pyg_r {
       [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
       [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-      [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
       [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
       [[maybe_unused]] const int64_t sz_d_4 = hp_heads;

@@ -408,7 +408,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -417,7 +416,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -439,7 +437,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
@@ -447,13 +445,11 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *w_acc_s10 = scratch + 0;
-  scalar_t *w_r_d_1 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
-  scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0);
-  scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
-  scalar_t *r_grad_msg = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim);
-  scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
-  scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
+  scalar_t *w_acc_s9 = scratch + 0;
+  scalar_t *w_r_d_1 = scratch + (hector_stride_w_acc_s9 * hector_workers_0);
+  scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0);
+  scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
+  scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim);
   int64_t cur_s0 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
@@ -485,29 +481,12 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s2: grad_msg[e] = copy(grad_h_0[n])
-    {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      scalar_t *t = r_grad_msg;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_grad_alpha_sum;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
     }
     HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_0) w_acc_s9[i] = scalar_t(0);
     HECTOR_GROUP_SYNC();
     {
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -523,9 +502,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
+        // s2: d_1[e] = mul(grad_h_0[e.dst], msg_0[e])
         if (hector_active_0) {
-          const scalar_t *o0 = r_grad_msg;
+          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
           const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
           scalar_t *t = r_d_1;
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
@@ -541,7 +520,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           }
         }
         HECTOR_GROUP_SYNC();
-        // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
+        // s3: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
         if (hector_active_0) {
           const scalar_t *o0 = r_d_1;
           scalar_t *t = r_grad_alpha;
@@ -561,9 +540,9 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           }
         }
         HECTOR_GROUP_SYNC();
-        // s5: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
+        // s4: grad_msg_0[e] = mul(grad_h_0[e.dst], alpha[e])
         if (hector_active_0) {
-          const scalar_t *o0 = r_grad_msg;
+          const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
           const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
           scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -579,41 +558,41 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           }
         }
         HECTOR_GROUP_SYNC();
-        // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-        // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-        // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
-        // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
+        // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+        // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
+        // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
+        // s9: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s7_o0 = r_grad_alpha;
+          const scalar_t *s6_o0 = r_grad_alpha;
+          const scalar_t *s6_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          scalar_t *s6_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s7_o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *s7_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
-          const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          const scalar_t *s9_o0 = r_grad_alpha;
-          scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
+          const scalar_t *s8_o0 = r_grad_alpha;
+          scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
           HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+            scalar_t v_s6;
+            {
+              const scalar_t v = s6_o0[i] / s6_o1[i];
+              v_s6 = v;
+            }
+            s6_t[i] = v_s6;
             scalar_t v_s7;
             {
               const scalar_t v = s7_o0[i] / s7_o1[i];
               v_s7 = v;
             }
-            s7_t[i] = v_s7;
             scalar_t v_s8;
             {
-              const scalar_t v = s8_o0[i] / s8_o1[i];
+              const scalar_t v = s8_o0[i] * v_s7;
               v_s8 = v;
             }
             scalar_t v_s9;
             {
-              const scalar_t v = s9_o0[i] * v_s8;
+              const scalar_t v = -v_s8;
               v_s9 = v;
             }
-            scalar_t v_s10;
-            {
-              const scalar_t v = -v_s9;
-              v_s10 = v;
-            }
-            s10_t[i] += v_s10;
+            s9_t[i] += v_s9;
           }
         }
         HECTOR_GROUP_SYNC();
@@ -623,17 +602,17 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     {
       scalar_t *t = r_grad_alpha_sum;
       if constexpr (kGroupSize > hector::trav::kWarpSize) {
-        const int hector_fold_s10 = hector::trav::foldLanes(sz_grad_alpha_sum, hector_workers_0, kGroupSize);
-        for (int hector_i0 = 0; hector_i0 < sz_grad_alpha_sum; hector_i0 += kGroupSize / hector_fold_s10) {
-          const int i = hector_i0 + hector_lane / hector_fold_s10;
-          const int hector_part = hector_lane % hector_fold_s10;
+        const int hector_fold_s9 = hector::trav::foldLanes(sz_grad_alpha_sum, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_grad_alpha_sum; hector_i0 += kGroupSize / hector_fold_s9) {
+          const int i = hector_i0 + hector_lane / hector_fold_s9;
+          const int hector_part = hector_lane % hector_fold_s9;
           scalar_t acc = scalar_t(0);
           if (i < sz_grad_alpha_sum) {
-            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s10) {
-              acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s9) {
+              acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
             }
           }
-          acc = hector::trav::foldSum(acc, hector_fold_s10);
+          acc = hector::trav::foldSum(acc, hector_fold_s9);
           if (i < sz_grad_alpha_sum && hector_part == 0) {
             t[i] += acc;
           }
@@ -643,30 +622,13 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
           scalar_t acc = scalar_t(0);
           for (int64_t w = 0; w < hector_workers_0; ++w) {
-            acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+            acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
           }
           t[i] += acc;
         }
       }
     }
     if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-    HECTOR_GROUP_SYNC();
-    // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-    {
-      const scalar_t *o0 = r_grad_alpha_sum;
-      scalar_t *t = r_grad2_alpha_exp;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
@@ -682,25 +644,25 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-        // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-        // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+        // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+        // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_1) {
-          const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-          const scalar_t *s12_o1 = r_grad2_alpha_exp;
-          const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+          const scalar_t *s10_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s10_o1 = r_grad_alpha_sum;
+          const scalar_t *s11_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *s11_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-            scalar_t v_s12;
+            scalar_t v_s10;
             {
-              const scalar_t v = s12_o0[i] + s12_o1[i];
-              v_s12 = v;
+              const scalar_t v = s10_o0[i] + s10_o1[i];
+              v_s10 = v;
             }
-            scalar_t v_s13;
+            scalar_t v_s11;
             {
-              const scalar_t v = v_s12 * s13_o1[i];
-              v_s13 = v;
+              const scalar_t v = v_s10 * s11_o1[i];
+              v_s11 = v;
             }
-            s13_t[i] = v_s13;
+            s11_t[i] = v_s11;
           }
         }
       }
@@ -737,7 +699,6 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -746,7 +707,6 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -772,24 +732,24 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
-    // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
+    // s12: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
+    // s13: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
     {
-      const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-      const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-      scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+      const scalar_t *s12_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+      const scalar_t *s13_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+      scalar_t *s13_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
       HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-        scalar_t v_s14;
+        scalar_t v_s12;
         {
-          const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-          v_s14 = v;
+          const scalar_t v = hector::trav::leakyReluGrad(s12_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+          v_s12 = v;
         }
-        scalar_t v_s15;
+        scalar_t v_s13;
         {
-          const scalar_t v = s15_o0[i] * v_s14;
-          v_s15 = v;
+          const scalar_t v = s13_o0[i] * v_s12;
+          v_s13 = v;
         }
-        s15_t[i] = v_s15;
+        s13_t[i] = v_s13;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -819,7 +779,6 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -828,7 +787,6 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -854,7 +812,7 @@ backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
-    // s22: grad_outj[e] = add(grad1_outj[e], grad2_outj[e])
+    // s20: grad_outj[e] = add(grad1_outj[e], grad2_outj[e])
     {
       const scalar_t *o0 = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
       const scalar_t *o1 = (b.grad2_outj + (v_e) * sz_grad2_outj);
@@ -898,7 +856,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -907,7 +864,6 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -933,7 +889,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s25: grad_x[n] = add(grad1_x[n], grad2_x[n])
+    // s23: grad_x[n] = add(grad1_x[n], grad2_x[n])
     {
       const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
       const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -977,7 +933,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_msg = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
   [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
@@ -986,7 +941,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
@@ -1012,7 +966,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_r = k;
-    // s26: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
+    // s24: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
     {
       const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
       const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
@@ -1192,7 +1146,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -1201,7 +1154,6 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -1218,7 +1170,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'outj'", sz_outj}, {"the row size of 'outi'", sz_outi}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'grad_msg'", sz_grad_msg}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad2_alpha_exp'", sz_grad2_alpha_exp}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outi'", sz_grad_outi}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'outj'", sz_outj}, {"the row size of 'outi'", sz_outi}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outi'", sz_grad_outi}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
     if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
     if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad2_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_), stream), "zero-fill grad2_weight_");
@@ -1231,10 +1183,10 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t heavy_scratch_size = [&] {
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
-        return (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+        return ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
       }();
       const bool heavy_launch = !hp.hector_deterministic && g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
       const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
@@ -1248,10 +1200,10 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
-      const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
       const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, hector::trav::kWarpSize);
       const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
-      const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+      const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
@@ -1469,11 +1421,22 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       // @trav_12: access none, schedule block_per_type feature_tile 32
       {
         const int64_t rows = g.num_etypes;
-        const int64_t scratch_size = INT64_C(0);
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        const int64_t block_scratch_size = [&] {
+          return INT64_C(0);
+        }();
+        const bool block_launch = hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
+        if (rows > 0 && block_launch) {
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+          backward_trav_12<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_12");
+        }
+        else {
+          const int64_t scratch_size = INT64_C(0);
+          if (rows > 0) {
+            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+            backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+            hector::trav::check(cudaGetLastError(), "backward_trav_12");
+          }
         }
       }
     }

@@ -365,7 +365,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -374,7 +373,6 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -394,11 +392,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
   const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
-  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const bool hector_ordered = hp.hector_deterministic;
-  const int64_t scratch_size = (((INT64_C(2) * hp_heads) + (INT64_C(2) * hp_heads * hp_out_dim)) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
   #pragma omp parallel if (!hector_ordered)
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -406,13 +404,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *w_acc_s10 = scratch + 0;
-    scalar_t *w_r_d_1 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
-    scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0);
-    scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
-    scalar_t *r_grad_msg = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim);
-    scalar_t *r_grad2_alpha_exp = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim) + (hp_heads * hp_out_dim) + hp_heads;
+    scalar_t *w_acc_s9 = scratch + 0;
+    scalar_t *w_r_d_1 = scratch + (hector_stride_w_acc_s9 * hector_workers_0);
+    scalar_t *w_r_grad_alpha = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0);
+    scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
+    scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + (hp_heads * hp_out_dim);
     int64_t cur_s0 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
@@ -443,29 +439,12 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         }
       }
       HECTOR_GROUP_SYNC();
-      // s2: grad_msg[e] = copy(grad_h_0[n])
-      {
-        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-        scalar_t *t = r_grad_msg;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
       {
         scalar_t *t = r_grad_alpha_sum;
         HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
       }
       HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = scalar_t(0);
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_0) w_acc_s9[i] = scalar_t(0);
       HECTOR_GROUP_SYNC();
       {
         const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
@@ -481,9 +460,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s3: d_1[e] = mul(grad_msg[e], msg_0[e])
+          // s2: d_1[e] = mul(grad_h_0[e.dst], msg_0[e])
           if (hector_active_0) {
-            const scalar_t *o0 = r_grad_msg;
+            const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
             scalar_t *t = r_d_1;
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
@@ -499,7 +478,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             }
           }
           HECTOR_GROUP_SYNC();
-          // s4: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
+          // s3: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
           if (hector_active_0) {
             const scalar_t *o0 = r_d_1;
             scalar_t *t = r_grad_alpha;
@@ -519,9 +498,9 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             }
           }
           HECTOR_GROUP_SYNC();
-          // s5: grad_msg_0[e] = mul(grad_msg[e], alpha[e])
+          // s4: grad_msg_0[e] = mul(grad_h_0[e.dst], alpha[e])
           if (hector_active_0) {
-            const scalar_t *o0 = r_grad_msg;
+            const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
             scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
@@ -537,41 +516,41 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             }
           }
           HECTOR_GROUP_SYNC();
-          // s7: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
-          // s8: d_2[e] = div(alpha[e], alpha_sum[e.dst])
-          // s9: d_3[e] = mul(grad_alpha[e], d_2[e])
-          // s10: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
+          // s6: grad1_alpha_exp[e] = div(grad_alpha[e], alpha_sum[e.dst])
+          // s7: d_2[e] = div(alpha[e], alpha_sum[e.dst])
+          // s8: d_3[e] = mul(grad_alpha[e], d_2[e])
+          // s9: grad_alpha_sum[n] += neg(d_3[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s7_o0 = r_grad_alpha;
+            const scalar_t *s6_o0 = r_grad_alpha;
+            const scalar_t *s6_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *s6_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s7_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *s7_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            const scalar_t *s9_o0 = r_grad_alpha;
-            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
+            const scalar_t *s8_o0 = r_grad_alpha;
+            scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
             HECTOR_FOR_ELEMENTS(i, sz_grad1_alpha_exp) {
+              scalar_t v_s6;
+              {
+                const scalar_t v = s6_o0[i] / s6_o1[i];
+                v_s6 = v;
+              }
+              s6_t[i] = v_s6;
               scalar_t v_s7;
               {
                 const scalar_t v = s7_o0[i] / s7_o1[i];
                 v_s7 = v;
               }
-              s7_t[i] = v_s7;
               scalar_t v_s8;
               {
-                const scalar_t v = s8_o0[i] / s8_o1[i];
+                const scalar_t v = s8_o0[i] * v_s7;
                 v_s8 = v;
               }
               scalar_t v_s9;
               {
-                const scalar_t v = s9_o0[i] * v_s8;
+                const scalar_t v = -v_s8;
                 v_s9 = v;
               }
-              scalar_t v_s10;
-              {
-                const scalar_t v = -v_s9;
-                v_s10 = v;
-              }
-              s10_t[i] += v_s10;
+              s9_t[i] += v_s9;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -581,17 +560,17 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         scalar_t *t = r_grad_alpha_sum;
         if constexpr (kGroupSize > hector::trav::kWarpSize) {
-          const int hector_fold_s10 = hector::trav::foldLanes(sz_grad_alpha_sum, hector_workers_0, kGroupSize);
-          for (int hector_i0 = 0; hector_i0 < sz_grad_alpha_sum; hector_i0 += kGroupSize / hector_fold_s10) {
-            const int i = hector_i0 + hector_lane / hector_fold_s10;
-            const int hector_part = hector_lane % hector_fold_s10;
+          const int hector_fold_s9 = hector::trav::foldLanes(sz_grad_alpha_sum, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_grad_alpha_sum; hector_i0 += kGroupSize / hector_fold_s9) {
+            const int i = hector_i0 + hector_lane / hector_fold_s9;
+            const int hector_part = hector_lane % hector_fold_s9;
             scalar_t acc = scalar_t(0);
             if (i < sz_grad_alpha_sum) {
-              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s10) {
-                acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s9) {
+                acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s10);
+            acc = hector::trav::foldSum(acc, hector_fold_s9);
             if (i < sz_grad_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -601,30 +580,13 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) {
             scalar_t acc = scalar_t(0);
             for (int64_t w = 0; w < hector_workers_0; ++w) {
-              acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
+              acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
             }
             t[i] += acc;
           }
         }
       }
       if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      // s11: grad2_alpha_exp[e] = copy(grad_alpha_sum[n])
-      {
-        const scalar_t *o0 = r_grad_alpha_sum;
-        scalar_t *t = r_grad2_alpha_exp;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_alpha_exp) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_alpha_exp) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
       HECTOR_GROUP_SYNC();
@@ -640,25 +602,25 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
           [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
-          // s12: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad2_alpha_exp[e])
-          // s13: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
+          // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
+          // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {
-            const scalar_t *s12_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
-            const scalar_t *s12_o1 = r_grad2_alpha_exp;
-            const scalar_t *s13_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            scalar_t *s13_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+            const scalar_t *s10_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s10_o1 = r_grad_alpha_sum;
+            const scalar_t *s11_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s11_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
             HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_exp) {
-              scalar_t v_s12;
+              scalar_t v_s10;
               {
-                const scalar_t v = s12_o0[i] + s12_o1[i];
-                v_s12 = v;
+                const scalar_t v = s10_o0[i] + s10_o1[i];
+                v_s10 = v;
               }
-              scalar_t v_s13;
+              scalar_t v_s11;
               {
-                const scalar_t v = v_s12 * s13_o1[i];
-                v_s13 = v;
+                const scalar_t v = v_s10 * s11_o1[i];
+                v_s11 = v;
               }
-              s13_t[i] = v_s13;
+              s11_t[i] = v_s11;
             }
           }
         }
@@ -693,7 +655,6 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -702,7 +663,6 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -731,24 +691,24 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s14: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
-      // s15: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
+      // s12: d_4[e] = leaky_relu_grad(alpha_2[e], slope)
+      // s13: grad_alpha_2[e] = mul(grad_alpha_shifted[e], d_4[e])
       {
-        const scalar_t *s14_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
-        const scalar_t *s15_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
-        scalar_t *s15_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
+        const scalar_t *s12_o0 = (b.alpha_2 + (v_e) * sz_alpha_2);
+        const scalar_t *s13_o0 = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
+        scalar_t *s13_t = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         HECTOR_FOR_ELEMENTS(i, sz_d_4) {
-          scalar_t v_s14;
+          scalar_t v_s12;
           {
-            const scalar_t v = hector::trav::leakyReluGrad(s14_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
-            v_s14 = v;
+            const scalar_t v = hector::trav::leakyReluGrad(s12_o0[i], static_cast<scalar_t>(static_cast<double>(hp_slope)));
+            v_s12 = v;
           }
-          scalar_t v_s15;
+          scalar_t v_s13;
           {
-            const scalar_t v = s15_o0[i] * v_s14;
-            v_s15 = v;
+            const scalar_t v = s13_o0[i] * v_s12;
+            v_s13 = v;
           }
-          s15_t[i] = v_s15;
+          s13_t[i] = v_s13;
         }
       }
       HECTOR_GROUP_SYNC();
@@ -776,7 +736,6 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -785,7 +744,6 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -814,7 +772,7 @@ void backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_e = k;
-      // s22: grad_outj[e] = add(grad1_outj[e], grad2_outj[e])
+      // s20: grad_outj[e] = add(grad1_outj[e], grad2_outj[e])
       {
         const scalar_t *o0 = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
         const scalar_t *o1 = (b.grad2_outj + (v_e) * sz_grad2_outj);
@@ -856,7 +814,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -865,7 +822,6 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -894,7 +850,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s25: grad_x[n] = add(grad1_x[n], grad2_x[n])
+      // s23: grad_x[n] = add(grad1_x[n], grad2_x[n])
       {
         const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
         const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
@@ -936,7 +892,6 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -945,7 +900,6 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
   [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
   [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
@@ -974,7 +928,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_r = k;
-      // s26: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
+      // s24: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
       {
         const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
         const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
@@ -1113,7 +1067,6 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_grad_msg = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
@@ -1122,7 +1075,6 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_grad2_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
     [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
     [[maybe_unused]] const int64_t sz_d_4 = hp_heads;

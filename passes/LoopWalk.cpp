@@ -1,0 +1,66 @@
+#include "passes/LoopWalk.h"
+
+#include <algorithm>
+
+namespace hector::passes {
+namespace {
+
+bool dropEmptyLoops(std::vector<ir::BodyItem> &body) {
+  bool dropped = false;
+  for (size_t i = 0; i < body.size();) {
+    auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&body[i]);
+    if (inner) {
+      dropped = dropEmptyLoops((*inner)->body) || dropped;
+      if ((*inner)->body.empty()) {
+        body.erase(body.begin() + i);
+        dropped = true;
+        continue;
+      }
+    }
+    ++i;
+  }
+  return dropped;
+}
+
+} // namespace
+
+bool isEdgeLoop(ir::LoopKind kind) {
+  return kind == ir::LoopKind::Edges || kind == ir::LoopKind::Incoming ||
+         kind == ir::LoopKind::Outgoing;
+}
+
+void forEachLoop(ir::Loop &loop, std::vector<ir::Loop *> &scopes,
+                 const std::function<void(ir::Loop &,
+                                          std::vector<ir::Loop *> &)> &f) {
+  scopes.push_back(&loop);
+  f(loop, scopes);
+  for (ir::BodyItem &item : loop.body)
+    if (auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&item))
+      forEachLoop(**inner, scopes, f);
+  scopes.pop_back();
+}
+
+void forEachStmt(ir::Module &m,
+                 const std::function<void(ir::Stmt &,
+                                          const std::vector<ir::Loop *> &)> &f) {
+  std::vector<ir::Loop *> scopes;
+  for (auto &top : m.loops)
+    forEachLoop(*top, scopes, [&](ir::Loop &loop, std::vector<ir::Loop *> &s) {
+      for (ir::BodyItem &item : loop.body)
+        if (auto *stmt = std::get_if<ir::Stmt>(&item))
+          f(*stmt, s);
+    });
+}
+
+bool dropEmptyLoops(ir::Module &m) {
+  bool dropped = false;
+  for (auto &top : m.loops)
+    dropped = dropEmptyLoops(top->body) || dropped;
+  auto empty = [](const auto &loop) { return loop->body.empty(); };
+  auto firstEmpty = std::remove_if(m.loops.begin(), m.loops.end(), empty);
+  dropped = dropped || firstEmpty != m.loops.end();
+  m.loops.erase(firstEmpty, m.loops.end());
+  return dropped;
+}
+
+} // namespace hector::passes

@@ -1,0 +1,34 @@
+// Walks over a module's loops and statements, and the clean-up that passes
+// which move or delete statements share: dropping the loops they leave
+// empty.
+#pragma once
+
+#include "ir/InterIR.h"
+
+#include <functional>
+#include <vector>
+
+namespace hector::passes {
+
+/// edges, n.incoming, n.outgoing: the loops whose variable is an edge.
+bool isEdgeLoop(ir::LoopKind kind);
+
+/// Calls `f` on every loop nested in `loop`, `loop` included, outermost
+/// first, with the chain of enclosing loops (`loop` last).
+void forEachLoop(ir::Loop &loop, std::vector<ir::Loop *> &scopes,
+                 const std::function<void(ir::Loop &,
+                                          std::vector<ir::Loop *> &)> &f);
+
+/// Calls `f` on every statement of the module, loop by loop (a loop's own
+/// statements before those of the loops nested in it), with its enclosing
+/// loops (innermost last).
+void forEachStmt(ir::Module &m,
+                 const std::function<void(ir::Stmt &,
+                                          const std::vector<ir::Loop *> &)> &f);
+
+/// Removes the loops whose bodies are empty, innermost first, so that a
+/// node loop left holding only an empty neighbour loop goes too; top-level
+/// loops included. Returns whether any loop was removed.
+bool dropEmptyLoops(ir::Module &m);
+
+} // namespace hector::passes
