@@ -9,9 +9,13 @@
 #include "passes/CompactMaterialization.h"
 #include "passes/LoopCanonicalization.h"
 #include "passes/LoopFusion.h"
+#include "passes/Pipeline.h"
 #include "passes/ShapeInference.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
 
 using namespace hector;
 using passtest::countOf;
@@ -188,4 +192,38 @@ TEST(BroadcastForwarding, RemovesTheBroadcastsOfEveryBundledBackward) {
     // A second run finds nothing left.
     EXPECT_FALSE(passes::forwardBroadcasts(m)) << c.label();
   }
+}
+
+// Through the pipeline: a forward broadcast that its backward reads is
+// saved, so the forward keeps storing it; the backward, which only reads
+// it, is unaffected.
+TEST(BroadcastForwarding, ThePipelineKeepsTheForwardValuesTheBackwardReads) {
+  ir::Module m = passtest::parseVerified(R"(module @saved {
+  hyper d : int = 3
+  input x : node[d]
+  param w : etype[d]
+  temp t : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      t[e] = copy(x[n])
+    }
+  }
+  foreach e in edges {
+    h[e.dst] += mul(t[e], w[e.etype])
+  }
+}
+)",
+                                         "saved.ir");
+  ir::DiagnosticEngine diags;
+  std::ostringstream dump;
+  std::optional<passes::CompiledLayer> layer =
+      passes::compileLayer(m, passes::PipelineOptions{}, diags, dump);
+  ASSERT_TRUE(layer.has_value());
+  EXPECT_NE(std::find(layer->saved.begin(), layer->saved.end(), "t"),
+            layer->saved.end());
+  EXPECT_NE(layer->forward.findValue("t"), nullptr);
+  // Alone, the forward's broadcast would go.
+  ir::Module alone = m.clone();
+  EXPECT_TRUE(passes::forwardBroadcasts(alone));
 }
