@@ -1296,6 +1296,65 @@ void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
 
 /// The launch of a kernel's rows (all of them, or the light ones after a
 /// heavy launch) with a warp per row.
+/// The row sizes of a flat nest's statements' targets, as C++.
+std::string flatRowWidths(const ProgramLayout &layout,
+                          const intra::TraversalInstance &t) {
+  std::string widths;
+  for (const TravItem &item : t.root->body)
+    if (const auto *s = std::get_if<TravStmt>(&item))
+      widths += (widths.empty() ? "" : ", ") +
+                dimExpr(shapeSize(layout.layout(s->stmt.target.value).decl.shape));
+  return widths;
+}
+
+/// A loop over edges or pairs with no loop inside: its rows are
+/// independent, so a group may be smaller than a warp.
+bool isFlatRowNest(const intra::TraversalInstance &t) {
+  if (t.root->kind != ir::LoopKind::Edges && t.root->kind != ir::LoopKind::Pairs)
+    return false;
+  for (const TravItem &item : t.root->body)
+    if (!std::holds_alternative<TravStmt>(item))
+      return false;
+  return true;
+}
+
+/// A flat row loop's launch: groups of rowGroupLanes(widest row) lanes,
+/// a lane per row for one scalar per head, so that a warp walks 32 such
+/// rows at once instead of one (Nsight Compute found fb15k's RGAT
+/// softmax-gradient loop bound by issued instructions, one lane of 32
+/// busy). The group size is a template argument, so each size has its
+/// own launch; deterministic mode with atomics keeps a single warp.
+void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
+                        const intra::TraversalInstance &t,
+                        const NestPrinter &nest, const std::string &name) {
+  w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
+  w.open("if (rows > 0)");
+  w.line("const int row_lanes = {}hector::trav::rowGroupLanes("
+         "hector::trav::maxOf({}));",
+         nest.hasAtomics() ? "hp.hector_deterministic ? hector::trav::kWarpSize : "
+                           : "",
+         flatRowWidths(layout, t));
+  w.open("switch (row_lanes)");
+  for (int lanes : {1, 2, 4, 8, 16, 32}) {
+    w.open(lanes == 32 ? std::string("default:") : fmt::format("case {}:", lanes));
+    w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
+           "reinterpret_cast<const void *>(&{}<scalar_t, {}>), rows, "
+           "scratch_size, sizeof(scalar_t), {}, {});",
+           nest.foldsManyRows() ? "oneWaveLaunchShape" : "launchShape", name,
+           lanes, nest.hasAtomics() ? "hp.hector_deterministic" : "false",
+           lanes);
+    w.line("{}<scalar_t, {}><<<static_cast<unsigned>(shape.blocks), "
+           "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, "
+           "hp, scratch_size, INT64_MAX);",
+           name, lanes);
+    w.line("break;");
+    w.close();
+  }
+  w.close();
+  w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+  w.close();
+}
+
 void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
                      const std::string &name, bool afterHeavy) {
   printWorkerCounts(w, nest, "hector::trav::kWarpSize");
@@ -1422,6 +1481,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.line("const int64_t rows = {};", nest.rowCount());
   if (t.schedule.mapping == intra::TravMapping::BlockPerType)
     printBlockPerTypeLaunch(w, nest, name);
+  else if (isFlatRowNest(t) && !heavy)
+    printFlatRowLaunch(w, layout, t, nest, name);
   else
     printWarpLaunch(w, nest, name, heavy.has_value());
   if (heavy)

@@ -110,10 +110,16 @@ constexpr int kWarpSize = 32;
 /// Publishes a group's scratch writes to the whole group: a warp sync for
 /// warp groups, a block barrier for block groups.
 template <int GroupSize> __device__ __forceinline__ void groupSync() {
-  if constexpr (GroupSize <= kWarpSize)
+  if constexpr (GroupSize < kWarpSize) {
+    // A group of a few lanes (a flat row loop's narrow rows): its own
+    // lanes only, since the warp's other groups walk other rows.
+    const unsigned first = (threadIdx.x % kWarpSize) / GroupSize * GroupSize;
+    __syncwarp(((1u << GroupSize) - 1u) << first);
+  } else if constexpr (GroupSize == kWarpSize) {
     __syncwarp();
-  else
+  } else {
     __syncthreads();
+  }
 }
 #endif
 
@@ -254,6 +260,14 @@ HECTOR_HD int64_t workerStride(int64_t size, int64_t workers,
 /// A narrow row's fold otherwise ran on one lane: an attention score's
 /// max over a block group's 1024 one-lane workers was 1024 dependent
 /// shared-memory loads. One on the CPU (groupSize 1).
+/// The lanes of one group of a flat row loop (edges, pairs: no neighbour
+/// loop): as many as a worker of a warp would take for the widest row
+/// (workersFor), so that a row of one scalar per head takes one lane and
+/// a 64-wide row eight, instead of a whole warp per row.
+HECTOR_HD int rowGroupLanes(int64_t widest) {
+  return static_cast<int>(kWarpSize / workersFor(widest, kWarpSize));
+}
+
 HECTOR_HD int foldLanes(int64_t size, int64_t workers, int64_t groupSize) {
   int64_t p = 1;
   while (p < kWarpSize && p * 2 <= workers && p * 2 * size <= groupSize)

@@ -38,11 +38,17 @@ struct LaunchShape {
 /// kernel's dynamic shared memory limit when one warp alone needs more
 /// than 48 KiB. `single`: one warp in one block for all rows (deterministic
 /// mode for kernels with atomic reductions: a fixed order of adds).
+/// `groupLanes`: the lanes of one thread group (a warp, or fewer for a
+/// flat row loop's narrow rows, rowGroupLanes); each warp then holds
+/// kWarpSize / groupLanes groups, rows and scratches.
 inline LaunchShape launchShape(const void *kernel, int64_t rows,
                                int64_t scratchSize, size_t scalarBytes,
-                               bool single = false) {
+                               bool single = false,
+                               int groupLanes = kWarpSize) {
   LaunchShape s;
-  const size_t perWarp = static_cast<size_t>(scratchSize) * scalarBytes;
+  const int64_t groupsPerWarp = kWarpSize / groupLanes;
+  const size_t perWarp =
+      static_cast<size_t>(scratchSize * groupsPerWarp) * scalarBytes;
   const size_t budget = 48 * 1024;
   if (single)
     s.warpsPerBlock = 1;
@@ -55,7 +61,8 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
                                cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(s.sharedBytes)),
           "cudaFuncSetAttribute (scratch too large for shared memory)");
-  const int64_t wanted = (rows + s.warpsPerBlock - 1) / s.warpsPerBlock;
+  const int64_t perBlock = s.warpsPerBlock * groupsPerWarp;
+  const int64_t wanted = (rows + perBlock - 1) / perBlock;
   s.blocks =
       single ? 1 : std::max<int64_t>(1, std::min<int64_t>(wanted, 65535));
   return s;
@@ -69,8 +76,10 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
 /// took 130 us.
 inline LaunchShape oneWaveLaunchShape(const void *kernel, int64_t rows,
                                       int64_t scratchSize, size_t scalarBytes,
-                                      bool single = false) {
-  LaunchShape s = launchShape(kernel, rows, scratchSize, scalarBytes, single);
+                                      bool single = false,
+                                      int groupLanes = kWarpSize) {
+  LaunchShape s = launchShape(kernel, rows, scratchSize, scalarBytes, single,
+                              groupLanes);
   if (single)
     return s;
   int device = 0, sms = 0, perSm = 0;

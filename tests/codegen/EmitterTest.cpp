@@ -158,9 +158,22 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
       EXPECT_EQ(countOf(cpu, "  " + kernel + "<scalar_t>(g, gv, b, hp); //"),
                 1u)
           << kernel;
-      // Once with warp groups, at most once more for the heavy rows.
+      // Once with warp groups, at most once more for the heavy rows; a
+      // flat row loop (edges or pairs, no loop inside) once per group size
+      // (rowGroupLanes picks one at run time).
+      bool flat = t->root->kind == ir::LoopKind::Edges ||
+                  t->root->kind == ir::LoopKind::Pairs;
+      for (const intra::TravItem &item : t->root->body)
+        flat = flat && std::holds_alternative<intra::TravStmt>(item);
+      if (flat) {
+        for (int lanes : {1, 2, 4, 8, 16, 32})
+          EXPECT_EQ(countOf(cu, kernel + "<scalar_t, " +
+                                    std::to_string(lanes) + "><<<"),
+                    1u)
+              << kernel << " " << lanes;
+      }
       EXPECT_EQ(countOf(cu, kernel + "<scalar_t, hector::trav::kWarpSize><<<"),
-                1u)
+                flat ? 0u : 1u)
           << kernel;
       EXPECT_LE(countOf(cu, kernel +
                                 "<scalar_t, hector::trav::kHeavyGroupSize><<<"),
@@ -446,8 +459,14 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
               countOf(*text, "a.deterministic = hp.hector_deterministic;"));
   }
   const size_t ordered = countOf(cpu, "#pragma omp parallel if (!hector_ordered)");
-  EXPECT_EQ(countOf(cu, "sizeof(scalar_t), hp.hector_deterministic);"),
+  // One single-warp launch per kernel with atomics: a warp launch, or a
+  // flat row loop's 32-lane case, which deterministic mode picks.
+  EXPECT_EQ(countOf(cu, "sizeof(scalar_t), hp.hector_deterministic);") +
+                countOf(cu, "sizeof(scalar_t), hp.hector_deterministic, 32);"),
             ordered);
+  EXPECT_EQ(countOf(cu, "const int row_lanes = hp.hector_deterministic ? "
+                        "hector::trav::kWarpSize : "),
+            countOf(cu, "sizeof(scalar_t), hp.hector_deterministic, 32);"));
   EXPECT_EQ(countOf(cu, "const bool hector_ordered = hp.hector_deterministic;"),
             ordered);
   EXPECT_EQ(countOf(cpu, "hector_ordered);") > 0, ordered > 0);
@@ -722,6 +741,36 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   EXPECT_EQ(countOf(cu, "hector::trav::launchShape(reinterpret_cast<const "
                         "void *>(&forward_trav_4<scalar_t, "
                         "hector::trav::kWarpSize>)"),
+            1u);
+}
+
+// A flat row loop (edges or pairs, no loop inside) runs in groups of
+// rowGroupLanes(widest row) lanes: rgat_pyg's softmax-gradient COO loop
+// has one scalar per head in every row, so a group is one lane and a warp
+// walks 32 edges at once. Each group size is its own instantiation.
+TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string host =
+      textFrom(cu, "      // @trav_2: access coo", "\n      }\n    }\n");
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(countOf(host, "const int row_lanes = hp.hector_deterministic ? "
+                          "hector::trav::kWarpSize : "
+                          "hector::trav::rowGroupLanes(hector::trav::maxOf("
+                          "hp_heads, hp_heads, hp_heads, hp_heads, hp_heads));"),
+            1u)
+      << host;
+  EXPECT_EQ(countOf(host, "switch (row_lanes)"), 1u);
+  EXPECT_EQ(countOf(host, "case 1: {"), 1u);
+  EXPECT_EQ(countOf(host, "default: {"), 1u);
+  EXPECT_EQ(countOf(host, "hector::trav::launchShape(reinterpret_cast<const "
+                          "void *>(&backward_trav_2<scalar_t, 1>), rows, "
+                          "scratch_size, sizeof(scalar_t), "
+                          "hp.hector_deterministic, 1);"),
+            1u);
+  // Node loops keep their warp launch.
+  EXPECT_EQ(countOf(cu, "forward_trav_4<scalar_t, hector::trav::kWarpSize><<<"),
             1u);
 }
 

@@ -1217,8 +1217,39 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_edges;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          const int row_lanes = hector::trav::rowGroupLanes(hector::trav::maxOf(hp_heads, hp_heads));
+          switch (row_lanes) {
+            case 1: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), false, 1);
+              backward_trav_1<scalar_t, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 2: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), false, 2);
+              backward_trav_1<scalar_t, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 4: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), false, 4);
+              backward_trav_1<scalar_t, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 8: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), false, 8);
+              backward_trav_1<scalar_t, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 16: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), false, 16);
+              backward_trav_1<scalar_t, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            default: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), false, 32);
+              backward_trav_1<scalar_t, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+          }
           hector::trav::check(cudaGetLastError(), "backward_trav_1");
         }
       }
@@ -1352,8 +1383,39 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_edges;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-          backward_trav_8<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          const int row_lanes = hector::trav::rowGroupLanes(hector::trav::maxOf((hp_heads * hp_out_dim)));
+          switch (row_lanes) {
+            case 1: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), false, 1);
+              backward_trav_8<scalar_t, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 2: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), false, 2);
+              backward_trav_8<scalar_t, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 4: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), false, 4);
+              backward_trav_8<scalar_t, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 8: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), false, 8);
+              backward_trav_8<scalar_t, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            case 16: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), false, 16);
+              backward_trav_8<scalar_t, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+            default: {
+              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), false, 32);
+              backward_trav_8<scalar_t, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              break;
+            }
+          }
           hector::trav::check(cudaGetLastError(), "backward_trav_8");
         }
       }
