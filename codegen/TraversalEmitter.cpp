@@ -120,12 +120,14 @@ public:
   /// whose degree makes its rows' work uneven (TraversalCuda.h
   /// oneWaveLaunchShape).
   bool foldsManyRows() const {
-    if (partials_.empty())
-      return false;
+    return !partials_.empty() && !hasNeighbourLoops();
+  }
+  /// Whether the rows hold loops (a node's incoming or outgoing edges).
+  bool hasNeighbourLoops() const {
     for (const TravItem &item : inst_.root->body)
       if (std::holds_alternative<std::unique_ptr<TravLoop>>(item))
-        return false;
-    return true;
+        return true;
+    return false;
   }
   /// The number of top-level rows ("g.num_edges").
   std::string rowCount() const { return rowCount_; }
@@ -1294,8 +1296,6 @@ void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
          flag, condition, scratch);
 }
 
-/// The launch of a kernel's rows (all of them, or the light ones after a
-/// heavy launch) with a warp per row.
 /// The row sizes of a flat nest's statements' targets, as C++.
 std::string flatRowWidths(const ProgramLayout &layout,
                           const intra::TraversalInstance &t) {
@@ -1309,13 +1309,10 @@ std::string flatRowWidths(const ProgramLayout &layout,
 
 /// A loop over edges or pairs with no loop inside: its rows are
 /// independent, so a group may be smaller than a warp.
-bool isFlatRowNest(const intra::TraversalInstance &t) {
-  if (t.root->kind != ir::LoopKind::Edges && t.root->kind != ir::LoopKind::Pairs)
-    return false;
-  for (const TravItem &item : t.root->body)
-    if (!std::holds_alternative<TravStmt>(item))
-      return false;
-  return true;
+bool isFlatRowNest(const intra::TraversalInstance &t, const NestPrinter &nest) {
+  return (t.root->kind == ir::LoopKind::Edges ||
+          t.root->kind == ir::LoopKind::Pairs) &&
+         !nest.hasNeighbourLoops();
 }
 
 /// A flat row loop's launch: groups of rowGroupLanes(widest row) lanes,
@@ -1355,6 +1352,8 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
   w.close();
 }
 
+/// The launch of a kernel's rows (all of them, or the light ones after a
+/// heavy launch) with a warp per row.
 void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
                      const std::string &name, bool afterHeavy) {
   printWorkerCounts(w, nest, "hector::trav::kWarpSize");
@@ -1481,7 +1480,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   w.line("const int64_t rows = {};", nest.rowCount());
   if (t.schedule.mapping == intra::TravMapping::BlockPerType)
     printBlockPerTypeLaunch(w, nest, name);
-  else if (isFlatRowNest(t) && !heavy)
+  else if (isFlatRowNest(t, nest) && !heavy)
     printFlatRowLaunch(w, layout, t, nest, name);
   else
     printWarpLaunch(w, nest, name, heavy.has_value());

@@ -67,21 +67,12 @@ std::vector<Broadcast> findBroadcasts(const ir::Module &m,
   return found;
 }
 
-/// The loop that binds `var` where `scopes` are the enclosing loops.
-const ir::Loop *binder(const std::vector<ir::Loop *> &scopes,
-                       const std::string &var) {
-  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
-    if ((*it)->var == var)
-      return *it;
-  return nullptr;
-}
-
 /// What a read `t[e2]` of the broadcast's edge value becomes, or nullopt
 /// when it cannot be forwarded.
 std::optional<ir::IndexPath> forwardedIndex(const Broadcast &b,
                                             const ir::IndexPath &read,
                                             const std::vector<ir::Loop *> &scopes) {
-  const ir::Loop *loop = binder(scopes, read.var);
+  const ir::Loop *loop = bindingLoop(scopes, read.var);
   if (!read.attrs.empty() || !loop || !isEdgeLoop(loop->kind))
     return std::nullopt;
   if (scopes.front() != b.node)

@@ -32,11 +32,8 @@ bool readsOnlyOwnRow(ir::Module &m, const std::string &name) {
       const auto *a = std::get_if<ir::Access>(&op);
       if (!a || a->value != name)
         continue;
-      bool ownRow = false;
-      for (const ir::Loop *l : scopes)
-        if (l->var == a->index.var)
-          ownRow = isEdgeLoop(l->kind) && a->index.attrs.empty();
-      ok = ok && ownRow;
+      const ir::Loop *l = bindingLoop(scopes, a->index.var);
+      ok = ok && l && isEdgeLoop(l->kind) && a->index.attrs.empty();
     }
   });
   return ok;

@@ -52,6 +52,14 @@ void forEachStmt(ir::Module &m,
     });
 }
 
+const ir::Loop *bindingLoop(const std::vector<ir::Loop *> &scopes,
+                            const std::string &var) {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    if ((*it)->var == var)
+      return *it;
+  return nullptr;
+}
+
 bool dropEmptyLoops(ir::Module &m) {
   bool dropped = false;
   for (auto &top : m.loops)

@@ -6,6 +6,7 @@
 #include "ir/InterIR.h"
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace hector::passes {
@@ -25,6 +26,11 @@ void forEachLoop(ir::Loop &loop, std::vector<ir::Loop *> &scopes,
 void forEachStmt(ir::Module &m,
                  const std::function<void(ir::Stmt &,
                                           const std::vector<ir::Loop *> &)> &f);
+
+/// The loop among `scopes` (enclosing loops, innermost last) whose
+/// variable is `var`, the innermost one; nullptr when none binds it.
+const ir::Loop *bindingLoop(const std::vector<ir::Loop *> &scopes,
+                            const std::string &var);
 
 /// Removes the loops whose bodies are empty, innermost first, so that a
 /// node loop left holding only an empty neighbour loop goes too; top-level

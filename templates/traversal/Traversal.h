@@ -253,13 +253,6 @@ HECTOR_HD int64_t workerStride(int64_t size, int64_t workers,
   return size + pad;
 }
 
-/// Lanes that fold each element of a segmented reduction's per-worker
-/// copies together (shuffle partners within a warp): a power of two, at
-/// most a warp and at most `workers`, and only as many as leave the
-/// element rounds of a one-lane fold unchanged (p * size <= groupSize).
-/// A narrow row's fold otherwise ran on one lane: an attention score's
-/// max over a block group's 1024 one-lane workers was 1024 dependent
-/// shared-memory loads. One on the CPU (groupSize 1).
 /// The lanes of one group of a flat row loop (edges, pairs: no neighbour
 /// loop): as many as a worker of a warp would take for the widest row
 /// (workersFor), so that a row of one scalar per head takes one lane and
@@ -268,6 +261,13 @@ HECTOR_HD int rowGroupLanes(int64_t widest) {
   return static_cast<int>(kWarpSize / workersFor(widest, kWarpSize));
 }
 
+/// Lanes that fold each element of a segmented reduction's per-worker
+/// copies together (shuffle partners within a warp): a power of two, at
+/// most a warp and at most `workers`, and only as many as leave the
+/// element rounds of a one-lane fold unchanged (p * size <= groupSize).
+/// A narrow row's fold otherwise ran on one lane: an attention score's
+/// max over a block group's 1024 one-lane workers was 1024 dependent
+/// shared-memory loads. One on the CPU (groupSize 1).
 HECTOR_HD int foldLanes(int64_t size, int64_t workers, int64_t groupSize) {
   int64_t p = 1;
   while (p < kWarpSize && p * 2 <= workers && p * 2 * size <= groupSize)
