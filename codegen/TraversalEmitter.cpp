@@ -115,13 +115,6 @@ public:
     std::string slot, target;
   };
   const std::vector<Partial> &partials() const { return partials_; }
-  /// Whether each group should take many rows before it flushes its
-  /// partial-atomic accumulators: the nest has some, and no neighbour loop
-  /// whose degree makes its rows' work uneven (TraversalCuda.h
-  /// oneWaveLaunchShape).
-  bool foldsManyRows() const {
-    return !partials_.empty() && !hasNeighbourLoops();
-  }
   /// Whether the rows hold loops (a node's incoming or outgoing edges).
   bool hasNeighbourLoops() const {
     for (const TravItem &item : inst_.root->body)
@@ -1296,6 +1289,17 @@ void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
          flag, condition, scratch);
 }
 
+/// The TraversalCuda.h function that shapes a launch of the nest's rows:
+/// with partial-atomic reductions, one wave when the rows cost about the
+/// same and chunks of several rows when they hold neighbour loops (their
+/// degrees make them uneven); else a group per row.
+const char *launchShapeFunction(const NestPrinter &nest) {
+  if (nest.partials().empty())
+    return "launchShape";
+  return nest.hasNeighbourLoops() ? "partialRowsLaunchShape"
+                                  : "oneWaveLaunchShape";
+}
+
 /// The row sizes of a flat nest's statements' targets, as C++.
 std::string flatRowWidths(const ProgramLayout &layout,
                           const intra::TraversalInstance &t) {
@@ -1337,7 +1341,7 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
            "reinterpret_cast<const void *>(&{}<scalar_t, {}>), rows, "
            "scratch_size, sizeof(scalar_t), {}, {});",
-           nest.foldsManyRows() ? "oneWaveLaunchShape" : "launchShape", name,
+           launchShapeFunction(nest), name,
            lanes, nest.hasAtomics() ? "hp.hector_deterministic" : "false",
            lanes);
     w.line("{}<scalar_t, {}><<<static_cast<unsigned>(shape.blocks), "
@@ -1362,7 +1366,7 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
   w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
          "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>), "
          "rows, scratch_size, sizeof(scalar_t){});",
-         nest.foldsManyRows() ? "oneWaveLaunchShape" : "launchShape", name,
+         launchShapeFunction(nest), name,
          nest.hasAtomics() ? ", hp.hector_deterministic" : "");
   w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "

@@ -1671,7 +1671,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(6));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }

@@ -24,6 +24,18 @@ inline void check(cudaError_t err, const char *what) {
                              ": " + cudaGetErrorString(err));
 }
 
+/// A non-negative integer from the environment variable `name`, else
+/// `fallback`.
+inline int64_t envCount(const char *name, int64_t fallback) {
+  if (const char *text = std::getenv(name)) {
+    char *end = nullptr;
+    const long long v = std::strtoll(text, &end, 10);
+    if (end != text && *end == '\0' && v >= 0)
+      return v;
+  }
+  return fallback;
+}
+
 /// A launch of a traversal kernel: warps per block and dynamic shared
 /// memory for `scratchSize` scalars of `scalarBytes` each per warp.
 struct LaunchShape {
@@ -68,6 +80,21 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
   return s;
 }
 
+/// The blocks of `threads` threads and `sharedBytes` of dynamic shared
+/// memory that the current device holds at once for `kernel`: 0 when not
+/// even one fits.
+inline int64_t residentBlocks(const void *kernel, int threads,
+                              size_t sharedBytes, const char *what) {
+  int device = 0, sms = 0, perSm = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
+                                                      sharedBytes),
+        what);
+  return int64_t(perSm) * sms;
+}
+
 /// launchShape for a kernel whose rows all cost about the same and whose
 /// groups flush partial-atomic accumulators (a bias gradient summed over
 /// all nodes): at most the blocks resident at once, so that each warp
@@ -82,15 +109,52 @@ inline LaunchShape oneWaveLaunchShape(const void *kernel, int64_t rows,
                               groupLanes);
   if (single)
     return s;
-  int device = 0, sms = 0, perSm = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-        "cudaDeviceGetAttribute");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &perSm, kernel, s.warpsPerBlock * kWarpSize, s.sharedBytes),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (one wave)");
   s.blocks = std::max<int64_t>(
-      1, std::min<int64_t>(s.blocks, int64_t(std::max(perSm, 1)) * sms));
+      1, std::min<int64_t>(
+             s.blocks, residentBlocks(kernel, s.warpsPerBlock * kWarpSize,
+                                      s.sharedBytes,
+                                      "cudaOccupancyMaxActiveBlocksPerMultiprocessor (one wave)")));
+  return s;
+}
+
+/// Rows each thread group takes at least in a launch of a kernel whose
+/// rows hold neighbour loops and whose groups flush partial-atomic
+/// accumulators (partialRowsLaunchShape).
+#ifndef HECTOR_PARTIAL_ROWS_PER_GROUP
+#define HECTOR_PARTIAL_ROWS_PER_GROUP 16
+#endif
+constexpr int64_t kPartialRowsPerGroup = HECTOR_PARTIAL_ROWS_PER_GROUP;
+
+/// launchShape for a kernel whose rows hold neighbour loops and whose
+/// groups flush partial-atomic accumulators (a bias gradient fused into an
+/// edge loop's kernel): each group takes a contiguous chunk of up to
+/// HECTOR_PARTIAL_ROWS_PER_GROUP rows (environment, else
+/// kPartialRowsPerGroup), so that it folds them before its atomic adds,
+/// but the launch keeps at least the blocks the device holds at once. A
+/// group per row made am's RGCN backward add 1.9 M rows into grad_bias's
+/// 64 floats (3.6 ms of a 13 ms step). One wave (oneWaveLaunchShape) was
+/// slower: rows of uneven degree in long chunks left the GPU waiting on
+/// the slowest, and fb15k's 14.5 K rows in chunks of 16 filled 113 of 132
+/// SMs (docs/perf-notes.md section 22).
+inline LaunchShape partialRowsLaunchShape(const void *kernel, int64_t rows,
+                                          int64_t scratchSize,
+                                          size_t scalarBytes,
+                                          bool single = false,
+                                          int groupLanes = kWarpSize) {
+  LaunchShape s = launchShape(kernel, rows, scratchSize, scalarBytes, single,
+                              groupLanes);
+  const int64_t perGroup = std::max<int64_t>(
+      1, envCount("HECTOR_PARTIAL_ROWS_PER_GROUP", kPartialRowsPerGroup));
+  if (single || perGroup == 1)
+    return s;
+  const int64_t groupsPerBlock =
+      int64_t(s.warpsPerBlock) * (kWarpSize / groupLanes);
+  const int64_t chunked = (rows + groupsPerBlock * perGroup - 1) /
+                          (groupsPerBlock * perGroup);
+  const int64_t wave = residentBlocks(
+      kernel, s.warpsPerBlock * kWarpSize, s.sharedBytes,
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor (partial rows)");
+  s.blocks = std::min(s.blocks, std::max({chunked, wave, int64_t{1}}));
   return s;
 }
 
@@ -163,18 +227,6 @@ inline SideStream &sideStream() {
 #define HECTOR_HEAVY_FIRST_EDGES (1 << 20)
 #endif
 constexpr int64_t kHeavyFirstEdges = HECTOR_HEAVY_FIRST_EDGES;
-
-/// A non-negative integer from the environment variable `name`, else
-/// `fallback`.
-inline int64_t envCount(const char *name, int64_t fallback) {
-  if (const char *text = std::getenv(name)) {
-    char *end = nullptr;
-    const long long v = std::strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && v >= 0)
-      return v;
-  }
-  return fallback;
-}
 
 /// Whether a graph of `edges` edges runs the heavy and warp launches side
 /// by side: the heavy launch first on the op's stream, the warp launch on
@@ -254,7 +306,7 @@ inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
 inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
                                   size_t scalarBytes) {
   LaunchShape s = heavyLaunchShape(kernel, 1, scratchSize, scalarBytes);
-  int device = 0, perSm = 0, sms = 0, cooperative = 0;
+  int device = 0, cooperative = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch,
                                device),
@@ -263,12 +315,10 @@ inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
     s.blocks = 0;
     return s;
   }
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-        "cudaDeviceGetAttribute");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &perSm, kernel, kHeavyGroupSize, s.sharedBytes),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor (hub launch)");
-  s.blocks = std::min<int64_t>(int64_t(perSm) * sms, 65535);
+  s.blocks = std::min<int64_t>(
+      residentBlocks(kernel, kHeavyGroupSize, s.sharedBytes,
+                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor (hub launch)"),
+      65535);
   return s;
 }
 

@@ -774,6 +774,34 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
             1u);
 }
 
+// A node-row kernel with neighbour loops and a partial-atomic sum (the
+// bias gradient, fused into RGCN's backward edge loop) takes chunks of
+// rows per warp (TraversalCuda.h partialRowsLaunchShape), not a wave: its
+// rows' degrees make them uneven. Its heavy launch is unchanged, and the
+// forward's node-row kernel, which has no partial sums, keeps a warp per
+// row.
+TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
+  std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string backward =
+      textFrom(cu, "void backward_cuda(", "\n  }\n");
+  ASSERT_FALSE(backward.empty());
+  EXPECT_EQ(countOf(backward, "hector::trav::partialRowsLaunchShape("
+                              "reinterpret_cast<const void *>(&backward_trav_2<"
+                              "scalar_t, hector::trav::kWarpSize>), rows, "
+                              "scratch_size, sizeof(scalar_t), "
+                              "hp.hector_deterministic);"),
+            1u)
+      << backward;
+  EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
+  EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
+  EXPECT_EQ(countOf(cu, "hector::trav::launchShape(reinterpret_cast<const "
+                        "void *>(&forward_trav_2<scalar_t, "
+                        "hector::trav::kWarpSize>)"),
+            1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),

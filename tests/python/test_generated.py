@@ -334,3 +334,36 @@ def test_backward_computes_only_the_gradients_autograd_asks_for(model,
             assert err <= 1e-5, f"{model}: d/d {n}: rel err {err:.2e}"
     assert set(first) == set(params) and set(only) == {params[0]}
     assert inputs, f"{model} has no input"
+
+
+# Models whose backward has a node-row kernel with neighbour loops and a
+# partial-atomic sum (the bias gradient fused into an edge loop): on a
+# graph with more rows than the GPU holds warps, each warp folds a chunk of
+# up to HECTOR_PARTIAL_ROWS_PER_GROUP rows before its atomic adds
+# (TraversalCuda.h partialRowsLaunchShape); "1" is a warp per row.
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("rows_per_group", [None, "1", "64"])
+@pytest.mark.parametrize("model", ["rgcn_pyg", "rgat"])
+def test_partial_row_chunks_match_cpu(model, rows_per_group, monkeypatch):
+    if rows_per_group:
+        monkeypatch.setenv("HECTOR_PARTIAL_ROWS_PER_GROUP", rows_per_group)
+    hypers = hypers_for(model, 1)
+    g_cpu = random_graph(num_nodes=200_000, num_edges=600_000, seed=5)
+    g_gpu = g_cpu.to("cuda")
+    _, values = make_values(model, g_cpu, hypers, "cpu")
+    info = layer_info(model)
+    names = [a["name"] for a in info["arguments"]]
+    grads = {}
+    for device, g, dtype in (("cpu", g_cpu, torch.float64),
+                             ("cuda", g_gpu, torch.float32)):
+        leaves = {k: v.to(device, dtype).requires_grad_()
+                  for k, v in values.items()}
+        outs = run_generated(model, g, leaves, hypers)
+        gen = torch.Generator().manual_seed(7)
+        loss = sum((o * torch.randn(o.shape, generator=gen,
+                                    dtype=torch.float64).to(device, dtype))
+                   .sum() for o in outs)
+        grads[device] = torch.autograd.grad(loss, [leaves[n] for n in names])
+    for name, e, a in zip(names, grads["cpu"], grads["cuda"]):
+        err = rel_err(a.double().cpu(), e)
+        assert err <= TOL, f"{model}: d/d {name}: rel err {err:.2e}"

@@ -1300,7 +1300,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_stride_w_r_grad_alpha = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
       const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_r_d_1 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }

@@ -478,7 +478,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
         const int64_t scratch_size = hp_out_dim;
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
