@@ -326,7 +326,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-              const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
               hv[u] = v;
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
@@ -983,7 +983,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-              const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+              const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
               hv[u] = v;
             }
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
@@ -1221,7 +1221,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
           hv[u] = v;
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
@@ -1239,7 +1239,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
           hv[u] = v;
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {

@@ -295,7 +295,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-                const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
                 hv[u] = v;
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
@@ -941,7 +941,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-                const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+                const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
                 hv[u] = v;
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
@@ -1180,7 +1180,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
-            const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
@@ -1198,7 +1198,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {

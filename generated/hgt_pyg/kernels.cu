@@ -441,7 +441,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           HECTOR_FOR_ELEMENTS(i, sz_msg) {
             scalar_t v_s18;
             {
-              const scalar_t v = s18_o0[i / (hp_in_dim / hp_heads)] * s18_o1[i];
+              const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * s18_o1[i];
               v_s18 = v;
             }
             scalar_t v_s19;
@@ -1225,7 +1225,7 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-          const scalar_t v = o0[i] * o1[i / (hp_in_dim / hp_heads)];
+          const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
           hv[u] = v;
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
@@ -1449,7 +1449,7 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
           hv[u] = v;
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
@@ -1467,7 +1467,7 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
         scalar_t hv[HECTOR_GROUP_BATCH];
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-          const scalar_t v = o0[i / (hp_in_dim / hp_heads)] * o1[i];
+          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
           hv[u] = v;
         }
         HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {

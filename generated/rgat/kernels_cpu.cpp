@@ -421,7 +421,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
                 hv[u] = v;
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
@@ -659,7 +659,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
               scalar_t hv[HECTOR_GROUP_BATCH];
               HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
-                const scalar_t v = o0[i] * o1[i / (hp_out_dim / hp_heads)];
+                const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
                 hv[u] = v;
               }
               HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
@@ -969,7 +969,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_z) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
-            const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
@@ -996,7 +996,7 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_a_src) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {
-            const scalar_t v = o0[i / (hp_out_dim / hp_heads)] * o1[i];
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_a_src) {

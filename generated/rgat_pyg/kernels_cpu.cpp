@@ -277,7 +277,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             HECTOR_FOR_ELEMENTS(i, sz_msg) {
               scalar_t v_s12;
               {
-                const scalar_t v = s12_o0[i / hp_out_dim] * s12_o1[i];
+                const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
                 v_s12 = v;
               }
               scalar_t v_s13;
@@ -550,7 +550,7 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = o0[i] * o1[i / hp_out_dim];
+            const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
             hv[u] = v;
           }
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {

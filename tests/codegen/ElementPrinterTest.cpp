@@ -60,10 +60,15 @@ TEST(ElementPrinterTest, SameShapeBinary) {
 }
 
 TEST(ElementPrinterTest, AddPrefixBroadcast) {
-  // [H] + [H, D] -> [H, D]: the [H] operand is read at i / D.
+  // [H] + [H, D] -> [H, D]: the [H] operand is read at i / D, or at 0
+  // when H is 1 at run time (no division per element then).
   EXPECT_EQ(print(stmtOf(OpKind::Add), shape({"heads", "d"}),
                   {row("o0", shape({"heads"})),
                    row("o1", shape({"heads", "d"}))}),
+            "const scalar_t v = o0[(hp_heads == 1 ? 0 : i / hp_d)] + o1[i];\n");
+  // A constant part larger than one keeps the plain division.
+  EXPECT_EQ(print(stmtOf(OpKind::Add), shape({"2", "d"}),
+                  {row("o0", shape({"2"})), row("o1", shape({"2", "d"}))}),
             "const scalar_t v = o0[i / hp_d] + o1[i];\n");
   // A scalar-row operand ([]) broadcasts over the whole row: element 0,
   // with no division.
@@ -80,7 +85,8 @@ TEST(ElementPrinterTest, Eq) {
   EXPECT_EQ(print(stmtOf(OpKind::Eq), shape({"heads", "d"}),
                   {row("o0", shape({"heads", "d"})),
                    row("o1", shape({"heads"}))}),
-            "const scalar_t v = hector::trav::eq(o0[i], o1[i / hp_d]);\n");
+            "const scalar_t v = hector::trav::eq(o0[i], "
+            "o1[(hp_heads == 1 ? 0 : i / hp_d)]);\n");
 }
 
 TEST(ElementPrinterTest, Dot) {
