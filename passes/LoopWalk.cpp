@@ -22,6 +22,16 @@ bool dropEmptyLoops(std::vector<ir::BodyItem> &body) {
   return dropped;
 }
 
+/// bindingLoop over either kind of scope list.
+template <typename LoopPtr>
+const ir::Loop *innermostBinding(const std::vector<LoopPtr> &scopes,
+                                 const std::string &var) {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    if ((*it)->var == var)
+      return *it;
+  return nullptr;
+}
+
 } // namespace
 
 bool isEdgeLoop(ir::LoopKind kind) {
@@ -54,10 +64,12 @@ void forEachStmt(ir::Module &m,
 
 const ir::Loop *bindingLoop(const std::vector<ir::Loop *> &scopes,
                             const std::string &var) {
-  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
-    if ((*it)->var == var)
-      return *it;
-  return nullptr;
+  return innermostBinding(scopes, var);
+}
+
+const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
+                            const std::string &var) {
+  return innermostBinding(scopes, var);
 }
 
 bool dropEmptyLoops(ir::Module &m) {

@@ -28,8 +28,12 @@ void forEachStmt(ir::Module &m,
                                           const std::vector<ir::Loop *> &)> &f);
 
 /// The loop among `scopes` (enclosing loops, innermost last) whose
-/// variable is `var`, the innermost one; nullptr when none binds it.
+/// variable is `var`, the innermost one; nullptr when none binds it. The
+/// second form takes the scopes of a walk over a const module
+/// (ShapeInference).
 const ir::Loop *bindingLoop(const std::vector<ir::Loop *> &scopes,
+                            const std::string &var);
+const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
                             const std::string &var);
 
 /// Removes the loops whose bodies are empty, innermost first, so that a

@@ -1,6 +1,7 @@
 #include "passes/ShapeInference.h"
 
 #include "ir/InterIRVerifier.h"
+#include "passes/LoopWalk.h"
 
 #include <vector>
 
@@ -68,10 +69,7 @@ private:
     const ir::IndexPath &path = s.target.index;
     if (path.isGlobal())
       return ir::Space::Global;
-    const ir::Loop *binder = nullptr;
-    for (const ir::Loop *l : scopes_)
-      if (l->var == path.var)
-        binder = l;
+    const ir::Loop *binder = bindingLoop(scopes_, path.var);
     if (!binder) {
       error(s.loc, "'" + path.var + "' in '" + s.target.str() +
                        "' is not the variable of an enclosing loop");
