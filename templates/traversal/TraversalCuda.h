@@ -117,9 +117,10 @@ inline LaunchShape oneWaveLaunchShape(const void *kernel, int64_t rows,
   return s;
 }
 
-/// Rows each thread group takes at least in a launch of a kernel whose
+/// Rows each thread group takes at most in a launch of a kernel whose
 /// rows hold neighbour loops and whose groups flush partial-atomic
-/// accumulators (partialRowsLaunchShape).
+/// accumulators (partialRowsLaunchShape; fewer when a wave of blocks
+/// needs them).
 #ifndef HECTOR_PARTIAL_ROWS_PER_GROUP
 #define HECTOR_PARTIAL_ROWS_PER_GROUP 16
 #endif
