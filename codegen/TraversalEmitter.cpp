@@ -124,6 +124,13 @@ public:
   }
   /// The number of top-level rows ("g.num_edges").
   std::string rowCount() const { return rowCount_; }
+  /// Whether the CUDA kernel takes a row queue (Traversal.h RowQueue): rows
+  /// with neighbour loops cost as much as their degree, and its warp
+  /// launch gives them out from a queue. Partial-atomic nests keep their
+  /// contiguous chunks (their accumulators flush when the row changes).
+  bool takesRowQueue() const {
+    return hasNeighbourLoops() && partials_.empty();
+  }
 
   /// A node-row instance whose edge loops all go one way and are split
   /// over workers gets a second launch for its heavy rows (Traversal.h):
@@ -1102,7 +1109,11 @@ void printOrdered(CodeWriter &w, const NestPrinter &nest) {
     w.line("const bool hector_ordered = hp.hector_deterministic;");
 }
 
-void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
+/// The kernel's loop over its group's rows. `rowQueue`: the CUDA kernel
+/// of a nest that takesRowQueue, whose warp groups take their rows from
+/// hector_queue when the launch gives one.
+void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body,
+                    bool rowQueue) {
   for (const NestPrinter::Partial &p : nest.partials())
     w.line("int64_t cur_s{} = -1;", p.id);
   const auto &heavy = nest.heavyRows();
@@ -1131,7 +1142,16 @@ void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body) {
   } else {
     w.line("const hector::trav::RowRange range = {};", chunk);
   }
-  w.open("for (int64_t k = range.begin; k < range.end; ++k)");
+  if (rowQueue) {
+    w.line("const hector::trav::RowRange hector_rows = kRowQueue ? "
+           "hector::trav::RowRange{{0, {}}} : range;",
+           nest.rowCount());
+    w.open("for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>("
+           "hector_rows, hector_queue); k < hector_rows.end; k = "
+           "hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue))");
+  } else {
+    w.open("for (int64_t k = range.begin; k < range.end; ++k)");
+  }
   w.verbatim(body);
   w.close();
   for (const NestPrinter::Partial &p : nest.partials())
@@ -1206,8 +1226,11 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     if (heavy)
       nest.bindHeavyRows();
     const std::string body = rowBody(nest, 2);
-    // kGroupSize: a warp, or a block for the heavy rows (Traversal.h).
-    w.line("template <typename scalar_t, int kGroupSize>");
+    // kGroupSize: a warp, or a block for the heavy rows (Traversal.h);
+    // kRowQueue: a warp launch that takes its rows from a queue.
+    w.line(nest.takesRowQueue() ? "template <typename scalar_t, int "
+                                  "kGroupSize, bool kRowQueue = false>"
+                                : "template <typename scalar_t, int kGroupSize>");
     w.line("__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
            "256)");
     w.open(fmt::format("{}([[maybe_unused]] const hector::rt::GraphArrays g, "
@@ -1215,10 +1238,13 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                        "hector::rt::GraphValues<scalar_t> gv, const "
                        "{}<scalar_t> b, const Hypers hp, const int64_t "
                        "scratch_size, [[maybe_unused]] const int64_t "
-                       "hector_heavy_limit{})",
+                       "hector_heavy_limit{}{})",
                        name, buffers,
                        nest.splitsHubs()
                            ? ", const hector::trav::HubArgs hector_hub"
+                           : "",
+                       nest.takesRowQueue()
+                           ? ", const hector::trav::RowQueue hector_queue"
                            : ""));
     w.line("extern __shared__ __align__(16) unsigned char hector_smem_bytes[];");
     w.line("scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);");
@@ -1241,7 +1267,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     w.line("[[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / "
            "kGroupSize) * scratch_size;");
     printSlotPointers(w, nest.slots());
-    printGroupBody(w, nest, body);
+    printGroupBody(w, nest, body, nest.takesRowQueue());
     w.close();
     return w.str();
   }
@@ -1268,7 +1294,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   w.line("const int64_t group = hector::trav::cpuThreadNum();");
   w.line("const int64_t groups = hector::trav::cpuNumThreads();");
   printSlotPointers(w, nest.slots());
-  printGroupBody(w, nest, body);
+  printGroupBody(w, nest, body, /*rowQueue=*/false);
   w.close();
   w.close();
   return w.str();
@@ -1298,6 +1324,12 @@ const char *launchShapeFunction(const NestPrinter &nest) {
     return "launchShape";
   return nest.hasNeighbourLoops() ? "partialRowsLaunchShape"
                                   : "oneWaveLaunchShape";
+}
+
+/// The row-queue argument of a launch without a queue (a block group's, or
+/// a warp launch beside a heavy launch): empty for a kernel that takes none.
+std::string noRowQueue(const NestPrinter &nest) {
+  return nest.takesRowQueue() ? ", hector::trav::RowQueue{}" : "";
 }
 
 /// The row sizes of a flat nest's statements' targets, as C++.
@@ -1363,18 +1395,51 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
   printWorkerCounts(w, nest, "hector::trav::kWarpSize");
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
-  w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
-         "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>), "
-         "rows, scratch_size, sizeof(scalar_t){});",
-         launchShapeFunction(nest), name,
-         nest.hasAtomics() ? ", hp.hector_deterministic" : "");
-  w.line("{}<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>("
-         "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
-         "{}>>>(g, gv, b, hp, scratch_size, {}{});",
-         name, afterHeavy ? "warp_stream" : "stream",
-         afterHeavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX" : "INT64_MAX",
-         nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
+  const std::string kernel = fmt::format(
+      "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>)",
+      name);
+  const std::string single =
+      nest.hasAtomics() ? "hp.hector_deterministic" : "false";
+  const std::string stream = afterHeavy ? "warp_stream" : "stream";
+  // The kernel's arguments up to the row queue.
+  const std::string args = fmt::format(
+      "g, gv, b, hp, scratch_size, {}{}",
+      afterHeavy ? "heavy_launch ? g.heavy_row_edges : INT64_MAX" : "INT64_MAX",
+      nest.splitsHubs() ? ", hector::trav::HubArgs{}" : "");
+  const std::string config = fmt::format(
+      "<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
+      "shape.sharedBytes, {}>>>",
+      stream);
+  if (nest.takesRowQueue()) {
+    // Rows of uneven cost: the warps take them from a queue, unless the
+    // launch runs beside a heavy launch on the side stream (with a
+    // persistent wave of warps the two no longer overlapped, and am and
+    // biokg lost about 10%; docs/perf-notes.md section 23).
+    w.line("const hector::trav::QueuedLaunch launch = {} ? "
+           "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
+           "*>(&{}<scalar_t, hector::trav::kWarpSize, true>), rows, "
+           "scratch_size, sizeof(scalar_t), {}, {}) : "
+           "hector::trav::QueuedLaunch{{hector::trav::launchShape({}, rows, "
+           "scratch_size, sizeof(scalar_t), {}), {{}}}};",
+           afterHeavy ? "warp_stream == stream" : "true", name, single, stream,
+           kernel, single);
+    w.line("const hector::trav::LaunchShape &shape = launch.shape;");
+    w.line("if (launch.queue.next) {}<scalar_t, hector::trav::kWarpSize, "
+           "true>{}({}, launch.queue);",
+           name, config, args);
+    w.line("else {}<scalar_t, hector::trav::kWarpSize>{}({}, "
+           "hector::trav::RowQueue{{}});",
+           name, config, args);
+  } else {
+    w.line("const hector::trav::LaunchShape shape = hector::trav::{}({}, "
+           "rows, scratch_size, sizeof(scalar_t){});",
+           launchShapeFunction(nest), kernel,
+           nest.hasAtomics() ? ", hp.hector_deterministic" : "");
+    w.line("{}<scalar_t, hector::trav::kWarpSize>{}({});", name, config, args);
+  }
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
+  if (nest.takesRowQueue())
+    w.line("hector::trav::rowQueueRelease(launch.queue, {});", stream);
   w.close();
 }
 
@@ -1397,8 +1462,8 @@ void printBlockPerTypeLaunch(CodeWriter &w, const NestPrinter &nest,
          name);
   w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
-         "stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);",
-         name);
+         "stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX{});",
+         name, noRowQueue(nest));
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   w.close();
   w.open("else");
@@ -1458,13 +1523,13 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              heavyKernel, heavy->count);
       w.line("if (hub.workspace) hector::trav::check(hector::trav::"
              "launchCooperative({}, shape, heavy_stream, g, gv, b, hp, "
-             "heavy_scratch_size, int64_t{{INT64_MAX}}, hub), \"{}\");",
-             heavyKernel, name);
+             "heavy_scratch_size, int64_t{{INT64_MAX}}, hub{}), \"{}\");",
+             heavyKernel, noRowQueue(nest), name);
       w.line("else {}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
-             "heavy_scratch_size, INT64_MAX, hub);",
-             name);
+             "heavy_scratch_size, INT64_MAX, hub{});",
+             name, noRowQueue(nest));
     } else {
       w.line("const hector::trav::LaunchShape shape = "
              "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
@@ -1473,8 +1538,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
       w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
-             "heavy_scratch_size, INT64_MAX);",
-             name);
+             "heavy_scratch_size, INT64_MAX{});",
+             name, noRowQueue(nest));
     }
     w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
     if (nest.splitsHubs())

@@ -15,9 +15,9 @@ namespace hector_gen::rgcn_pyg {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, int kGroupSize, bool kRowQueue = false>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
+forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -49,7 +49,8 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
     __syncthreads();
   }
   const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
+  const hector::trav::RowRange hector_rows = kRowQueue ? hector::trav::RowRange{0, g.num_nodes} : range;
+  for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>(hector_rows, hector_queue); k < hector_rows.end; k = hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue)) {
     const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
@@ -379,8 +380,8 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_out_dim, sizeof(scalar_t), heavy_stream);
         else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "forward_trav_2");
-        else forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_2");
+        else forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
         hector::trav::hubRelease(hub, heavy_stream);
       }
@@ -389,9 +390,12 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s1 * hector_workers_0));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
-        forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::LaunchShape &shape = launch.shape;
+        if (launch.queue.next) forward_trav_2<scalar_t, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
+        hector::trav::rowQueueRelease(launch.queue, warp_stream);
       }
       hector::trav::joinLaunches(streams, stream);
     }

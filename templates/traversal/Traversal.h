@@ -321,6 +321,52 @@ HECTOR_HD RowRange chunkOf(int64_t rows, int64_t group, int64_t groups) {
   return {begin, end};
 }
 
+/// A warp launch's row queue: a zeroed counter of the rows handed out so
+/// far (TraversalCuda.h queuedLaunchShape). With one, the launch is one
+/// wave of blocks and each warp takes its next row from the counter when
+/// it is done with the last, so that a warp that drew short rows keeps
+/// working instead of idling until the slowest warp of its block is done:
+/// a block holds its slot until then, and on power-law graphs that left
+/// RGAT's forward warp launch at 35% achieved occupancy of 75%
+/// (docs/perf-notes.md section 23). Block groups, the CPU kernels and the
+/// warp launches that overlap a heavy launch (TraversalCuda.h
+/// overlapLaunches) walk their chunkOf rows instead.
+struct RowQueue {
+  unsigned long long *next = nullptr;
+};
+
+#if defined(__CUDACC__)
+/// The next row of a warp group's queue: lane 0 takes it, every lane gets
+/// it (all 32 lanes call this together).
+__device__ __forceinline__ int64_t takeRow(RowQueue q) {
+  unsigned long long row = 0;
+  if (threadIdx.x % kWarpSize == 0)
+    row = ::atomicAdd(q.next, 1ull);
+  return static_cast<int64_t>(__shfl_sync(0xffffffffu, row, 0));
+}
+
+/// A group's first row: from the queue for a queued launch's warp group,
+/// else the start of its chunk. The kernels are instantiated for both (a
+/// run-time choice took RGAT's forward warp kernel from 40 to 61
+/// registers).
+template <int GroupSize, bool Queued>
+__device__ __forceinline__ int64_t firstRow(RowRange chunk, RowQueue q) {
+  if constexpr (Queued && GroupSize == kWarpSize)
+    return takeRow(q);
+  else
+    return chunk.begin;
+}
+
+/// The row after `k` (see firstRow).
+template <int GroupSize, bool Queued>
+__device__ __forceinline__ int64_t nextRow(int64_t k, RowQueue q) {
+  if constexpr (Queued && GroupSize == kWarpSize)
+    return takeRow(q);
+  else
+    return k + 1;
+}
+#endif
+
 #if !defined(__CUDACC__)
 /// The CPU kernels' thread group index and count (OpenMP threads).
 inline int64_t cpuThreadNum() {

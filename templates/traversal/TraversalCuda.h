@@ -344,12 +344,13 @@ inline int64_t hubPieceEdges() {
   return v > 0 ? v : kHubPieceEdges;
 }
 
-/// The memory pool of the split heavy launches' workspaces, one per
-/// device: stream-ordered allocations (cudaMallocFromPoolAsync), so that
-/// heavy launches on different streams each get their own workspace and a
-/// workspace is reused only after the launch that had it. The pool keeps
-/// what it holds (an unbounded release threshold): a step then allocates
-/// without calling the driver's allocator, even after a synchronisation.
+/// The memory pool of the split heavy launches' workspaces and the warp
+/// launches' row queues (queuedLaunchShape), one per device:
+/// stream-ordered allocations (cudaMallocFromPoolAsync), so that launches
+/// on different streams each get their own and one is reused only after
+/// the launch that had it. The pool keeps what it holds (an unbounded
+/// release threshold): a step then allocates without calling the driver's
+/// allocator, even after a synchronisation.
 inline cudaMemPool_t hubPool() {
   constexpr int kMaxDevices = 64;
   static std::mutex mutex;
@@ -399,6 +400,48 @@ inline HubArgs hubArgs(int64_t rows, int64_t width, size_t scalarBytes,
 inline void hubRelease(const HubArgs &a, cudaStream_t stream) {
   if (a.workspace)
     check(cudaFreeAsync(a.workspace, stream), "cudaFreeAsync (hub workspace)");
+}
+
+/// A warp launch's shape and its row queue.
+struct QueuedLaunch {
+  LaunchShape shape;
+  RowQueue queue;
+};
+
+/// launchShape for the queued warp launch of a node-row kernel with
+/// neighbour loops (rows of uneven cost) on `stream`, capped at one wave
+/// of blocks, and its row queue: a counter allocated from the hub pool and
+/// zeroed on `stream` (rowQueueRelease gives it back after the launch).
+/// `single` (deterministic mode with atomics) keeps launchShape's one warp,
+/// which takes the rows in order. Capping at 4 waves, or not at all, was
+/// no faster (docs/perf-notes.md section 23).
+inline QueuedLaunch queuedLaunchShape(const void *kernel, int64_t rows,
+                                      int64_t scratchSize, size_t scalarBytes,
+                                      bool single, cudaStream_t stream) {
+  QueuedLaunch q;
+  q.shape = launchShape(kernel, rows, scratchSize, scalarBytes, single);
+  if (!single)
+    q.shape.blocks = std::max<int64_t>(
+        1, std::min<int64_t>(
+               q.shape.blocks,
+               residentBlocks(kernel, q.shape.warpsPerBlock * kWarpSize,
+                              q.shape.sharedBytes,
+                              "cudaOccupancyMaxActiveBlocksPerMultiprocessor "
+                              "(row queue)")));
+  void *counter = nullptr;
+  check(cudaMallocFromPoolAsync(&counter, sizeof(unsigned long long),
+                                hubPool(), stream),
+        "cudaMallocFromPoolAsync (row queue)");
+  check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), stream),
+        "cudaMemsetAsync (row queue)");
+  q.queue.next = static_cast<unsigned long long *>(counter);
+  return q;
+}
+
+/// Frees a queuedLaunchShape counter once `stream` is past its launch.
+inline void rowQueueRelease(const RowQueue &q, cudaStream_t stream) {
+  if (q.next)
+    check(cudaFreeAsync(q.next, stream), "cudaFreeAsync (row queue)");
 }
 
 } // namespace hector::trav

@@ -141,12 +141,16 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
         continue;
       ++here;
       const std::string kernel = entry + "_" + t->name;
-      EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize>\n"
-                            "__global__ void __launch_bounds__(kGroupSize > "
-                            "256 ? kGroupSize : 256)\n" +
-                                kernel +
-                                "([[maybe_unused]] const "
-                                "hector::rt::GraphArrays g"),
+      // A node-row kernel may have a row-queue flag (EmitterRowQueue).
+      const std::string declared =
+          "__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
+          "256)\n" +
+          kernel + "([[maybe_unused]] const hector::rt::GraphArrays g";
+      EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize>\n" +
+                                declared) +
+                    countOf(cu, "template <typename scalar_t, int kGroupSize, "
+                                "bool kRowQueue = false>\n" +
+                                    declared),
                 1u)
           << kernel;
       EXPECT_EQ(countOf(cpu, "template <typename scalar_t>\nvoid " + kernel +
@@ -459,9 +463,12 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
               countOf(*text, "a.deterministic = hp.hector_deterministic;"));
   }
   const size_t ordered = countOf(cpu, "#pragma omp parallel if (!hector_ordered)");
-  // One single-warp launch per kernel with atomics: a warp launch, or a
-  // flat row loop's 32-lane case, which deterministic mode picks.
+  // One single-warp launch per kernel with atomics: a warp launch (with a
+  // row queue or not), or a flat row loop's 32-lane case, which
+  // deterministic mode picks.
   EXPECT_EQ(countOf(cu, "sizeof(scalar_t), hp.hector_deterministic);") +
+                countOf(cu, "sizeof(scalar_t), hp.hector_deterministic), "
+                            "{}};") +
                 countOf(cu, "sizeof(scalar_t), hp.hector_deterministic, 32);"),
             ordered);
   EXPECT_EQ(countOf(cu, "const int row_lanes = hp.hector_deterministic ? "
@@ -523,13 +530,13 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
             1u);
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, scratch_size, heavy_launch ? "
                           "g.heavy_row_edges : INT64_MAX, "
-                          "hector::trav::HubArgs{});"),
+                          "hector::trav::HubArgs{}, launch.queue);"),
             1u);
   EXPECT_EQ(countOf(host, "if (heavy_launch) {"), 1u);
   // One block per heavy row when the hubs are not split (HubSplit.h).
   EXPECT_EQ(countOf(host, "heavyLaunchShape("), 1u);
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, heavy_scratch_size, INT64_MAX, "
-                          "hub);"),
+                          "hub, hector::trav::RowQueue{});"),
             1u);
   // The heavy launch is issued first, the warp launch after it, on the
   // streams launchStreams picks by the graph's size (side by side or one
@@ -567,7 +574,9 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string kernel = textFrom(cu, "\nforward_trav_", "\n}\n");
   ASSERT_FALSE(kernel.empty());
-  EXPECT_EQ(countOf(kernel, "const hector::trav::HubArgs hector_hub)"), 1u);
+  EXPECT_EQ(countOf(kernel, "const hector::trav::HubArgs hector_hub, const "
+                            "hector::trav::RowQueue hector_queue)"),
+            1u);
   EXPECT_EQ(countOf(kernel, "hector::trav::hubWork(g.heavy_dst_edge_ptr, "
                             "g.num_heavy_dst, blockIdx.x, "
                             "hector::trav::hubBlocks(g.heavy_dst_edge_ptr["
@@ -638,7 +647,7 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
   EXPECT_LT(launch, release);
   // The warp launch never splits.
   EXPECT_EQ(countOf(host, "heavy_launch ? g.heavy_row_edges : INT64_MAX, "
-                          "hector::trav::HubArgs{});"),
+                          "hector::trav::HubArgs{}, launch.queue);"),
             1u);
 }
 
@@ -738,9 +747,9 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
       << bias;
   // ... and the warp fallback of the relation loop summing grad_q.
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 2u);
-  EXPECT_EQ(countOf(cu, "hector::trav::launchShape(reinterpret_cast<const "
-                        "void *>(&forward_trav_4<scalar_t, "
-                        "hector::trav::kWarpSize>)"),
+  EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
+                        "const void *>(&forward_trav_4<scalar_t, "
+                        "hector::trav::kWarpSize, true>)"),
             1u);
 }
 
@@ -796,9 +805,74 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
       << backward;
   EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
-  EXPECT_EQ(countOf(cu, "hector::trav::launchShape(reinterpret_cast<const "
-                        "void *>(&forward_trav_2<scalar_t, "
-                        "hector::trav::kWarpSize>)"),
+  EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
+                        "const void *>(&forward_trav_2<scalar_t, "
+                        "hector::trav::kWarpSize, true>)"),
+            1u);
+}
+
+// A node-row kernel with neighbour loops and no partial-atomic sums
+// (rgcn_pyg's forward aggregation) has a row-queue instantiation: its warp
+// groups take every row from the queue, the others walk their chunks. The
+// warp launch takes the queue when it does not overlap the heavy launch
+// (same stream), allocating it on its stream and releasing it after the
+// launch; the heavy launches and the overlapping warp launch pass none.
+// The backward's partial-atomic kernel keeps its chunks and has no queue.
+TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
+  std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize, bool "
+                        "kRowQueue = false>\n__global__ void "
+                        "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
+                        "256)\nforward_trav_2("),
+            1u);
+  const std::string kernel = textFrom(cu, "\nforward_trav_2(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "const hector::trav::RowQueue hector_queue)"), 1u);
+  EXPECT_EQ(countOf(kernel, "const hector::trav::RowRange hector_rows = "
+                            "kRowQueue ? hector::trav::RowRange{0, "
+                            "g.num_nodes} : range;"),
+            1u)
+      << kernel;
+  EXPECT_EQ(countOf(kernel, "for (int64_t k = hector::trav::firstRow<"
+                            "kGroupSize, kRowQueue>(hector_rows, "
+                            "hector_queue); k < hector_rows.end; k = "
+                            "hector::trav::nextRow<kGroupSize, kRowQueue>(k, "
+                            "hector_queue))"),
+            1u)
+      << kernel;
+  const std::string forward = textFrom(cu, "void forward_cuda(", "\n  }\n");
+  ASSERT_FALSE(forward.empty());
+  const size_t shape = forward.find(
+      "const hector::trav::QueuedLaunch launch = warp_stream == stream ? "
+      "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
+      "*>(&forward_trav_2<scalar_t, hector::trav::kWarpSize, true>), rows, "
+      "scratch_size, sizeof(scalar_t), false, warp_stream) : "
+      "hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<"
+      "const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), "
+      "rows, scratch_size, sizeof(scalar_t), false), {}};");
+  const size_t queued = forward.find(
+      "if (launch.queue.next) forward_trav_2<scalar_t, "
+      "hector::trav::kWarpSize, true><<<");
+  const size_t chunked =
+      forward.find("else forward_trav_2<scalar_t, hector::trav::kWarpSize><<<");
+  const size_t release = forward.find(
+      "hector::trav::rowQueueRelease(launch.queue, warp_stream);");
+  ASSERT_NE(shape, std::string::npos) << forward;
+  ASSERT_NE(queued, std::string::npos) << forward;
+  ASSERT_NE(chunked, std::string::npos) << forward;
+  ASSERT_NE(release, std::string::npos) << forward;
+  EXPECT_LT(shape, queued);
+  EXPECT_LT(queued, chunked);
+  EXPECT_LT(chunked, release);
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u) << forward;
+  EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 3u) << forward;
+  const std::string partial = textFrom(cu, "\nbackward_trav_2(", "\n}\n");
+  ASSERT_FALSE(partial.empty());
+  EXPECT_EQ(countOf(partial, "hector_queue"), 0u);
+  EXPECT_EQ(countOf(partial, "for (int64_t k = range.begin; k < range.end; "
+                             "++k)"),
             1u);
 }
 
