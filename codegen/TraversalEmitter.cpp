@@ -126,8 +126,9 @@ public:
   std::string rowCount() const { return rowCount_; }
   /// Whether the CUDA kernel takes a row queue (Traversal.h RowQueue): rows
   /// with neighbour loops cost as much as their degree, and its warp
-  /// launch gives them out from a queue. Partial-atomic nests keep their
-  /// contiguous chunks (their accumulators flush when the row changes).
+  /// launch on the op's stream gives them out from a queue. Partial-atomic
+  /// nests keep their contiguous chunks (their accumulators flush when the
+  /// row changes).
   bool takesRowQueue() const {
     return hasNeighbourLoops() && partials_.empty();
   }
@@ -1111,7 +1112,7 @@ void printOrdered(CodeWriter &w, const NestPrinter &nest) {
 
 /// The kernel's loop over its group's rows. `rowQueue`: the CUDA kernel
 /// of a nest that takesRowQueue, whose warp groups take their rows from
-/// hector_queue when the launch gives one.
+/// hector_queue in its kRowQueue instantiation.
 void printGroupBody(CodeWriter &w, NestPrinter &nest, const std::string &body,
                     bool rowQueue) {
   for (const NestPrinter::Partial &p : nest.partials())
