@@ -1411,31 +1411,39 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
       "<<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
       "shape.sharedBytes, {}>>>",
       stream);
-  if (nest.takesRowQueue()) {
-    // Rows of uneven cost: the warps take them from a queue, unless the
-    // launch runs beside a heavy launch on the side stream (with a
-    // persistent wave of warps the two no longer overlapped, and am and
-    // biokg lost about 10%; docs/perf-notes.md section 23).
-    w.line("const hector::trav::QueuedLaunch launch = {} ? "
-           "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
-           "*>(&{}<scalar_t, hector::trav::kWarpSize, true>), rows, "
-           "scratch_size, sizeof(scalar_t), {}, {}) : "
-           "hector::trav::QueuedLaunch{{hector::trav::launchShape({}, rows, "
-           "scratch_size, sizeof(scalar_t), {}), {{}}}};",
-           afterHeavy ? "warp_stream == stream" : "true", name, single, stream,
-           kernel, single);
+  const std::string queuedShape = fmt::format(
+      "hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&{}<"
+      "scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, "
+      "sizeof(scalar_t), {}, {})",
+      name, single, stream);
+  const std::string queuedCall =
+      fmt::format("{}<scalar_t, hector::trav::kWarpSize, true>{}({}, "
+                  "launch.queue);",
+                  name, config, args);
+  if (nest.takesRowQueue() && !afterHeavy) {
+    // Rows of uneven cost: the warps take them from a queue.
+    w.line("const hector::trav::QueuedLaunch launch = {};", queuedShape);
     w.line("const hector::trav::LaunchShape &shape = launch.shape;");
-    w.line("if (launch.queue.next) {}<scalar_t, hector::trav::kWarpSize, "
-           "true>{}({}, launch.queue);",
-           name, config, args);
+    w.line(queuedCall);
+  } else if (nest.takesRowQueue()) {
+    // Beside a heavy launch on the side stream the warp launch keeps its
+    // chunks: with a persistent wave of warps the two launches no longer
+    // overlapped, and am and biokg lost about 10% (docs/perf-notes.md
+    // section 23). Chained after it, on the op's stream, it takes the
+    // queue.
+    w.line("const hector::trav::QueuedLaunch launch = warp_stream == stream "
+           "? {} : hector::trav::QueuedLaunch{{hector::trav::launchShape({}, "
+           "rows, scratch_size, sizeof(scalar_t), {}), {{}}}};",
+           queuedShape, kernel, single);
+    w.line("const hector::trav::LaunchShape &shape = launch.shape;");
+    w.line("if (launch.queue.next) {}", queuedCall);
     w.line("else {}<scalar_t, hector::trav::kWarpSize>{}({}, "
            "hector::trav::RowQueue{{}});",
            name, config, args);
   } else {
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}({}, "
-           "rows, scratch_size, sizeof(scalar_t){});",
-           launchShapeFunction(nest), kernel,
-           nest.hasAtomics() ? ", hp.hector_deterministic" : "");
+           "rows, scratch_size, sizeof(scalar_t), {});",
+           launchShapeFunction(nest), kernel, single);
     w.line("{}<scalar_t, hector::trav::kWarpSize>{}({});", name, config, args);
   }
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);

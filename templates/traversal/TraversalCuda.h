@@ -377,6 +377,23 @@ inline cudaMemPool_t hubPool() {
   return pools[device];
 }
 
+/// `bytes` allocated from hubPool and zeroed on `stream` (the hub
+/// workspace, a row queue); `what` names the buffer in errors, and the
+/// message is only built for one. Freed with cudaFreeAsync on a stream
+/// past its use.
+inline void *zeroedPoolBytes(size_t bytes, cudaStream_t stream,
+                             const char *what) {
+  auto fail = [&](cudaError_t err, const char *call) {
+    check(err, (std::string(call) + " (" + what + ")").c_str());
+  };
+  void *p = nullptr;
+  if (cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, hubPool(), stream))
+    fail(err, "cudaMallocFromPoolAsync");
+  if (cudaError_t err = cudaMemsetAsync(p, 0, bytes, stream))
+    fail(err, "cudaMemsetAsync");
+  return p;
+}
+
 /// The arguments of a split heavy launch on `stream`: `rows` heavy rows
 /// with `width` combining slots of `scalarBytes` each, in a workspace
 /// allocated and zeroed on `stream` (hubPool); hubRelease gives it back
@@ -386,10 +403,7 @@ inline HubArgs hubArgs(int64_t rows, int64_t width, size_t scalarBytes,
   const size_t bytes = static_cast<size_t>(
       hubCounterBytes(rows) + rows * width * static_cast<int64_t>(scalarBytes));
   HubArgs a;
-  check(cudaMallocFromPoolAsync(&a.workspace, bytes, hubPool(), stream),
-        "cudaMallocFromPoolAsync (hub workspace)");
-  check(cudaMemsetAsync(a.workspace, 0, bytes, stream),
-        "cudaMemsetAsync (hub workspace)");
+  a.workspace = zeroedPoolBytes(bytes, stream, "hub workspace");
   a.rows = rows;
   a.width = width;
   a.pieceEdges = hubPieceEdges();
@@ -419,22 +433,9 @@ inline QueuedLaunch queuedLaunchShape(const void *kernel, int64_t rows,
                                       int64_t scratchSize, size_t scalarBytes,
                                       bool single, cudaStream_t stream) {
   QueuedLaunch q;
-  q.shape = launchShape(kernel, rows, scratchSize, scalarBytes, single);
-  if (!single)
-    q.shape.blocks = std::max<int64_t>(
-        1, std::min<int64_t>(
-               q.shape.blocks,
-               residentBlocks(kernel, q.shape.warpsPerBlock * kWarpSize,
-                              q.shape.sharedBytes,
-                              "cudaOccupancyMaxActiveBlocksPerMultiprocessor "
-                              "(row queue)")));
-  void *counter = nullptr;
-  check(cudaMallocFromPoolAsync(&counter, sizeof(unsigned long long),
-                                hubPool(), stream),
-        "cudaMallocFromPoolAsync (row queue)");
-  check(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), stream),
-        "cudaMemsetAsync (row queue)");
-  q.queue.next = static_cast<unsigned long long *>(counter);
+  q.shape = oneWaveLaunchShape(kernel, rows, scratchSize, scalarBytes, single);
+  q.queue.next = static_cast<unsigned long long *>(
+      zeroedPoolBytes(sizeof(unsigned long long), stream, "row queue"));
   return q;
 }
 

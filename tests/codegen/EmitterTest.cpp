@@ -876,6 +876,55 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
             1u);
 }
 
+/// A node loop over both directions' edges: it has no heavy launch (a
+/// node would be heavy by two degrees), so its one warp launch is queued.
+const char *kTwoDirectionModule = R"(module @both {
+  hyper d : int = 8
+  input x : node[d]
+  output g : node[d]
+  output f : node[d]
+  foreach n in nodes {
+    foreach e in n.incoming {
+      g[n] += copy(x[e.src])
+    }
+    foreach e in n.outgoing {
+      f[n] += copy(x[e.dst])
+    }
+  }
+}
+)";
+
+// A queued warp launch with no heavy launch before it is only the queued
+// instantiation: no stream test, no chunked fallback that cannot run.
+TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
+  std::optional<Emitted> e = compileAndEmitIr(kTwoDirectionModule);
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string forward = textFrom(cu, "void forward_cuda(", "\n  }\n");
+  ASSERT_FALSE(forward.empty());
+  EXPECT_EQ(countOf(forward, "heavy_launch"), 0u) << forward;
+  EXPECT_EQ(countOf(forward, "warp_stream"), 0u) << forward;
+  EXPECT_EQ(countOf(forward, "const hector::trav::QueuedLaunch launch = "
+                             "hector::trav::queuedLaunchShape("
+                             "reinterpret_cast<const void *>(&forward_trav_0<"
+                             "scalar_t, hector::trav::kWarpSize, true>), "
+                             "rows, scratch_size, sizeof(scalar_t), false, "
+                             "stream);"),
+            1u)
+      << forward;
+  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, hector::trav::"
+                             "kWarpSize, true><<<"),
+            1u);
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u);
+  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, hector::trav::"
+                             "kWarpSize><<<"),
+            0u);
+  EXPECT_EQ(countOf(forward, "RowQueue{}"), 0u);
+  EXPECT_EQ(countOf(forward, "hector::trav::rowQueueRelease(launch.queue, "
+                             "stream);"),
+            1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),

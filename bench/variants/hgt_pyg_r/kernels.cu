@@ -1824,7 +1824,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
         forward_trav_1<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_1");
       }
@@ -1931,7 +1931,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
         forward_trav_6<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_6");
       }
@@ -2084,7 +2084,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
           backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
         }
@@ -2332,7 +2332,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_13<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
           backward_trav_13<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_13");
         }

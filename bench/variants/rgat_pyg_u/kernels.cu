@@ -1477,7 +1477,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
           backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_11");
         }
@@ -1499,7 +1499,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         else {
           const int64_t scratch_size = INT64_C(0);
           if (rows > 0) {
-            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
             backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
             hector::trav::check(cudaGetLastError(), "backward_trav_12");
           }

@@ -283,7 +283,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
         forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
       }
@@ -430,7 +430,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t));
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
           backward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_5");
         }
