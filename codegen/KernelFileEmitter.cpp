@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <variant>
 
 namespace hector::codegen {
@@ -54,22 +55,37 @@ std::string guardPrefix(const OutputDependences *deps, OutputMask mask) {
   return g ? "if (" + *g + ") " : "";
 }
 
+/// The zero-fill of the program's accumulators before its kernels: on the
+/// CPU one std::fill each; on the GPU one zeroFill launch for all of them
+/// (ZeroFillCuda.h: a memset each cost a few microseconds of host time on
+/// host-bound steps). A buffer the call does not need gets an empty span.
 void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target,
                    const OutputDependences *deps) {
-  for (const std::string &v : p.zeroFilled()) {
+  const std::set<std::string> &buffers = p.zeroFilled();
+  if (buffers.empty())
+    return;
+  if (target == Target::Cuda)
+    w.raw("const hector::trav::ZeroSpan zero_spans[] = {");
+  size_t left = buffers.size();
+  for (const std::string &v : buffers) {
     const std::string count = fmt::format(
         "static_cast<size_t>({} * {})",
         rowCountExpr(p.layout(v).rows), sizeLocal(v));
-    const std::string guard =
-        guardPrefix(deps, deps ? deps->ofZeroFill(v) : OutputMask(0));
-    if (target == Target::Cpu)
+    std::optional<std::string> guard;
+    if (deps)
+      guard = deps->guard(deps->ofZeroFill(v));
+    if (target == Target::Cpu) {
       w.line("{2}std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count,
-             guard);
-    else
-      w.line("{3}hector::trav::check(cudaMemsetAsync(b.{0}, 0, "
-             "sizeof(scalar_t) * {1}, stream), \"zero-fill {2}\");",
-             v, count, v, guard);
+             guard ? "if (" + *guard + ") " : "");
+      continue;
+    }
+    const std::string bytes = "sizeof(scalar_t) * " + count;
+    w.line("    {{b.{}, {}}}{}", v,
+           guard ? fmt::format("({}) ? {} : 0", *guard, bytes) : bytes,
+           --left == 0 ? "};" : ",");
   }
+  if (target == Target::Cuda)
+    w.raw("hector::trav::zeroFill(stream, zero_spans);");
 }
 
 /// The host function of a program. The backward one (`skipUnneeded`) runs

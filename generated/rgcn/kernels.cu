@@ -436,11 +436,13 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_W_self = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_W'", sz_grad_W}, {"the row size of 'grad_W_self'", sz_grad_W_self}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad_W, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W), stream), "zero-fill grad_W");
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_W_self, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self), stream), "zero-fill grad_W_self");
-    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    if (hp.hector_needed_outputs & UINT64_C(0x3)) hector::trav::check(cudaMemsetAsync(b.grad_msg_0, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0), stream), "zero-fill grad_msg_0");
+    const hector::trav::ZeroSpan zero_spans[] = {
+        {b.grad2_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x) : 0},
+        {b.grad_W, (hp.hector_needed_outputs & UINT64_C(0x2)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_W) : 0},
+        {b.grad_W_self, (hp.hector_needed_outputs & UINT64_C(0x4)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_W_self) : 0},
+        {b.grad_bias, (hp.hector_needed_outputs & UINT64_C(0x8)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias) : 0},
+        {b.grad_msg_0, (hp.hector_needed_outputs & UINT64_C(0x3)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_pairs * sz_grad_msg_0) : 0}};
+    hector::trav::zeroFill(stream, zero_spans);
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
       {

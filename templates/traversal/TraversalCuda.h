@@ -4,6 +4,7 @@
 
 #include "templates/traversal/HubSplit.h"
 #include "templates/traversal/Traversal.h"
+#include "templates/traversal/ZeroFillCuda.h"
 
 #include <cuda_runtime.h>
 

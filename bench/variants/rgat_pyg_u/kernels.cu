@@ -1175,13 +1175,15 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'outj'", sz_outj}, {"the row size of 'outi'", sz_outi}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad_outi'", sz_grad_outi}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad1_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_), stream), "zero-fill grad1_weight_");
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad1_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x), stream), "zero-fill grad1_x");
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) hector::trav::check(cudaMemsetAsync(b.grad2_weight_, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_), stream), "zero-fill grad2_weight_");
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) hector::trav::check(cudaMemsetAsync(b.grad2_x, 0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x), stream), "zero-fill grad2_x");
-    hector::trav::check(cudaMemsetAsync(b.grad_bias, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias), stream), "zero-fill grad_bias");
-    if (hp.hector_needed_outputs & UINT64_C(0x8)) hector::trav::check(cudaMemsetAsync(b.grad_k, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k), stream), "zero-fill grad_k");
-    if (hp.hector_needed_outputs & UINT64_C(0x4)) hector::trav::check(cudaMemsetAsync(b.grad_q, 0, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q), stream), "zero-fill grad_q");
+    const hector::trav::ZeroSpan zero_spans[] = {
+        {b.grad1_weight_, (hp.hector_needed_outputs & UINT64_C(0x2)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_) : 0},
+        {b.grad1_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x) : 0},
+        {b.grad2_weight_, (hp.hector_needed_outputs & UINT64_C(0x2)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad2_weight_) : 0},
+        {b.grad2_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x) : 0},
+        {b.grad_bias, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias)},
+        {b.grad_k, (hp.hector_needed_outputs & UINT64_C(0x8)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k) : 0},
+        {b.grad_q, (hp.hector_needed_outputs & UINT64_C(0x4)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q) : 0}};
+    hector::trav::zeroFill(stream, zero_spans);
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
