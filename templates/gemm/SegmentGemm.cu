@@ -981,6 +981,119 @@ __global__ void __launch_bounds__(kNarrowWarps * 32, narrowMinBlocks(WL))
   }
 }
 
+// One scalar per (row, head) from K <= 64 inputs, K a multiple of 4, X and
+// W 16-byte aligned: the attention scores' x . w (RGAT's alpha_0 over every
+// edge, alpha_1 over every pair). linearNarrowKernel gives each row the
+// whole warp, two 4-byte loads per lane and a five-step shuffle sum, and
+// moves each row's ids between lanes with shuffles: Nsight Compute found it
+// bound by issued instructions (about 170 per row, 60% of the SMs' issue
+// slots, 2% of DRAM bandwidth on fb15k's 620 K edges). Here a row takes 8
+// lanes, each one or two 16-byte loads of X and of W and a three-step sum,
+// and each group of 8 lanes reads its own rows' ids: a warp works on 4 rows
+// at once, with kDotRowsInFlight of them per group in flight.
+constexpr int kDotLanes = 8;                   // lanes per row
+constexpr int kDotGroups = 32 / kDotLanes;     // rows per warp step
+constexpr int kDotRowsInFlight = 2;            // per group
+constexpr int64_t kDotRowsPerStep = kDotGroups * kDotRowsInFlight;
+
+/// The dot product of this lane's (up to) 8 entries of x and w.
+__device__ __forceinline__ float dot4x2(const float4 (&x)[2],
+                                       const float4 (&w)[2]) {
+  float s = 0.f;
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+    s += x[j].x * w[j].x + x[j].y * w[j].y + x[j].z * w[j].z + x[j].w * w[j].w;
+  return s;
+}
+
+/// Warp w takes logical rows [w * rowsPerWarp, (w + 1) * rowsPerWarp) (a
+/// multiple of kDotRowsPerStep), kDotRowsPerStep at a time: row
+/// base + g + kDotGroups * u goes to lane group g, u < kDotRowsInFlight.
+/// Every lane runs every step (the shuffles need the whole warp); rows past
+/// the run read row 0 and store nothing. Loads are not predicated (see
+/// narrowDot): a lane past K reads k = 0 and zeroes it.
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    linearDotKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  constexpr int U = kDotRowsInFlight;
+  const int lane = threadIdx.x % 32;
+  const int group = lane / kDotLanes, gl = lane % kDotLanes;
+  const int64_t warp =
+      int64_t(blockIdx.x) * kNarrowWarps + threadIdx.x / 32;
+  const int64_t r0 = warp * rowsPerWarp;
+  const int64_t r1 = r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M;
+  if (r0 >= r1)
+    return;
+  const int64_t K = a.K, H = a.H;
+  const int k0 = 4 * gl, k1 = k0 + 32; // this lane's entries: k0.., k1..
+  const bool has0 = k0 < K, has1 = k1 < K;
+  // segmentPtr: the slice of this group's last row, stepped forward.
+  int64_t seg = a.segmentPtr ? sliceOfRow(a, r0 + group < r1 ? r0 + group : r0,
+                                          0)
+                             : 0;
+  for (int64_t base = r0; base < r1; base += kDotRowsPerStep) {
+    bool live[U];
+    int64_t id[U], slice[U], src[U], dst[U], scaleRow[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = base + group + kDotGroups * u;
+      live[u] = r < r1;
+      id[u] = live[u] ? rowIdOf(a, r) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = base + group + kDotGroups * u;
+      if (a.rowType) {
+        slice[u] = live[u] ? a.rowType[id[u]] : 0;
+      } else {
+        if (a.segmentPtr && live[u]) // empty segments share a start
+          while (seg + 1 < a.numSlices && r >= a.segmentPtr[seg + 1])
+            ++seg;
+        slice[u] = seg;
+      }
+      src[u] = live[u] && a.gather ? a.gather[id[u]] : id[u];
+      dst[u] = live[u] && a.scatter ? a.scatter[id[u]] : id[u];
+      scaleRow[u] = a.scaleGather && live[u] ? a.scaleGather[id[u]] : id[u];
+    }
+    for (int64_t h = 0; h < H; ++h) {
+      float4 xv[U][2], wv[U][2];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const float *x = a.X + (src[u] * H + h) * K;
+        const float *w = a.W + (slice[u] * H + h) * K;
+        xv[u][0] = __ldg(reinterpret_cast<const float4 *>(x + (has0 ? k0 : 0)));
+        xv[u][1] = __ldg(reinterpret_cast<const float4 *>(x + (has1 ? k1 : 0)));
+        wv[u][0] = __ldg(reinterpret_cast<const float4 *>(w + (has0 ? k0 : 0)));
+        wv[u][1] = __ldg(reinterpret_cast<const float4 *>(w + (has1 ? k1 : 0)));
+      }
+      float sum[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!has0)
+          xv[u][0] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (!has1)
+          xv[u][1] = make_float4(0.f, 0.f, 0.f, 0.f);
+        sum[u] = dot4x2(xv[u], wv[u]);
+      }
+#pragma unroll
+      for (int off = kDotLanes / 2; off > 0; off /= 2)
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], off);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!live[u] || gl != 0)
+          continue;
+        const float scale =
+            a.epilogue == EpilogueOp::None
+                ? 1.f
+                : a.scale[a.scalePerHead ? scaleRow[u] * H + h : scaleRow[u]];
+        storeOut(a.Y + dst[u] * H + h, withEpilogue(sum[u], a.epilogue, scale),
+                 a);
+      }
+    }
+  }
+}
+
 // Narrow outer fast path, float only (N < 4, K <= 128, any alignment):
 // the gradient of a projection to one scalar per head, such as an
 // attention vector's (K = 64, N = 1), where the general kernel's 32 x 32
@@ -1239,6 +1352,24 @@ cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
   return cudaGetLastError();
 }
 
+/// linearDotKernel: about four waves of warps (as launchLinearNarrowAs),
+/// each over a run of whole steps of kDotRowsPerStep rows.
+cudaError_t launchLinearDot(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int threads = kNarrowWarps * 32;
+  constexpr int64_t U = kDotRowsPerStep;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(linearDotKernel, threads, &resident));
+  const int64_t warps = 4 * resident * kNarrowWarps;
+  const int64_t stepsPerWarp = ((a.M + U - 1) / U + warps - 1) / warps;
+  const int64_t rowsPerWarp = (stepsPerWarp < 1 ? 1 : stepsPerWarp) * U;
+  const int64_t warpsNeeded = (a.M + rowsPerWarp - 1) / rowsPerWarp;
+  const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
+  if (blocks > INT_MAX)
+    return cudaErrorInvalidConfiguration;
+  linearDotKernel<<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
+  return cudaGetLastError();
+}
+
 /// The narrow linear fast paths (linearNarrowKernel); the caller checks
 /// the shape. The wide side picks the fewest values per lane that hold it.
 template <bool kDot>
@@ -1329,6 +1460,10 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
         return launchLinearVec<16, 8>(a, stream);
       if (vec)
         return launchLinearVec<8, 4>(a, stream);
+      // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
+      if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
+          hostAligned16(a.X) && hostAligned16(a.W))
+        return launchLinearDot(a, stream);
       // The narrow kernels load X unpredicated, so they need K >= 1.
       if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
         return launchLinearNarrow</*kDot=*/true>(a, stream);

@@ -435,6 +435,40 @@ std::vector<Case> cases() {
     c.accumulate = true;
     add(c);
   }
+  // One scalar per row from K <= 64, K % 4 == 0 (float, aligned): 8 lanes
+  // a row (linearDotKernel). Every row scheme; K of one 16-byte word, of
+  // two words short of 64, of exactly 64; runs of several steps with a
+  // partial last one; heads with the epilogue; fewer rows than one step.
+  {
+    Case c{"dotRowTypeShuffled", Mode::Linear, 60001, 64, 1, 1, 5,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Mul;
+    add(c);
+  }
+  {
+    Case c{"dotSegPtrRunsTail", Mode::Linear, 100003, 60, 1, 3, 700,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"dotSortedRowIdsCollide", Mode::Linear, 20000, 32, 1, 2, 40,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.skewedSegments = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+  }
+  add({"dotOneWordFewRows", Mode::Linear, 5, 4, 1});
   // The narrow outer path (float, N < 4, K <= 128): every row scheme and
   // schedule, K over one and over several lane slots, the deterministic
   // twin.
