@@ -1317,14 +1317,15 @@ void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
 }
 
 /// The TraversalCuda.h function that shapes a launch of the nest's rows:
-/// with partial-atomic reductions, one wave when the rows cost about the
-/// same and chunks of several rows when they hold neighbour loops (their
-/// degrees make them uneven); else a group per row.
+/// with partial-atomic reductions, one wave of groups of several rows each
+/// when the rows cost about the same and chunks of several rows when they
+/// hold neighbour loops (their degrees make them uneven); else a group per
+/// row.
 const char *launchShapeFunction(const NestPrinter &nest) {
   if (nest.partials().empty())
     return "launchShape";
   return nest.hasNeighbourLoops() ? "partialRowsLaunchShape"
-                                  : "oneWaveLaunchShape";
+                                  : "rowSumsLaunchShape";
 }
 
 /// The row-queue argument of a launch without a queue (a block group's, or

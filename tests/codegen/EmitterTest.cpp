@@ -730,23 +730,25 @@ TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
 }
 
 // A kernel whose rows cost the same and that sums them with partial
-// atomics (rgat_pyg's grad_bias over all nodes) launches one wave, so that
-// each warp adds many rows before its atomic adds; a kernel with edge
-// loops (the forward) keeps a warp per row.
+// atomics (rgat_pyg's grad_bias over all nodes) launches one wave of
+// groups of at least a few rows (rowSumsLaunchShape), so that each warp
+// adds many rows before its atomic adds; a kernel with edge loops (the
+// forward) takes its rows from a queue.
 TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string bias =
       textFrom(cu, "      // @trav_0: access none", "\n      }\n");
-  EXPECT_EQ(countOf(bias, "hector::trav::oneWaveLaunchShape(reinterpret_cast<"
+  EXPECT_EQ(countOf(bias, "hector::trav::rowSumsLaunchShape(reinterpret_cast<"
                           "const void *>(&backward_trav_0<scalar_t, "
                           "hector::trav::kWarpSize>), rows, scratch_size, "
                           "sizeof(scalar_t), hp.hector_deterministic);"),
             1u)
       << bias;
   // ... and the warp fallback of the relation loop summing grad_q.
-  EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 2u);
+  EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 2u);
+  EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
                         "const void *>(&forward_trav_4<scalar_t, "
                         "hector::trav::kWarpSize, true>)"),
@@ -804,7 +806,7 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
             1u)
       << backward;
   EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
-  EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
+  EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
                         "const void *>(&forward_trav_2<scalar_t, "
                         "hector::trav::kWarpSize, true>)"),

@@ -2031,7 +2031,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = ((INT64_C(3) * hp_in_dim) + INT64_C(6));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
         backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
@@ -2191,32 +2191,32 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           const int row_lanes = hp.hector_deterministic ? hector::trav::kWarpSize : hector::trav::rowGroupLanes(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads, hp_heads, hp_in_dim, hp_in_dim));
           switch (row_lanes) {
             case 1: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
               backward_trav_7<scalar_t, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 2: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
               backward_trav_7<scalar_t, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 4: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
               backward_trav_7<scalar_t, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 8: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
               backward_trav_7<scalar_t, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 16: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
               backward_trav_7<scalar_t, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             default: {
-              const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_7<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
               backward_trav_7<scalar_t, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
@@ -2278,7 +2278,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_10");
         }

@@ -1200,7 +1200,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = (hp_heads * hp_out_dim);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
           backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_0");
         }

@@ -1563,7 +1563,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         else {
           const int64_t scratch_size = ((INT64_C(2) * hp_heads * hp_heads * hp_in_dim * hp_out_dim) + (hp_heads * hp_heads * hp_out_dim));
           if (rows > 0) {
-            const hector::trav::LaunchShape shape = hector::trav::oneWaveLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+            const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
             backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
             hector::trav::check(cudaGetLastError(), "backward_trav_10");
           }
