@@ -1182,6 +1182,103 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
                    store);
 }
 
+// Outer mode with one scalar per row and head on the right (N == 1), K <=
+// 64 with K % 4 == 0, X 16-byte aligned: the gradient of an attention
+// projection (RGAT's alpha_0_w summed over every edge, k over every
+// pair). outerNarrowKernel gives each row the whole warp, two 4-byte loads
+// per lane, and every lane reads every row's ids; Nsight Compute found it
+// bound by issued instructions as linearNarrowKernel was (60% of the SMs'
+// issue slots, 3% of DRAM bandwidth on fb15k). Here a row takes 8 lanes
+// (as linearDotKernel), each adding one or two 16-byte words of X times the
+// row's B scalar into its share of dW[s][h]; a block's 32 lane groups take
+// the rows of a TR-row tile in a fixed order, TR / 32 each in flight. At a
+// flush the groups of a warp are added with shuffles, then the 8 warps in
+// shared memory in a fixed order (so the deterministic mode's sums do not
+// depend on timing). The rows a block sums follow sumOuterRows.
+template <int TR>
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    outerDotKernel(const SegmentGemmArgs a, int64_t chunkRows) {
+  constexpr int kGroups = kNarrowWarps * kDotGroups; // lane groups a block
+  constexpr int U = TR / kGroups;
+  static_assert(TR % kGroups == 0, "a tile is whole rows per lane group");
+  __shared__ float red[kNarrowWarps][64];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int group = lane / kDotLanes, gl = lane % kDotLanes;
+  const int slot = warp * kDotGroups + group; // the group's first tile row
+  const int64_t K = a.K, H = a.H;
+  const int k0 = 4 * gl, k1 = k0 + 32; // this lane's entries: k0.., k1..
+  const bool has0 = k0 < K, has1 = k1 < K;
+  float4 acc[2];
+  auto clear = [&] {
+    acc[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+    acc[1] = acc[0];
+  };
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    for (int64_t base = first; base < end; base += step) {
+      int64_t xr[U];
+      float bv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t r = base + slot + kGroups * u;
+        int64_t id = r < end ? rowIdOf(a, r) : -1;
+        if (id >= 0 && a.rowType && a.rowType[id] != s)
+          id = -1;
+        xr[u] = id >= 0 && a.gather ? a.gather[id] : id;
+        const int64_t br = id >= 0 && a.gatherB ? a.gatherB[id] : id;
+        bv[u] = id >= 0 ? __ldg(a.B + br * H + h) : 0.f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        // A row not summed here reads row 0 and adds it times 0.
+        const float *x = a.X + ((xr[u] < 0 ? 0 : xr[u]) * H + h) * K;
+        const float4 x0 =
+            __ldg(reinterpret_cast<const float4 *>(x + (has0 ? k0 : 0)));
+        const float4 x1 =
+            __ldg(reinterpret_cast<const float4 *>(x + (has1 ? k1 : 0)));
+        acc[0].x += x0.x * bv[u];
+        acc[0].y += x0.y * bv[u];
+        acc[0].z += x0.z * bv[u];
+        acc[0].w += x0.w * bv[u];
+        acc[1].x += x1.x * bv[u];
+        acc[1].y += x1.y * bv[u];
+        acc[1].z += x1.z * bv[u];
+        acc[1].w += x1.w * bv[u];
+      }
+    }
+  };
+  auto store = [&](int64_t s, int64_t h) {
+    // Lanes gl, gl + 8, gl + 16 and gl + 24 hold the same entries.
+#pragma unroll
+    for (int off = kDotLanes; off < 32; off *= 2)
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        acc[j].x += __shfl_xor_sync(0xffffffffu, acc[j].x, off);
+        acc[j].y += __shfl_xor_sync(0xffffffffu, acc[j].y, off);
+        acc[j].z += __shfl_xor_sync(0xffffffffu, acc[j].z, off);
+        acc[j].w += __shfl_xor_sync(0xffffffffu, acc[j].w, off);
+      }
+    if (group == 0) {
+      if (has0)
+        *reinterpret_cast<float4 *>(&red[warp][k0]) = acc[0];
+      if (has1)
+        *reinterpret_cast<float4 *>(&red[warp][k1]) = acc[1];
+    }
+    __syncthreads();
+    // N == 1: entry (k, 0) of a slice is at k in either layout.
+    float *dw = a.dW + (s * H + h) * K;
+    for (int64_t k = threadIdx.x; k < K; k += kNarrowWarps * 32) {
+      float v = 0.f;
+      for (int w = 0; w < kNarrowWarps; ++w)
+        v += red[w][k];
+      storeOut(dw + k, v, a);
+    }
+    __syncthreads(); // red is written again at the next flush
+  };
+  sumOuterRows<TR>(a, chunkRows, blockIdx.x, gridDim.x, clear, sumRows,
+                   store);
+}
+
 template <int TX, int RM>
 cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   constexpr int TM = (kVecThreads / TX) * RM;
@@ -1398,6 +1495,21 @@ cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/// outerDotKernel: as launchOuterNarrow, with tiles of 128 rows (4 per
+/// lane group).
+cudaError_t launchOuterDot(const SegmentGemmArgs &a, cudaStream_t stream) {
+  constexpr int TR = 128, threads = kNarrowWarps * 32;
+  int64_t resident = 0;
+  HECTOR_CUDA_TRY(residentBlocks(outerDotKernel<TR>, threads, &resident));
+  RowTileGrid g;
+  HECTOR_CUDA_TRY(rowTileGrid(a, resident, 2, TR, &g));
+  if (g.chunkRows > 0)
+    outerDotKernel<TR><<<g.grid, threads, 0, stream>>>(a, g.chunkRows);
+  else
+    outerDotKernel<TR><<<g.grid, threads, 0, stream>>>(singleWriter(a), 0);
+  return cudaGetLastError();
+}
+
 template <typename T>
 cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   constexpr int TKO = 32, TN = 32, TR = 16, RK = 2, RN = 2;
@@ -1483,6 +1595,11 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
         hostAligned16(a.X) && hostAligned16(a.B))
       return launchOuterVec(a, stream);
+    // One scalar per row on the right, at most 64 aligned entries on the
+    // left: 8 lanes a row.
+    if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
+        hostAligned16(a.X))
+      return launchOuterDot(a, stream);
     if (a.N <= kNarrowMax && a.K <= kNarrowWide)
       return launchOuterNarrow(a, stream);
   }

@@ -506,6 +506,40 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"narrowOuterPlain", Mode::Outer, 300, 128, 3});
+  // The outer path for N == 1, K <= 64, K % 4 == 0 (float, aligned X;
+  // outerDotKernel): K of one 16-byte word and of two words short of 64,
+  // gathers on both sides, heads, chunks across empty segments, rowType
+  // slices, the deterministic twin.
+  {
+    Case c{"dotOuterSegPtrGatherB", Mode::Outer, 50001, 60, 1, 3, 50,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.skewedSegments = true;
+    c.rowIds = RowIds::SortedByType;
+    c.accumulate = true;
+    c.gather = true;
+    c.gatherB = true;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"dotOuterRowTypeOneWord", Mode::Outer, 7000, 4, 1, 2, 6,
+           Seg::RowType};
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"dotOuterDeterministic", Mode::Outer, 9000, 32, 1, 1, 7,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.gather = true;
+    c.deterministic = true;
+    add(c);
+  }
+  add({"dotOuterPlain", Mode::Outer, 301, 64, 1});
+
   add({"narrowOuterEmptyM", Mode::Outer, 0, 64, 1, 1, 3, Seg::Ptr});
   // rowType in outer mode with the rows of a slice split over blocks
   // (atomic), general and vectorized kernels.
