@@ -1006,33 +1006,22 @@ __device__ __forceinline__ float dot4x2(const float4 (&x)[2],
   return s;
 }
 
-/// Warp w takes logical rows [w * rowsPerWarp, (w + 1) * rowsPerWarp) (a
-/// multiple of kDotRowsPerStep), kDotRowsPerStep at a time: row
-/// base + g + kDotGroups * u goes to lane group g, u < kDotRowsInFlight.
-/// Every lane runs every step (the shuffles need the whole warp); rows past
-/// the run read row 0 and store nothing. Loads are not predicated (see
-/// narrowDot): a lane past K reads k = 0 and zeroes it.
-__global__ void __launch_bounds__(kNarrowWarps * 32)
-    linearDotKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
-  constexpr int U = kDotRowsInFlight;
-  const int lane = threadIdx.x % 32;
-  const int group = lane / kDotLanes, gl = lane % kDotLanes;
-  const int64_t warp =
-      int64_t(blockIdx.x) * kNarrowWarps + threadIdx.x / 32;
-  const int64_t r0 = warp * rowsPerWarp;
-  const int64_t r1 = r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M;
-  if (r0 >= r1)
-    return;
-  const int64_t K = a.K, H = a.H;
-  const int k0 = 4 * gl, k1 = k0 + 32; // this lane's entries: k0.., k1..
-  const bool has0 = k0 < K, has1 = k1 < K;
-  // segmentPtr: the slice of this group's last row, stepped forward.
-  int64_t seg = a.segmentPtr ? sliceOfRow(a, r0 + group < r1 ? r0 + group : r0,
-                                          0)
-                             : 0;
-  for (int64_t base = r0; base < r1; base += kDotRowsPerStep) {
-    bool live[U];
-    int64_t id[U], slice[U], src[U], dst[U], scaleRow[U];
+/// The rows of one lane group in one step of an 8-lane kernel
+/// (linearDotKernel, linearScaleKernel): row base + group + kDotGroups * u
+/// for u < kDotRowsInFlight, with its id, slice, gathered, scattered and
+/// scale rows. A row past the run's end r1 is not live and reads row 0.
+/// Each group reads its own rows' fields (no shuffles); `seg` is the slice
+/// of the group's last row (segmentPtr), stepped forward, as the group's
+/// rows only increase.
+struct DotRows {
+  bool live[kDotRowsInFlight];
+  int64_t slice[kDotRowsInFlight], src[kDotRowsInFlight],
+      dst[kDotRowsInFlight], scaleRow[kDotRowsInFlight];
+
+  __device__ __forceinline__ DotRows(const SegmentGemmArgs &a, int64_t base,
+                                     int group, int64_t r1, int64_t &seg) {
+    constexpr int U = kDotRowsInFlight;
+    int64_t id[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int64_t r = base + group + kDotGroups * u;
@@ -1054,6 +1043,61 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
       dst[u] = live[u] && a.scatter ? a.scatter[id[u]] : id[u];
       scaleRow[u] = a.scaleGather && live[u] ? a.scaleGather[id[u]] : id[u];
     }
+  }
+
+  /// Row u's epilogue scale at head h (1 without an epilogue).
+  __device__ __forceinline__ float scale(const SegmentGemmArgs &a, int u,
+                                         int64_t h) const {
+    if (a.epilogue == EpilogueOp::None)
+      return 1.f;
+    return a.scale[a.scalePerHead ? scaleRow[u] * a.H + h : scaleRow[u]];
+  }
+};
+
+/// The run of logical rows of the calling warp in an 8-lane kernel:
+/// [w * rowsPerWarp, (w + 1) * rowsPerWarp) of M, w the warp's index.
+struct WarpRun {
+  int64_t r0, r1;
+};
+__device__ __forceinline__ WarpRun warpRun(const SegmentGemmArgs &a,
+                                           int64_t rowsPerWarp) {
+  const int64_t warp =
+      int64_t(blockIdx.x) * kNarrowWarps + threadIdx.x / 32;
+  const int64_t r0 = warp * rowsPerWarp;
+  return {r0, r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M};
+}
+
+/// The slice of the first row lane group `group` takes in the run (the
+/// start of its segment stepping; 0 without segmentPtr).
+__device__ __forceinline__ int64_t firstGroupSlice(const SegmentGemmArgs &a,
+                                                   const WarpRun &run,
+                                                   int group) {
+  if (!a.segmentPtr)
+    return 0;
+  return sliceOfRow(a, run.r0 + group < run.r1 ? run.r0 + group : run.r0, 0);
+}
+
+/// Warp w takes logical rows [w * rowsPerWarp, (w + 1) * rowsPerWarp) (a
+/// multiple of kDotRowsPerStep), kDotRowsPerStep at a time (DotRows).
+/// Every lane runs every step (the shuffles need the whole warp); rows past
+/// the run read row 0 and store nothing. Loads are not predicated (see
+/// narrowDot): a lane past K reads k = 0 and zeroes it.
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    linearDotKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  constexpr int U = kDotRowsInFlight;
+  const int lane = threadIdx.x % 32;
+  const int group = lane / kDotLanes, gl = lane % kDotLanes;
+  const WarpRun run = warpRun(a, rowsPerWarp);
+  if (run.r0 >= run.r1)
+    return;
+  const int64_t K = a.K, H = a.H;
+  const int k0 = 4 * gl, k1 = k0 + 32; // this lane's entries: k0.., k1..
+  const bool has0 = k0 < K, has1 = k1 < K;
+  int64_t seg = firstGroupSlice(a, run, group);
+  for (int64_t base = run.r0; base < run.r1; base += kDotRowsPerStep) {
+    const DotRows rows(a, base, group, run.r1, seg);
+    const bool *live = rows.live;
+    const int64_t *slice = rows.slice, *src = rows.src, *dst = rows.dst;
     for (int64_t h = 0; h < H; ++h) {
       float4 xv[U][2], wv[U][2];
 #pragma unroll
@@ -1083,12 +1127,83 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
       for (int u = 0; u < U; ++u) {
         if (!live[u] || gl != 0)
           continue;
-        const float scale =
-            a.epilogue == EpilogueOp::None
-                ? 1.f
-                : a.scale[a.scalePerHead ? scaleRow[u] * H + h : scaleRow[u]];
-        storeOut(a.Y + dst[u] * H + h, withEpilogue(sum[u], a.epilogue, scale),
-                 a);
+        storeOut(a.Y + dst[u] * H + h,
+                 withEpilogue(sum[u], a.epilogue, rows.scale(a, u, h)), a);
+      }
+    }
+  }
+}
+
+/// storeOut of a 16-byte word of 4 outputs.
+__device__ __forceinline__ void storeOut4(float *p, float4 v,
+                                          const SegmentGemmArgs &a) {
+  if (a.atomic) {
+    atomicAdd(p, v.x);
+    atomicAdd(p + 1, v.y);
+    atomicAdd(p + 2, v.z);
+    atomicAdd(p + 3, v.w);
+    return;
+  }
+  float4 *q = reinterpret_cast<float4 *>(p);
+  if (a.accumulate) {
+    const float4 old = *q;
+    v.x += old.x;
+    v.y += old.y;
+    v.z += old.z;
+    v.w += old.w;
+  }
+  *q = v;
+}
+
+// The other one-scalar shape: K == 1, N <= 64, N % 4 == 0, Y and W
+// 16-byte aligned (the gradients of those projections: RGAT's grad_outj =
+// grad_alpha_1 times k over every pair). linearNarrowKernel's columns mode
+// gives each row the whole warp, a lane per output column; here 8 lanes
+// take a row, each scaling one or two 16-byte words of the weight by the
+// row's input scalar and storing them (DotRows' rows, as linearDotKernel).
+__global__ void __launch_bounds__(kNarrowWarps * 32, 4)
+    linearScaleKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  constexpr int U = kDotRowsInFlight;
+  const int lane = threadIdx.x % 32;
+  const int group = lane / kDotLanes, gl = lane % kDotLanes;
+  const WarpRun run = warpRun(a, rowsPerWarp);
+  if (run.r0 >= run.r1)
+    return;
+  const int64_t N = a.N, H = a.H;
+  const int n0 = 4 * gl, n1 = n0 + 32; // this lane's outputs: n0.., n1..
+  const bool has0 = n0 < N, has1 = n1 < N;
+  int64_t seg = firstGroupSlice(a, run, group);
+  for (int64_t base = run.r0; base < run.r1; base += kDotRowsPerStep) {
+    const DotRows rows(a, base, group, run.r1, seg);
+    for (int64_t h = 0; h < H; ++h) {
+      float xv[U];
+      float4 wv[U][2];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        // K == 1: entry (0, n) of a slice is at n in either layout.
+        const float *w = a.W + (rows.slice[u] * H + h) * N;
+        xv[u] = __ldg(a.X + rows.src[u] * H + h);
+        wv[u][0] = __ldg(reinterpret_cast<const float4 *>(w + (has0 ? n0 : 0)));
+        wv[u][1] = __ldg(reinterpret_cast<const float4 *>(w + (has1 ? n1 : 0)));
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!rows.live[u])
+          continue;
+        const float scale = rows.scale(a, u, h);
+        float *y = a.Y + (rows.dst[u] * H + h) * N;
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          if (!(j == 0 ? has0 : has1))
+            continue;
+          const float4 w = wv[u][j];
+          const float4 v = make_float4(
+              withEpilogue(xv[u] * w.x, a.epilogue, scale),
+              withEpilogue(xv[u] * w.y, a.epilogue, scale),
+              withEpilogue(xv[u] * w.z, a.epilogue, scale),
+              withEpilogue(xv[u] * w.w, a.epilogue, scale));
+          storeOut4(y + (j == 0 ? n0 : n1), v, a);
+        }
       }
     }
   }
@@ -1449,13 +1564,16 @@ cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
   return cudaGetLastError();
 }
 
-/// linearDotKernel: about four waves of warps (as launchLinearNarrowAs),
-/// each over a run of whole steps of kDotRowsPerStep rows.
-cudaError_t launchLinearDot(const SegmentGemmArgs &a, cudaStream_t stream) {
+/// An 8-lane kernel (linearDotKernel, linearScaleKernel): about four waves
+/// of warps (as launchLinearNarrowAs), each over a run of whole steps of
+/// kDotRowsPerStep rows.
+template <typename Kernel>
+cudaError_t launchEightLaneRows(Kernel kernel, const SegmentGemmArgs &a,
+                                cudaStream_t stream) {
   constexpr int threads = kNarrowWarps * 32;
   constexpr int64_t U = kDotRowsPerStep;
   int64_t resident = 0;
-  HECTOR_CUDA_TRY(residentBlocks(linearDotKernel, threads, &resident));
+  HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
   const int64_t warps = 4 * resident * kNarrowWarps;
   const int64_t stepsPerWarp = ((a.M + U - 1) / U + warps - 1) / warps;
   const int64_t rowsPerWarp = (stepsPerWarp < 1 ? 1 : stepsPerWarp) * U;
@@ -1463,7 +1581,7 @@ cudaError_t launchLinearDot(const SegmentGemmArgs &a, cudaStream_t stream) {
   const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
   if (blocks > INT_MAX)
     return cudaErrorInvalidConfiguration;
-  linearDotKernel<<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
+  kernel<<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
   return cudaGetLastError();
 }
 
@@ -1575,7 +1693,12 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
       if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
           hostAligned16(a.X) && hostAligned16(a.W))
-        return launchLinearDot(a, stream);
+        return launchEightLaneRows(linearDotKernel, a, stream);
+      // One scalar per row scaling at most 64 aligned weights: 8 lanes a
+      // row.
+      if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
+          hostAligned16(a.Y) && hostAligned16(a.W))
+        return launchEightLaneRows(linearScaleKernel, a, stream);
       // The narrow kernels load X unpredicated, so they need K >= 1.
       if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
         return launchLinearNarrow</*kDot=*/true>(a, stream);

@@ -469,6 +469,33 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"dotOneWordFewRows", Mode::Linear, 5, 4, 1});
+  // The other one-scalar shape, K == 1 with N <= 64, N % 4 == 0 (float,
+  // aligned Y and W: linearScaleKernel): atomic and plain accumulation,
+  // permuted and colliding scatters, heads with the epilogue, N of one
+  // 16-byte word and of two words short of 64, fewer rows than one step.
+  {
+    Case c{"scaleSegPtrRunsTailAtomic", Mode::Linear, 100003, 1, 60, 2, 700,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scaleGather = true;
+    c.scalePerHead = true;
+    add(c);
+  }
+  {
+    Case c{"scaleRowTypeShuffled", Mode::Linear, 30001, 1, 64, 1, 5,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.scatter = Scatter::Permute;
+    c.accumulate = true;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Div;
+    add(c);
+  }
+  add({"scaleOneWordFewRows", Mode::Linear, 3, 1, 4});
   // The narrow outer path (float, N < 4, K <= 128): every row scheme and
   // schedule, K over one and over several lane slots, the deterministic
   // twin.
