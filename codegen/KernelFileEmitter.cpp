@@ -71,14 +71,14 @@ void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target,
     const std::string count = fmt::format(
         "static_cast<size_t>({} * {})",
         rowCountExpr(p.layout(v).rows), sizeLocal(v));
-    std::optional<std::string> guard;
-    if (deps)
-      guard = deps->guard(deps->ofZeroFill(v));
+    const OutputMask mask = deps ? deps->ofZeroFill(v) : OutputMask(0);
     if (target == Target::Cpu) {
       w.line("{2}std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count,
-             guard ? "if (" + *guard + ") " : "");
+             guardPrefix(deps, mask));
       continue;
     }
+    const std::optional<std::string> guard =
+        deps ? deps->guard(mask) : std::nullopt;
     const std::string bytes = "sizeof(scalar_t) * " + count;
     w.line("    {{b.{}, {}}}{}", v,
            guard ? fmt::format("({}) ? {} : 0", *guard, bytes) : bytes,

@@ -2,6 +2,7 @@
 
 #include "ir/InterIRPrinter.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -268,6 +269,7 @@ private:
 
   void lower(int id) { ++lowered_[id]; }
 
+
   void checkLayout(const ValueLayout &l) {
     if (l.rows != rowSchemeOf(l.decl.space))
       error("value '" + l.decl.name + "' has row scheme " +
@@ -276,8 +278,8 @@ private:
     if (l.storage == Storage::View) {
       if (!program_.findLayout(l.viewOf) || l.viewStmt < 0)
         error("view '" + l.decl.name + "' names no source value or statement");
-      else
-        lower(l.viewStmt);
+      else if (!isAccumulatedView(program_, l))
+        lower(l.viewStmt); // an accumulated view's GEMM lowers it
     }
     const bool external = l.decl.kind == ir::ValueKind::Input ||
                           l.decl.kind == ir::ValueKind::Param ||
@@ -439,6 +441,18 @@ private:
 };
 
 } // namespace
+
+bool isAccumulatedView(const Program &program, const ValueLayout &l) {
+  if (l.storage != Storage::View)
+    return false;
+  for (const Instance &inst : program.instances)
+    if (const auto *g = std::get_if<GemmInstance>(&inst))
+      if (g->output.value == l.decl.name &&
+          std::find(g->stmts.begin(), g->stmts.end(), l.viewStmt) !=
+              g->stmts.end())
+        return true;
+  return false;
+}
 
 std::string printProgram(const Program &program) {
   std::ostringstream os;

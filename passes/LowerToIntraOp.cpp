@@ -113,6 +113,9 @@ private:
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
+  bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
+                            const std::string &row);
+  std::string reshapeRoot(const std::string &value) const;
   // Scans 2 and 3.
   std::string viewRoot(const std::string &value) const;
   void computeDeps();
@@ -136,6 +139,8 @@ private:
   std::vector<Unit> units_;
   std::map<std::string, std::string> viewOf_; ///< view -> source value
   std::set<std::string> gemmRegisters_;       ///< fused GEMM intermediates
+  /// Buffers a GEMM accumulates into in place (accumulateIntoAddend).
+  std::set<std::string> accumulatedInPlace_;
   intra::Program program_;
   std::map<int, std::string> instanceOfStmt_;
   /// Where each traversal statement ended up (after hoisting).
@@ -285,6 +290,14 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
       cur = r.stmt->target.value;
       continue;
     }
+    if (r.stmt->op == ir::OpKind::Add) {
+      if (!accumulateIntoAddend(g, r, cur))
+        return;
+      g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
+      g.stmts.push_back(r.id);
+      gemmRegisters_.insert(hidden.begin(), hidden.end());
+      return;
+    }
     // The scaling consumer: mul(t, s), mul(s, t) or div(t, s).
     const ir::Stmt &c = *r.stmt;
     if ((c.op != ir::OpKind::Mul && c.op != ir::OpKind::Div) ||
@@ -326,6 +339,74 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
   }
 }
 
+/// The value whose buffer `value` shares through a chain of reshapes (the
+/// views scan 2 makes), or `value` itself.
+std::string Lowering::reshapeRoot(const std::string &value) const {
+  std::string v = value;
+  for (auto w = writer_.find(v); w != writer_.end(); w = writer_.find(v)) {
+    const ir::Stmt &s = *infos_[w->second].stmt;
+    if (s.op != ir::OpKind::Reshape)
+      break;
+    v = std::get<ir::Access>(s.operands[0]).value;
+  }
+  return v;
+}
+
+/// `sum[r] = add(row[r], addend[r])` (either order) after a linear GEMM
+/// whose result is `row`: the GEMM adds into the addend's buffer instead
+/// (`sum[r] +=`, no atomics: one output row per GEMM row), and `sum`
+/// becomes a view of the addend. The autodiff writes a gradient reached
+/// two ways as such a sum (RGAT's grad_outj = grad1_outj + grad2_outj over
+/// every pair), and its traversal read two rows and wrote a third. Only
+/// when nothing but the sum (and the reshapes that view it) reads the
+/// addend's buffer, which the GEMM overwrites, and when both are temps
+/// that are not saved for the backward.
+bool Lowering::accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
+                                    const std::string &row) {
+  const ir::Stmt &c = *sum.stmt;
+  if (c.operands.size() != 2 || c.reduce != ir::Reduce::None)
+    return false;
+  const auto *x = std::get_if<ir::Access>(&c.operands[0]);
+  const auto *y = std::get_if<ir::Access>(&c.operands[1]);
+  if (!x || !y)
+    return false;
+  const ir::Access &addend = x->value == row ? *y : *x;
+  if (addend.value == row || !normalize(addend, *sum.loop).isIdentity() ||
+      !normalize(c.target, *sum.loop).isIdentity())
+    return false;
+  // The addend is complete before this loop nest starts (written in an
+  // earlier one): in the same nest the sum fuses into the addend's own
+  // traversal instead.
+  const std::string root = reshapeRoot(addend.value);
+  const auto rootWriter = writer_.find(root);
+  if (rootWriter == writer_.end() ||
+      infos_[rootWriter->second].nest >= sum.nest)
+    return false;
+  for (const std::string &v : {addend.value, c.target.value, root}) {
+    if (decl(v).kind != ir::ValueKind::Temp || options_.saved.count(v))
+      return false;
+  }
+  const ir::ValueDecl &a = decl(addend.value), &s = decl(c.target.value);
+  if (a.shape != s.shape || a.space != s.space)
+    return false;
+  for (const auto &[value, readers] : readers_) {
+    if (reshapeRoot(value) != root)
+      continue;
+    for (int id : readers) {
+      const ir::Stmt &reader = *infos_[id].stmt;
+      if (id != sum.id && !(reader.op == ir::OpKind::Reshape &&
+                            reshapeRoot(reader.target.value) == root))
+        return false;
+    }
+  }
+  g.output = normalize(c.target, *sum.loop);
+  g.accumulate = ir::Reduce::Sum;
+  g.atomic = false;
+  viewOf_[c.target.value] = addend.value;
+  accumulatedInPlace_.insert(root);
+  return true;
+}
+
 // ------------------------------------------------------------ scans 2, 3
 
 std::string Lowering::viewRoot(const std::string &value) const {
@@ -345,12 +426,20 @@ void Lowering::computeDeps() {
         const auto *a = std::get_if<ir::Access>(&op);
         if (!a)
           continue;
-        auto w = writer_.find(viewRoot(a->value));
-        if (w == writer_.end())
-          continue;
-        const int d = unitOf_[w->second];
-        if (d != static_cast<int>(u) && units_[d].nest == unit.nest)
-          unit.deps.insert(d);
+        // The root's writer, and the writer of each view on the way that
+        // is not a plain reshape (a GEMM that adds into its addend in
+        // place writes the sum's view).
+        for (std::string v = a->value;; v = viewOf_.at(v)) {
+          auto w = writer_.find(v);
+          if (w != writer_.end()) {
+            const int d = unitOf_[w->second];
+            if (d != static_cast<int>(u) && units_[d].nest == unit.nest &&
+                units_[d].kind != UnitKind::View)
+              unit.deps.insert(d);
+          }
+          if (!viewOf_.count(v))
+            break;
+        }
       }
   }
 }
@@ -695,8 +784,9 @@ void Lowering::assignStorage() {
     return true;
   };
 
-  // Saved values, and the buffers their views share, stay in memory.
-  std::set<std::string> mustStore;
+  // Saved values, the buffers their views share, and buffers a GEMM adds
+  // into in place stay in memory.
+  std::set<std::string> mustStore = accumulatedInPlace_;
   for (const std::string &v : options_.saved) {
     mustStore.insert(v);
     mustStore.insert(viewRoot(v));

@@ -231,10 +231,6 @@ namespace hector_gen::rgat_pyg {
     b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
     at::Tensor t_grad_alpha_0_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_heads}, options);
     b.grad_alpha_0_w = t_grad_alpha_0_w.data_ptr<scalar_t>();
-    at::Tensor t_grad2_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.grad2_outj = t_grad2_outj.data_ptr<scalar_t>();
-    at::Tensor t_grad_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.grad_outj = t_grad_outj.data_ptr<scalar_t>();
     at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad1_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);

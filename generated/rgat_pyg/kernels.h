@@ -68,8 +68,6 @@ namespace hector_gen::rgat_pyg {
     T *grad_alpha_1 = nullptr; // temp pair_rows[heads]
     T *grad1_x = nullptr; // temp node_rows[in_dim]
     T *grad_alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
-    T *grad2_outj = nullptr; // temp pair_rows[heads*out_dim]
-    T *grad_outj = nullptr; // temp pair_rows[heads*out_dim]
     T *grad2_x = nullptr; // temp node_rows[in_dim]
     T *grad1_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
     T *grad2_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]

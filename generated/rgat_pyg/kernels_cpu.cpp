@@ -729,90 +729,9 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_7: access unique_pairs, schedule warp_per_edge feature_tile 32
+// @trav_10: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t>
-void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_alpha_0_w = (hp_heads * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_6 = (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_7 = (hp_heads * hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_pairs, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_p = k;
-      // s19: grad_outj[p] = add(grad1_outj[p], grad2_outj[p])
-      {
-        const scalar_t *o0 = (b.grad_msg_0 + (v_p) * sz_grad_msg_0);
-        const scalar_t *o1 = (b.grad2_outj + (v_p) * sz_grad2_outj);
-        scalar_t *t = (b.grad_outj + (v_p) * sz_grad_outj);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_outj) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_11: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
-void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -974,9 +893,9 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_12: access none, schedule warp_per_vertex feature_tile 32
+// @trav_11: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1276,8 +1195,10 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.gather = nullptr;
         a.transposeW = true;
         a.W = b.k;
-        a.Y = b.grad2_outj;
+        a.Y = b.grad_msg_0;
         a.scatter = nullptr;
+        a.accumulate = true;
+        a.atomic = false;
         hector::templates::segmentGemmCpu(a);
       }
     }
@@ -1302,18 +1223,15 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         hector::templates::segmentGemmCpu(a);
       }
     }
-    if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access unique_pairs, schedule warp_per_edge feature_tile 32
-    }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_8: linear GEMM, rows pairs
+      // @gemm_7: linear GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_pairs;
         a.K = (hp_heads * hp_out_dim);
         a.N = hp_in_dim;
         a.H = 1;
-        a.X = b.grad_outj;
+        a.X = b.grad_msg_0;
         a.gather = nullptr;
         a.segmentPtr = g.pair_ptr;
         a.numSlices = g.num_etypes;
@@ -1328,7 +1246,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @gemm_9: outer GEMM, rows pairs
+      // @gemm_8: outer GEMM, rows pairs
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1341,7 +1259,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.segmentPtr = g.pair_ptr;
         a.numSlices = g.num_etypes;
         a.transposeW = false;
-        a.B = b.grad_outj;
+        a.B = b.grad_msg_0;
         a.gatherB = nullptr;
         a.dW = b.grad1_weight_;
         a.accumulate = true;
@@ -1351,7 +1269,7 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      // @gemm_10: linear GEMM, rows etypes
+      // @gemm_9: linear GEMM, rows etypes
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_etypes * hp_in_dim;
@@ -1368,10 +1286,10 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule block_per_type feature_tile 32
+      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access none, schedule block_per_type feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_12<scalar_t>(g, gv, b, hp); // @trav_12: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
     }
   }
 

@@ -706,7 +706,7 @@ TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string host =
-      textFrom(cu, "      // @trav_11: access none, schedule block_per_type",
+      textFrom(cu, "      // @trav_10: access none, schedule block_per_type",
                "\n      }\n");
   ASSERT_FALSE(host.empty());
   EXPECT_EQ(countOf(host, "const int64_t rows = g.num_etypes;"), 1u);
@@ -715,13 +715,13 @@ TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
                           "sizeof(scalar_t));"),
             1u);
   EXPECT_EQ(countOf(host, "hector::trav::heavyLaunchShape(reinterpret_cast<"
-                          "const void *>(&backward_trav_11<scalar_t, "
+                          "const void *>(&backward_trav_10<scalar_t, "
                           "hector::trav::kHeavyGroupSize>), rows, "
                           "block_scratch_size, sizeof(scalar_t));"),
             1u);
   // The warp launch is the fallback, one warp in deterministic mode.
   EXPECT_EQ(countOf(host, "else {"), 1u);
-  EXPECT_EQ(countOf(host, "backward_trav_11<scalar_t, hector::trav::kWarpSize>"
+  EXPECT_EQ(countOf(host, "backward_trav_10<scalar_t, hector::trav::kWarpSize>"
                           "), rows, scratch_size, sizeof(scalar_t), "
                           "hp.hector_deterministic);"),
             1u);

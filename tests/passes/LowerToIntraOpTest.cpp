@@ -200,9 +200,11 @@ ir::Module linearize(const ir::Module &m, const intra::Program &p) {
   for (const ir::ValueDecl &d : m.values)
     if (d.kind != ir::ValueKind::Temp && d.kind != ir::ValueKind::Output)
       written.insert(d.name);
+  // Views made by their own statement; a sum a GEMM adds in place is the
+  // GEMM's statement and runs with it.
   std::map<std::string, int> viewStmt;
   for (const intra::ValueLayout &l : p.layouts)
-    if (l.storage == intra::Storage::View)
+    if (l.storage == intra::Storage::View && !intra::isAccumulatedView(p, l))
       viewStmt[l.decl.name] = l.viewStmt;
   auto emit = [&](std::set<int> keep) {
     // Views the instance reads that do not exist yet run inside it (in
@@ -227,7 +229,7 @@ ir::Module linearize(const ir::Module &m, const intra::Program &p) {
     for (bool added = true; added;) {
       added = false;
       for (const intra::ValueLayout &l : p.layouts)
-        if (l.storage == intra::Storage::View && !written.count(l.decl.name) &&
+        if (viewStmt.count(l.decl.name) && !written.count(l.decl.name) &&
             written.count(l.viewOf)) {
           out.loops.push_back(
               filterLoop(*m.loops[nestOf.at(l.viewStmt)], ids, {l.viewStmt}));
@@ -577,6 +579,99 @@ TEST(LowerToIntraOpTest, CompactPairRowsAndGemmOverPairs) {
   EXPECT_EQ(gemm(p, 0).input.str("p"), "x[p.src]");
   EXPECT_EQ(p.findLayout("msg")->rows, intra::RowScheme::PairRows);
   EXPECT_EQ(p.findLayout("msg")->storage, intra::Storage::Buffer);
+}
+
+// A gradient reached two ways, `s = add(a, t)` with `t` a linear GEMM's
+// row and `a` summed in an earlier nest: the GEMM adds into a's buffer
+// (`s[p] +=`, no atomics) and `s` becomes a view of `a`, so no traversal
+// reads two rows to write a third. The instance order still computes the
+// module's values.
+const char *kTwoWayGradient = R"(module @twoway {
+  hyper d : int = 4
+  input g : edge[d]
+  input c : pair[1]
+  param k : global[1, d]
+  param W : etype[d, d]
+  temp a : pair[d]
+  temp t : pair[d]
+  temp s : pair[d]
+  output y : node[d]
+  foreach e in edges {
+    a[e.pair] += copy(g[e])
+  }
+  foreach p in pairs {
+    t[p] = linear(c[p], k)
+    s[p] = add(a[p], t[p])
+    y[p.src] += linear(s[p], W[p.etype])
+  }
+}
+)";
+
+TEST(LowerToIntraOpTest, GemmAddsIntoAnAddendSummedEarlier) {
+  ir::Module m = parseVerified(kTwoWayGradient, "twoway.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "TGG") << intra::printProgram(p);
+  const intra::GemmInstance &sum = gemm(p, 1);
+  EXPECT_EQ(sum.output.str("p"), "s[p]");
+  EXPECT_EQ(sum.accumulate, ir::Reduce::Sum);
+  EXPECT_FALSE(sum.atomic);
+  EXPECT_EQ(sum.stmts.size(), 2u);
+  const intra::ValueLayout &view = *p.findLayout("s");
+  EXPECT_EQ(view.storage, intra::Storage::View);
+  EXPECT_EQ(view.viewOf, "a");
+  EXPECT_TRUE(intra::isAccumulatedView(p, view));
+  EXPECT_EQ(p.findLayout("a")->storage, intra::Storage::Buffer);
+  EXPECT_EQ(p.findLayout("t")->storage, intra::Storage::Register);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  // The printed program parses back to the same text.
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("layout s : pair_rows[d] temp view of a s2"),
+            std::string::npos)
+      << text;
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
+  auto args = passtest::randomArguments(m, *graph, 7);
+  ir::Module lin = linearize(m, p);
+  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+  EXPECT_LE(passtest::maxRelativeError(
+                runtime::interpret(lin, *graph, args.inputs, args.params),
+                runtime::interpret(m, *graph, args.inputs, args.params)),
+            1e-12);
+}
+
+// The sum stays a traversal when the GEMM may not overwrite the addend:
+// another statement reads it, it is summed in the same nest (the sum then
+// fuses into that traversal), or it is saved for the backward.
+TEST(LowerToIntraOpTest, GemmLeavesAnAddendItMayNotOverwrite) {
+  const std::string text = kTwoWayGradient;
+  auto lowered = [](const std::string &module,
+                    passes::LoweringOptions options = {}) {
+    return lower(parseVerified(module, "twoway.ir"), options);
+  };
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  // Read again after the sum.
+  std::string twice = replaced("  output y : node[d]\n",
+                               "  output y : node[d]\n  output z : pair[d]\n");
+  twice.replace(twice.find("    y[p.src] +="), 0, "    z[p] = copy(a[p])\n");
+  intra::Program reread = lowered(twice);
+  EXPECT_NE(reread.findLayout("s")->storage, intra::Storage::View);
+  // Written in the same nest.
+  std::string same = replaced(
+      "  foreach e in edges {\n    a[e.pair] += copy(g[e])\n  }\n"
+      "  foreach p in pairs {\n",
+      "  foreach p in pairs {\n    a[p] = relu(b[p])\n");
+  same.replace(same.find("  input c"), 0, "  input b : pair[d]\n");
+  intra::Program sameNest = lowered(same);
+  EXPECT_NE(sameNest.findLayout("s")->storage, intra::Storage::View);
+  // Saved.
+  passes::LoweringOptions saved;
+  saved.saved = {"a"};
+  EXPECT_NE(lowered(text, saved).findLayout("s")->storage,
+            intra::Storage::View);
 }
 
 // ------------------------------------------------------------- verifier

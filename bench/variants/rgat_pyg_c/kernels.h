@@ -69,8 +69,6 @@ namespace hector_gen::rgat_pyg_c {
     T *grad_outi = nullptr; // temp edge_rows[heads*out_dim]
     T *grad1_x = nullptr; // temp node_rows[in_dim]
     T *grad1_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
-    T *grad2_outj = nullptr; // temp pair_rows[heads*out_dim]
-    T *grad_outj = nullptr; // temp pair_rows[heads*out_dim]
     T *grad2_x = nullptr; // temp node_rows[in_dim]
     T *grad2_weight_ = nullptr; // temp etype_rows[in_dim, heads*out_dim]
     T *grad_x = nullptr; // output node_rows[in_dim]

@@ -757,87 +757,10 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_8: access coo, schedule warp_per_edge feature_tile 32
+// @trav_10: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_8([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int sz_grad_h = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_outi = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_outi = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad2_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_bias = static_cast<int>((hp_heads * hp_out_dim));
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_e = k;
-    // s20: grad_outj[e] = add(grad1_outj[e], grad2_outj[e])
-    {
-      const scalar_t *o0 = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
-      const scalar_t *o1 = (b.grad2_outj + (v_e) * sz_grad2_outj);
-      scalar_t *t = (b.grad_outj + (v_e) * sz_grad_outj);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_outj) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_outj) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_11: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -911,10 +834,10 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_12: access none, schedule block_per_type feature_tile 32
+// @trav_11: access none, schedule block_per_type feature_tile 32
 template <typename scalar_t, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
@@ -1182,6 +1105,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         {b.grad2_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x) : 0},
         {b.grad_bias, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias)},
         {b.grad_k, (hp.hector_needed_outputs & UINT64_C(0x8)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k) : 0},
+        {b.grad_msg_0, sizeof(scalar_t) * static_cast<size_t>(g.num_edges * sz_grad_msg_0)},
         {b.grad_q, (hp.hector_needed_outputs & UINT64_C(0x4)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q) : 0}};
     hector::trav::zeroFill(stream, zero_spans);
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1272,8 +1196,10 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.gather = nullptr;
         a.transposeW = true;
         a.W = b.k;
-        a.Y = b.grad2_outj;
+        a.Y = b.grad_msg_0;
         a.scatter = nullptr;
+        a.accumulate = true;
+        a.atomic = false;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
       }
     }
@@ -1383,58 +1309,15 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
       }
     }
-    if (hp.hector_needed_outputs & UINT64_C(0x3)) {
-      // @trav_8: access coo, schedule warp_per_edge feature_tile 32
-      {
-        const int64_t rows = g.num_edges;
-        const int64_t scratch_size = INT64_C(0);
-        if (rows > 0) {
-          const int row_lanes = hector::trav::rowGroupLanes(hector::trav::maxOf((hp_heads * hp_out_dim)));
-          switch (row_lanes) {
-            case 1: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), false, 1);
-              backward_trav_8<scalar_t, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-            case 2: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), false, 2);
-              backward_trav_8<scalar_t, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-            case 4: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), false, 4);
-              backward_trav_8<scalar_t, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-            case 8: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), false, 8);
-              backward_trav_8<scalar_t, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-            case 16: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), false, 16);
-              backward_trav_8<scalar_t, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-            default: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_8<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), false, 32);
-              backward_trav_8<scalar_t, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-              break;
-            }
-          }
-          hector::trav::check(cudaGetLastError(), "backward_trav_8");
-        }
-      }
-    }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @gemm_9: linear GEMM, rows edges
+      // @gemm_8: linear GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.M = g.num_edges;
         a.K = (hp_heads * hp_out_dim);
         a.N = hp_in_dim;
         a.H = 1;
-        a.X = b.grad_outj;
+        a.X = b.grad_msg_0;
         a.gather = nullptr;
         a.rowIds = g.etype_sorted_eid;
         a.segmentPtr = g.etype_ptr;
@@ -1446,11 +1329,11 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @gemm_10: outer GEMM, rows edges
+      // @gemm_9: outer GEMM, rows edges
       {
         hector::templates::SegmentGemmArgsT<scalar_t> a;
         a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;
@@ -1464,29 +1347,29 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.segmentPtr = g.etype_ptr;
         a.numSlices = g.num_etypes;
         a.transposeW = false;
-        a.B = b.grad_outj;
+        a.B = b.grad_msg_0;
         a.gatherB = nullptr;
         a.dW = b.grad2_weight_;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
-        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
+        hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      // @trav_10: access none, schedule warp_per_vertex feature_tile 32
       {
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-          backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_11");
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+          backward_trav_10<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_10");
         }
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      // @trav_12: access none, schedule block_per_type feature_tile 32
+      // @trav_11: access none, schedule block_per_type feature_tile 32
       {
         const int64_t rows = g.num_etypes;
         const int64_t block_scratch_size = [&] {
@@ -1494,16 +1377,16 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         }();
         const bool block_launch = hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
         if (rows > 0 && block_launch) {
-          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
-          backward_trav_12<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_12");
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+          backward_trav_11<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "backward_trav_11");
         }
         else {
           const int64_t scratch_size = INT64_C(0);
           if (rows > 0) {
-            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_12<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-            backward_trav_12<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-            hector::trav::check(cudaGetLastError(), "backward_trav_12");
+            const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_11<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+            backward_trav_11<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+            hector::trav::check(cudaGetLastError(), "backward_trav_11");
           }
         }
       }
