@@ -1067,15 +1067,27 @@ __device__ __forceinline__ WarpRun warpRun(const SegmentGemmArgs &a,
   return {r0, r0 + rowsPerWarp < a.M ? r0 + rowsPerWarp : a.M};
 }
 
-/// The slice of the first row lane group `group` takes in the run (the
-/// start of its segment stepping; 0 without segmentPtr).
-__device__ __forceinline__ int64_t firstGroupSlice(const SegmentGemmArgs &a,
-                                                   const WarpRun &run,
-                                                   int group) {
-  if (!a.segmentPtr)
-    return 0;
-  return sliceOfRow(a, run.r0 + group < run.r1 ? run.r0 + group : run.r0, 0);
-}
+/// This lane's place in an 8-lane kernel: its lane group and the warp's
+/// run of rows; the entries of the wide side (K, or N) it takes, 16-byte
+/// words at w0 and w1 = w0 + 32 while they are below `wide`; and `seg`,
+/// the slice of its group's first row (the start of the group's segment
+/// stepping; 0 without segmentPtr).
+struct EightLanes {
+  int group, w0, w1;
+  bool has0, has1;
+  WarpRun run;
+  int64_t seg = 0;
+
+  __device__ __forceinline__ EightLanes(const SegmentGemmArgs &a,
+                                        int64_t rowsPerWarp, int64_t wide)
+      : group(int(threadIdx.x % 32) / kDotLanes),
+        w0(4 * (int(threadIdx.x % 32) % kDotLanes)), w1(w0 + 32),
+        has0(w0 < wide), has1(w1 < wide), run(warpRun(a, rowsPerWarp)) {
+    if (a.segmentPtr && run.r0 < run.r1)
+      seg = sliceOfRow(a, run.r0 + group < run.r1 ? run.r0 + group : run.r0,
+                       0);
+  }
+};
 
 /// Warp w takes logical rows [w * rowsPerWarp, (w + 1) * rowsPerWarp) (a
 /// multiple of kDotRowsPerStep), kDotRowsPerStep at a time (DotRows).
@@ -1085,17 +1097,15 @@ __device__ __forceinline__ int64_t firstGroupSlice(const SegmentGemmArgs &a,
 __global__ void __launch_bounds__(kNarrowWarps * 32)
     linearDotKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
   constexpr int U = kDotRowsInFlight;
-  const int lane = threadIdx.x % 32;
-  const int group = lane / kDotLanes, gl = lane % kDotLanes;
-  const WarpRun run = warpRun(a, rowsPerWarp);
-  if (run.r0 >= run.r1)
+  EightLanes me(a, rowsPerWarp, a.K);
+  if (me.run.r0 >= me.run.r1)
     return;
   const int64_t K = a.K, H = a.H;
-  const int k0 = 4 * gl, k1 = k0 + 32; // this lane's entries: k0.., k1..
-  const bool has0 = k0 < K, has1 = k1 < K;
-  int64_t seg = firstGroupSlice(a, run, group);
-  for (int64_t base = run.r0; base < run.r1; base += kDotRowsPerStep) {
-    const DotRows rows(a, base, group, run.r1, seg);
+  const int k0 = me.w0, k1 = me.w1; // this lane's entries: k0.., k1..
+  const bool has0 = me.has0, has1 = me.has1;
+  const int gl = int(threadIdx.x % kDotLanes);
+  for (int64_t base = me.run.r0; base < me.run.r1; base += kDotRowsPerStep) {
+    const DotRows rows(a, base, me.group, me.run.r1, me.seg);
     const bool *live = rows.live;
     const int64_t *slice = rows.slice, *src = rows.src, *dst = rows.dst;
     for (int64_t h = 0; h < H; ++h) {
@@ -1164,17 +1174,14 @@ __device__ __forceinline__ void storeOut4(float *p, float4 v,
 __global__ void __launch_bounds__(kNarrowWarps * 32, 4)
     linearScaleKernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
   constexpr int U = kDotRowsInFlight;
-  const int lane = threadIdx.x % 32;
-  const int group = lane / kDotLanes, gl = lane % kDotLanes;
-  const WarpRun run = warpRun(a, rowsPerWarp);
-  if (run.r0 >= run.r1)
+  EightLanes me(a, rowsPerWarp, a.N);
+  if (me.run.r0 >= me.run.r1)
     return;
   const int64_t N = a.N, H = a.H;
-  const int n0 = 4 * gl, n1 = n0 + 32; // this lane's outputs: n0.., n1..
-  const bool has0 = n0 < N, has1 = n1 < N;
-  int64_t seg = firstGroupSlice(a, run, group);
-  for (int64_t base = run.r0; base < run.r1; base += kDotRowsPerStep) {
-    const DotRows rows(a, base, group, run.r1, seg);
+  const int n0 = me.w0, n1 = me.w1; // this lane's outputs: n0.., n1..
+  const bool has0 = me.has0, has1 = me.has1;
+  for (int64_t base = me.run.r0; base < me.run.r1; base += kDotRowsPerStep) {
+    const DotRows rows(a, base, me.group, me.run.r1, me.seg);
     for (int64_t h = 0; h < H; ++h) {
       float xv[U];
       float4 wv[U][2];
@@ -1540,22 +1547,21 @@ cudaError_t launchOuterVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-/// linearNarrowKernel<kDot, WL>: about four waves of warps, each over a
-/// contiguous run of rows, a whole number of groups of
-/// kNarrowRowsInFlight rows: a warp that stops mid-group leaves part of
-/// its loads unused, and below a group per warp the rows are better spread
-/// over fewer warps, each with a full group in flight.
-template <bool kDot, int WL>
-cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
-                                 cudaStream_t stream) {
+/// A kernel whose warps each take a contiguous run of rows (the narrow
+/// and 8-lane linear kernels): about four waves of warps, each run a whole
+/// number of `unit` rows (the rows a warp has in flight at once: a warp
+/// that stops mid-unit leaves part of its loads unused, and below a unit
+/// per warp the rows are better spread over fewer warps, each with a full
+/// unit in flight).
+template <typename Kernel>
+cudaError_t launchWarpRuns(Kernel kernel, const SegmentGemmArgs &a,
+                           int64_t unit, cudaStream_t stream) {
   constexpr int threads = kNarrowWarps * 32;
-  constexpr int64_t U = kNarrowRowsInFlight;
-  const auto kernel = linearNarrowKernel<kDot, WL>;
   int64_t resident = 0;
   HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
   const int64_t warps = 4 * resident * kNarrowWarps;
-  const int64_t groupsPerWarp = ((a.M + U - 1) / U + warps - 1) / warps;
-  const int64_t rowsPerWarp = (groupsPerWarp < 1 ? 1 : groupsPerWarp) * U;
+  const int64_t unitsPerWarp = ((a.M + unit - 1) / unit + warps - 1) / warps;
+  const int64_t rowsPerWarp = (unitsPerWarp < 1 ? 1 : unitsPerWarp) * unit;
   const int64_t warpsNeeded = (a.M + rowsPerWarp - 1) / rowsPerWarp;
   const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
   if (blocks > INT_MAX)
@@ -1564,25 +1570,12 @@ cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
   return cudaGetLastError();
 }
 
-/// An 8-lane kernel (linearDotKernel, linearScaleKernel): about four waves
-/// of warps (as launchLinearNarrowAs), each over a run of whole steps of
-/// kDotRowsPerStep rows.
-template <typename Kernel>
-cudaError_t launchEightLaneRows(Kernel kernel, const SegmentGemmArgs &a,
-                                cudaStream_t stream) {
-  constexpr int threads = kNarrowWarps * 32;
-  constexpr int64_t U = kDotRowsPerStep;
-  int64_t resident = 0;
-  HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
-  const int64_t warps = 4 * resident * kNarrowWarps;
-  const int64_t stepsPerWarp = ((a.M + U - 1) / U + warps - 1) / warps;
-  const int64_t rowsPerWarp = (stepsPerWarp < 1 ? 1 : stepsPerWarp) * U;
-  const int64_t warpsNeeded = (a.M + rowsPerWarp - 1) / rowsPerWarp;
-  const int64_t blocks = (warpsNeeded + kNarrowWarps - 1) / kNarrowWarps;
-  if (blocks > INT_MAX)
-    return cudaErrorInvalidConfiguration;
-  kernel<<<unsigned(blocks), threads, 0, stream>>>(a, rowsPerWarp);
-  return cudaGetLastError();
+/// linearNarrowKernel<kDot, WL>, in units of kNarrowRowsInFlight rows.
+template <bool kDot, int WL>
+cudaError_t launchLinearNarrowAs(const SegmentGemmArgs &a,
+                                 cudaStream_t stream) {
+  return launchWarpRuns(linearNarrowKernel<kDot, WL>, a, kNarrowRowsInFlight,
+                        stream);
 }
 
 /// The narrow linear fast paths (linearNarrowKernel); the caller checks
@@ -1598,34 +1591,32 @@ cudaError_t launchLinearNarrow(const SegmentGemmArgs &a,
   return launchLinearNarrowAs<kDot, kNarrowMaxPerLane>(a, stream);
 }
 
-/// The narrow outer fast path (outerNarrowKernel); the caller checks the
-/// shape. Two waves of row chunks (rowTileGrid).
-cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
-  constexpr int TR = 64, threads = kNarrowWarps * 32;
+/// A row-tile outer kernel of kNarrowWarps warps a block (outerNarrowKernel,
+/// outerDotKernel), TR rows a tile: two waves of row chunks (rowTileGrid).
+template <int TR, typename Kernel>
+cudaError_t launchNarrowRowTiles(Kernel kernel, const SegmentGemmArgs &a,
+                                 cudaStream_t stream) {
+  constexpr int threads = kNarrowWarps * 32;
   int64_t resident = 0;
-  HECTOR_CUDA_TRY(residentBlocks(outerNarrowKernel<TR>, threads, &resident));
+  HECTOR_CUDA_TRY(residentBlocks(kernel, threads, &resident));
   RowTileGrid g;
   HECTOR_CUDA_TRY(rowTileGrid(a, resident, 2, TR, &g));
   if (g.chunkRows > 0)
-    outerNarrowKernel<TR><<<g.grid, threads, 0, stream>>>(a, g.chunkRows);
+    kernel<<<g.grid, threads, 0, stream>>>(a, g.chunkRows);
   else
-    outerNarrowKernel<TR><<<g.grid, threads, 0, stream>>>(singleWriter(a), 0);
+    kernel<<<g.grid, threads, 0, stream>>>(singleWriter(a), 0);
   return cudaGetLastError();
 }
 
-/// outerDotKernel: as launchOuterNarrow, with tiles of 128 rows (4 per
-/// lane group).
+/// The narrow outer fast path (outerNarrowKernel, 64-row tiles); the caller
+/// checks the shape.
+cudaError_t launchOuterNarrow(const SegmentGemmArgs &a, cudaStream_t stream) {
+  return launchNarrowRowTiles<64>(outerNarrowKernel<64>, a, stream);
+}
+
+/// outerDotKernel: 128-row tiles (4 rows per lane group).
 cudaError_t launchOuterDot(const SegmentGemmArgs &a, cudaStream_t stream) {
-  constexpr int TR = 128, threads = kNarrowWarps * 32;
-  int64_t resident = 0;
-  HECTOR_CUDA_TRY(residentBlocks(outerDotKernel<TR>, threads, &resident));
-  RowTileGrid g;
-  HECTOR_CUDA_TRY(rowTileGrid(a, resident, 2, TR, &g));
-  if (g.chunkRows > 0)
-    outerDotKernel<TR><<<g.grid, threads, 0, stream>>>(a, g.chunkRows);
-  else
-    outerDotKernel<TR><<<g.grid, threads, 0, stream>>>(singleWriter(a), 0);
-  return cudaGetLastError();
+  return launchNarrowRowTiles<128>(outerDotKernel<128>, a, stream);
 }
 
 template <typename T>
@@ -1693,12 +1684,12 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
       if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
           hostAligned16(a.X) && hostAligned16(a.W))
-        return launchEightLaneRows(linearDotKernel, a, stream);
+        return launchWarpRuns(linearDotKernel, a, kDotRowsPerStep, stream);
       // One scalar per row scaling at most 64 aligned weights: 8 lanes a
       // row.
       if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
           hostAligned16(a.Y) && hostAligned16(a.W))
-        return launchEightLaneRows(linearScaleKernel, a, stream);
+        return launchWarpRuns(linearScaleKernel, a, kDotRowsPerStep, stream);
       // The narrow kernels load X unpredicated, so they need K >= 1.
       if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
         return launchLinearNarrow</*kDot=*/true>(a, stream);
