@@ -113,6 +113,8 @@ private:
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
+  bool scaleInEpilogue(GemmInstance &g, const StmtInfo &consumer,
+                       const std::string &row);
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
   std::string reshapeRoot(const std::string &value) const;
@@ -255,8 +257,10 @@ std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
 }
 
 /// Extends a plain linear GEMM with the reshapes that follow it and a
-/// consumer in the same loop that scales its rows by a scalar, when the
-/// GEMM's result (and each reshape's) is read by nothing else.
+/// consumer in the same loop that scales its rows by a scalar
+/// (scaleInEpilogue) or adds them to an addend summed earlier
+/// (accumulateIntoAddend), when the GEMM's result (and each reshape's) is
+/// read by nothing else.
 void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
   if (g.mode != GemmInstance::Mode::Linear ||
       g.accumulate != ir::Reduce::None)
@@ -290,53 +294,59 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
       cur = r.stmt->target.value;
       continue;
     }
-    if (r.stmt->op == ir::OpKind::Add) {
-      if (!accumulateIntoAddend(g, r, cur))
-        return;
-      g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
-      g.stmts.push_back(r.id);
-      gemmRegisters_.insert(hidden.begin(), hidden.end());
+    // The consumer: a per-row scaling (the epilogue) or a sum (in place).
+    const bool absorbed = r.stmt->op == ir::OpKind::Add
+                              ? accumulateIntoAddend(g, r, cur)
+                              : scaleInEpilogue(g, r, cur);
+    if (!absorbed)
       return;
-    }
-    // The scaling consumer: mul(t, s), mul(s, t) or div(t, s).
-    const ir::Stmt &c = *r.stmt;
-    if ((c.op != ir::OpKind::Mul && c.op != ir::OpKind::Div) ||
-        c.operands.size() != 2)
-      return;
-    if (c.reduce != ir::Reduce::None && c.reduce != ir::Reduce::Sum)
-      return;
-    const auto *x = std::get_if<ir::Access>(&c.operands[0]);
-    const auto *y = std::get_if<ir::Access>(&c.operands[1]);
-    if (!x || !y)
-      return;
-    const ir::Access *scalar = nullptr;
-    if (x->value == cur)
-      scalar = y;
-    else if (c.op == ir::OpKind::Mul && y->value == cur)
-      scalar = x;
-    if (!scalar || scalar->value == cur)
-      return;
-    const ir::Shape &rowShape = decl(cur).shape;
-    const ir::Shape &sShape = decl(scalar->value).shape;
-    intra::GemmEpilogue epi;
-    epi.op = c.op;
-    epi.scalar = normalize(*scalar, *r.loop);
-    if (sShape.empty())
-      epi.perHead = false;
-    else if (rowShape.size() >= 2 &&
-             sShape == ir::Shape(rowShape.begin(), rowShape.end() - 1))
-      epi.perHead = true;
-    else
-      return;
-    g.epilogue = epi;
-    g.output = normalize(c.target, *r.loop);
-    g.accumulate = c.reduce;
-    g.atomic = !g.output.isIdentity();
     g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
     g.stmts.push_back(r.id);
     gemmRegisters_.insert(hidden.begin(), hidden.end());
     return;
   }
+}
+
+/// The scaling consumer of a linear GEMM's row `row`: `mul(row, s)`,
+/// `mul(s, row)` or `div(row, s)` with `s` a per-row (or per-head) scalar
+/// becomes the GEMM's epilogue, and the consumer's target (reduced or not)
+/// its output.
+bool Lowering::scaleInEpilogue(GemmInstance &g, const StmtInfo &consumer,
+                               const std::string &row) {
+  const ir::Stmt &c = *consumer.stmt;
+  if ((c.op != ir::OpKind::Mul && c.op != ir::OpKind::Div) ||
+      c.operands.size() != 2)
+    return false;
+  if (c.reduce != ir::Reduce::None && c.reduce != ir::Reduce::Sum)
+    return false;
+  const auto *x = std::get_if<ir::Access>(&c.operands[0]);
+  const auto *y = std::get_if<ir::Access>(&c.operands[1]);
+  if (!x || !y)
+    return false;
+  const ir::Access *scalar = nullptr;
+  if (x->value == row)
+    scalar = y;
+  else if (c.op == ir::OpKind::Mul && y->value == row)
+    scalar = x;
+  if (!scalar || scalar->value == row)
+    return false;
+  const ir::Shape &rowShape = decl(row).shape;
+  const ir::Shape &sShape = decl(scalar->value).shape;
+  intra::GemmEpilogue epi;
+  epi.op = c.op;
+  epi.scalar = normalize(*scalar, *consumer.loop);
+  if (sShape.empty())
+    epi.perHead = false;
+  else if (rowShape.size() >= 2 &&
+           sShape == ir::Shape(rowShape.begin(), rowShape.end() - 1))
+    epi.perHead = true;
+  else
+    return false;
+  g.epilogue = epi;
+  g.output = normalize(c.target, *consumer.loop);
+  g.accumulate = c.reduce;
+  g.atomic = !g.output.isIdentity();
+  return true;
 }
 
 /// The value whose buffer `value` shares through a chain of reshapes (the
