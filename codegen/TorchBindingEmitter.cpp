@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace hector::codegen {
 namespace {
@@ -161,18 +162,68 @@ void printDeviceHelpers(CodeWriter &w, const std::string &model) {
   w.close();
 }
 
-/// Allocates every stored value the program writes and points `b` at it.
-void printAllocations(CodeWriter &w, const ProgramLayout &p) {
-  w.line("const at::TensorOptions options = "
-         "at::TensorOptions().dtype(dtype).device(device);");
+/// The element count of a stored value's buffer.
+std::string numelExpr(const ProgramLayout &p, const std::string &value) {
+  return fmt::format("{} * {}", rowCountExpr(p.layout(value).rows),
+                     sizeLocal(value));
+}
+
+/// Allocates every stored value the program writes and points `b` at it,
+/// in three kinds of allocation by lifetime (each at::empty costs a few
+/// microseconds of host time; docs/perf-notes.md section 25):
+///  - an output's buffer, its own: the caller keeps it;
+///  - the saved temps, one arena: autograd keeps them together until the
+///    backward, and frees them together;
+///  - every other temp, one arena freed when the call returns.
+void printAllocations(CodeWriter &w, const ProgramLayout &p,
+                      const std::vector<std::string> &savedTemps) {
+  std::set<std::string> outputRoots, savedRoots;
+  for (const intra::ValueLayout &l : p.program().layouts)
+    if (l.decl.kind == ir::ValueKind::Output)
+      outputRoots.insert(p.root(l.decl.name));
+  for (const std::string &s : savedTemps)
+    if (!outputRoots.count(p.root(s)))
+      savedRoots.insert(p.root(s));
+  std::vector<const intra::ValueLayout *> own, saved, scratch;
   for (const intra::ValueLayout *l : p.buffers()) {
     if (isArgument(l->decl))
       continue;
+    const std::string &n = l->decl.name;
+    (outputRoots.count(n) ? own : savedRoots.count(n) ? saved : scratch)
+        .push_back(l);
+  }
+  w.line("const at::TensorOptions options = "
+         "at::TensorOptions().dtype(dtype).device(device);");
+  for (const intra::ValueLayout *l : own) {
     w.line("at::Tensor {} = at::empty(std::vector<int64_t>{}, options);",
            tensorLocal(l->decl.name), shapeList(*l));
     w.line("b.{} = {}.data_ptr<scalar_t>();", l->decl.name,
            tensorLocal(l->decl.name));
   }
+  auto arena = [&](const std::vector<const intra::ValueLayout *> &members,
+                   const std::string &name, const char *why) {
+    if (members.empty())
+      return;
+    std::string numels;
+    for (const intra::ValueLayout *l : members)
+      numels += (numels.empty() ? "" : ", ") + numelExpr(p, l->decl.name);
+    w.line("// {}", why);
+    w.line("const hector::rt::BufferArena {}({{{}}}, options);", name,
+           numels);
+  };
+  arena(saved, "saved_arena",
+        "The saved temps, in one allocation: autograd frees them together.");
+  for (size_t i = 0; i < saved.size(); ++i) {
+    const std::string &n = saved[i]->decl.name;
+    w.line("at::Tensor {} = saved_arena.tensor({}, {});", tensorLocal(n), i,
+           shapeList(*saved[i]));
+    w.line("b.{} = {}.data_ptr<scalar_t>();", n, tensorLocal(n));
+  }
+  arena(scratch, "scratch_arena",
+        "The other temps, in one allocation freed when the call returns.");
+  for (size_t i = 0; i < scratch.size(); ++i)
+    w.line("b.{} = scratch_arena.data<scalar_t>({});", scratch[i]->decl.name,
+           i);
 }
 
 /// The tensor holding a value the program wrote (a view shares its root's).
@@ -225,7 +276,7 @@ void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
            args.front()->name);
     w.line("b.{} = {}.data_ptr<scalar_t>();", d->name, argName(d->name));
   }
-  printAllocations(w, fwd);
+  printAllocations(w, fwd, savedTemps(fwd, saved));
   printLaunch(w, fwd);
   std::vector<std::string> results;
   for (const ir::ValueDecl *d : outputsOf(p))
@@ -281,7 +332,7 @@ void printRunBackward(CodeWriter &w, const ProgramLayout &bwd) {
            i, n, shapeList(bwd.layout(n)));
     w.line("b.{} = values[{}].data_ptr<scalar_t>();", n, i);
   }
-  printAllocations(w, bwd);
+  printAllocations(w, bwd, {});
   printLaunch(w, bwd);
   std::string list;
   for (const ir::ValueDecl *d : outputsOf(bwd.program()))
@@ -508,6 +559,7 @@ std::string emitTorchBinding(const ProgramLayout &forward,
          model, model);
   w.raw("#include \"kernels.h\"");
   w.blank();
+  w.raw("#include \"runtime/BufferArena.h\"");
   w.raw("#include \"runtime/KernelArgs.h\"");
   w.blank();
   w.raw("#include <ATen/ATen.h>");

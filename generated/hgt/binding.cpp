@@ -2,6 +2,7 @@
 // The torch binding of layer @hgt: ops hector_hgt::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -114,38 +115,40 @@ namespace hector_gen::hgt {
     hector::rt::checkArgument(arg_skip, "skip", {g.num_ntypes}, device, dtype, "x");
     b.skip = arg_skip.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_k_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_in_dim}, options);
-    b.k_0 = t_k_0.data_ptr<scalar_t>();
-    at::Tensor t_q_0 = at::empty(std::vector<int64_t>{g.num_edges, hp_in_dim}, options);
-    b.q_0 = t_q_0.data_ptr<scalar_t>();
-    at::Tensor t_m_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_in_dim}, options);
-    b.m_0 = t_m_0.data_ptr<scalar_t>();
-    at::Tensor t_att_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.att_0 = t_att_0.data_ptr<scalar_t>();
-    at::Tensor t_att_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_1 = t_att_1.data_ptr<scalar_t>();
-    at::Tensor t_att_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_score = t_att_score.data_ptr<scalar_t>();
-    at::Tensor t_att_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att_exp = t_att_exp.data_ptr<scalar_t>();
-    at::Tensor t_att_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.att_sum = t_att_sum.data_ptr<scalar_t>();
-    at::Tensor t_att = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.att = t_att.data_ptr<scalar_t>();
-    at::Tensor t_msg = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.msg = t_msg.data_ptr<scalar_t>();
-    at::Tensor t_t_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.t_0 = t_t_0.data_ptr<scalar_t>();
-    at::Tensor t_gate = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.gate = t_gate.data_ptr<scalar_t>();
-    at::Tensor t_h_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_0 = t_h_0.data_ptr<scalar_t>();
-    at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.h_2 = t_h_2.data_ptr<scalar_t>();
-    at::Tensor t_h_3 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_3 = t_h_3.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The saved temps, in one allocation: autograd frees them together.
+    const hector::rt::BufferArena saved_arena({g.num_pairs * sz_k_0, g.num_edges * sz_q_0, g.num_pairs * sz_m_0, g.num_pairs * sz_att_0, g.num_edges * sz_att_1, g.num_edges * sz_att_exp, g.num_nodes * sz_att_sum, g.num_edges * sz_att, g.num_pairs * sz_msg, g.num_nodes * sz_t_0, g.num_nodes * sz_gate, g.num_nodes * sz_h_0, g.num_nodes * sz_h_2}, options);
+    at::Tensor t_k_0 = saved_arena.tensor(0, {g.num_pairs, hp_in_dim});
+    b.k_0 = t_k_0.data_ptr<scalar_t>();
+    at::Tensor t_q_0 = saved_arena.tensor(1, {g.num_edges, hp_in_dim});
+    b.q_0 = t_q_0.data_ptr<scalar_t>();
+    at::Tensor t_m_0 = saved_arena.tensor(2, {g.num_pairs, hp_in_dim});
+    b.m_0 = t_m_0.data_ptr<scalar_t>();
+    at::Tensor t_att_0 = saved_arena.tensor(3, {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)});
+    b.att_0 = t_att_0.data_ptr<scalar_t>();
+    at::Tensor t_att_1 = saved_arena.tensor(4, {g.num_edges, hp_heads});
+    b.att_1 = t_att_1.data_ptr<scalar_t>();
+    at::Tensor t_att_exp = saved_arena.tensor(5, {g.num_edges, hp_heads});
+    b.att_exp = t_att_exp.data_ptr<scalar_t>();
+    at::Tensor t_att_sum = saved_arena.tensor(6, {g.num_nodes, hp_heads});
+    b.att_sum = t_att_sum.data_ptr<scalar_t>();
+    at::Tensor t_att = saved_arena.tensor(7, {g.num_edges, hp_heads});
+    b.att = t_att.data_ptr<scalar_t>();
+    at::Tensor t_msg = saved_arena.tensor(8, {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)});
+    b.msg = t_msg.data_ptr<scalar_t>();
+    at::Tensor t_t_0 = saved_arena.tensor(9, {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)});
+    b.t_0 = t_t_0.data_ptr<scalar_t>();
+    at::Tensor t_gate = saved_arena.tensor(10, {g.num_nodes});
+    b.gate = t_gate.data_ptr<scalar_t>();
+    at::Tensor t_h_0 = saved_arena.tensor(11, {g.num_nodes, hp_in_dim});
+    b.h_0 = t_h_0.data_ptr<scalar_t>();
+    at::Tensor t_h_2 = saved_arena.tensor(12, {g.num_nodes});
+    b.h_2 = t_h_2.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_att_score, g.num_nodes * sz_h_3}, options);
+    b.att_score = scratch_arena.data<scalar_t>(0);
+    b.h_3 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -287,34 +290,6 @@ namespace hector_gen::hgt {
     hector::rt::checkArgument(values[21], "values[21] (h_2)", {g.num_nodes}, device, dtype, "values[0]");
     b.h_2 = values[21].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_h_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_h_0 = t_grad_h_0.data_ptr<scalar_t>();
-    at::Tensor t_grad_t = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_t = t_grad_t.data_ptr<scalar_t>();
-    at::Tensor t_grad_msg = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg = t_grad_msg.data_ptr<scalar_t>();
-    at::Tensor t_grad1_att_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_att_exp = t_grad1_att_exp.data_ptr<scalar_t>();
-    at::Tensor t_d_5 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.d_5 = t_d_5.data_ptr<scalar_t>();
-    at::Tensor t_grad_att_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.grad_att_sum = t_grad_att_sum.data_ptr<scalar_t>();
-    at::Tensor t_grad_m = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_m = t_grad_m.data_ptr<scalar_t>();
-    at::Tensor t_grad_att_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_att_0 = t_grad_att_0.data_ptr<scalar_t>();
-    at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_edges, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_q = t_grad_q.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_k = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_k = t_grad_k.data_ptr<scalar_t>();
-    at::Tensor t_grad3_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad3_x = t_grad3_x.data_ptr<scalar_t>();
-    at::Tensor t_grad4_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad4_x = t_grad4_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_K = at::empty(std::vector<int64_t>{g.num_ntypes, hp_in_dim, hp_in_dim}, options);
@@ -333,6 +308,22 @@ namespace hector_gen::hgt {
     b.grad_A = t_grad_A.data_ptr<scalar_t>();
     at::Tensor t_grad_skip = at::empty(std::vector<int64_t>{g.num_ntypes}, options);
     b.grad_skip = t_grad_skip.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_nodes * sz_grad_h_0, g.num_nodes * sz_grad_t, g.num_pairs * sz_grad_msg, g.num_edges * sz_grad1_att_exp, g.num_edges * sz_d_5, g.num_nodes * sz_grad_att_sum, g.num_pairs * sz_grad_m, g.num_pairs * sz_grad_att_0, g.num_edges * sz_grad_q, g.num_nodes * sz_grad2_x, g.num_pairs * sz_grad_k, g.num_nodes * sz_grad3_x, g.num_nodes * sz_grad4_x}, options);
+    b.grad1_x = scratch_arena.data<scalar_t>(0);
+    b.grad_h_0 = scratch_arena.data<scalar_t>(1);
+    b.grad_t = scratch_arena.data<scalar_t>(2);
+    b.grad_msg = scratch_arena.data<scalar_t>(3);
+    b.grad1_att_exp = scratch_arena.data<scalar_t>(4);
+    b.d_5 = scratch_arena.data<scalar_t>(5);
+    b.grad_att_sum = scratch_arena.data<scalar_t>(6);
+    b.grad_m = scratch_arena.data<scalar_t>(7);
+    b.grad_att_0 = scratch_arena.data<scalar_t>(8);
+    b.grad_q = scratch_arena.data<scalar_t>(9);
+    b.grad2_x = scratch_arena.data<scalar_t>(10);
+    b.grad_k = scratch_arena.data<scalar_t>(11);
+    b.grad3_x = scratch_arena.data<scalar_t>(12);
+    b.grad4_x = scratch_arena.data<scalar_t>(13);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

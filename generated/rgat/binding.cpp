@@ -2,6 +2,7 @@
 // The torch binding of layer @rgat: ops hector_rgat::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -107,30 +108,30 @@ namespace hector_gen::rgat {
     hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
     b.bias = arg_bias.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_alpha_1_wt = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim, (hp_out_dim / hp_heads)}, options);
-    b.alpha_1_wt = t_alpha_1_wt.data_ptr<scalar_t>();
-    at::Tensor t_alpha_1_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim}, options);
-    b.alpha_1_w = t_alpha_1_w.data_ptr<scalar_t>();
-    at::Tensor t_z_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.z_0 = t_z_0.data_ptr<scalar_t>();
-    at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
-    at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
-    at::Tensor t_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
-    at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
-    at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<scalar_t>();
-    at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The saved temps, in one allocation: autograd frees them together.
+    const hector::rt::BufferArena saved_arena({g.num_etypes * sz_alpha_1_wt, g.num_etypes * sz_alpha_1_w, g.num_pairs * sz_z_0, g.num_edges * sz_alpha_2, g.num_edges * sz_alpha_exp, g.num_nodes * sz_alpha_sum, g.num_edges * sz_alpha}, options);
+    at::Tensor t_alpha_1_wt = saved_arena.tensor(0, {g.num_etypes, hp_heads, hp_in_dim, (hp_out_dim / hp_heads)});
+    b.alpha_1_wt = t_alpha_1_wt.data_ptr<scalar_t>();
+    at::Tensor t_alpha_1_w = saved_arena.tensor(1, {g.num_etypes, hp_heads, hp_in_dim});
+    b.alpha_1_w = t_alpha_1_w.data_ptr<scalar_t>();
+    at::Tensor t_z_0 = saved_arena.tensor(2, {g.num_pairs, hp_out_dim});
+    b.z_0 = t_z_0.data_ptr<scalar_t>();
+    at::Tensor t_alpha_2 = saved_arena.tensor(3, {g.num_edges, hp_heads});
+    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
+    at::Tensor t_alpha_exp = saved_arena.tensor(4, {g.num_edges, hp_heads});
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
+    at::Tensor t_alpha_sum = saved_arena.tensor(5, {g.num_nodes, hp_heads});
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
+    at::Tensor t_alpha = saved_arena.tensor(6, {g.num_edges, hp_heads});
+    b.alpha = t_alpha.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_alpha_0, g.num_edges * sz_alpha_1, g.num_edges * sz_alpha_score, g.num_nodes * sz_h_2}, options);
+    b.alpha_0 = scratch_arena.data<scalar_t>(0);
+    b.alpha_1 = scratch_arena.data<scalar_t>(1);
+    b.alpha_score = scratch_arena.data<scalar_t>(2);
+    b.h_2 = scratch_arena.data<scalar_t>(3);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -234,28 +235,6 @@ namespace hector_gen::rgat {
     hector::rt::checkArgument(values[12], "values[12] (alpha)", {g.num_edges, hp_heads}, device, dtype, "values[0]");
     b.alpha = values[12].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad1_z = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad1_z = t_grad1_z.data_ptr<scalar_t>();
-    at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_shifted = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_shifted = t_grad_alpha_shifted.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_1_w = at::empty(std::vector<int64_t>{g.num_etypes, hp_heads, hp_in_dim}, options);
-    b.grad_alpha_1_w = t_grad_alpha_1_w.data_ptr<scalar_t>();
-    at::Tensor t_grad_z = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_out_dim / hp_heads)}, options);
-    b.grad_z = t_grad_z.data_ptr<scalar_t>();
-    at::Tensor t_grad3_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad3_x = t_grad3_x.data_ptr<scalar_t>();
-    at::Tensor t_grad1_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
-    b.grad1_W = t_grad1_W.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
@@ -268,6 +247,19 @@ namespace hector_gen::rgat {
     b.grad_W_self = t_grad_W_self.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_pairs * sz_grad1_z, g.num_edges * sz_grad1_alpha_exp, g.num_edges * sz_grad_alpha_shifted, g.num_edges * sz_grad_alpha_2, g.num_pairs * sz_grad_alpha_0, g.num_nodes * sz_grad2_x, g.num_etypes * sz_grad_alpha_1_w, g.num_pairs * sz_grad_z, g.num_nodes * sz_grad3_x, g.num_etypes * sz_grad1_W}, options);
+    b.grad1_x = scratch_arena.data<scalar_t>(0);
+    b.grad1_z = scratch_arena.data<scalar_t>(1);
+    b.grad1_alpha_exp = scratch_arena.data<scalar_t>(2);
+    b.grad_alpha_shifted = scratch_arena.data<scalar_t>(3);
+    b.grad_alpha_2 = scratch_arena.data<scalar_t>(4);
+    b.grad_alpha_0 = scratch_arena.data<scalar_t>(5);
+    b.grad2_x = scratch_arena.data<scalar_t>(6);
+    b.grad_alpha_1_w = scratch_arena.data<scalar_t>(7);
+    b.grad_z = scratch_arena.data<scalar_t>(8);
+    b.grad3_x = scratch_arena.data<scalar_t>(9);
+    b.grad1_W = scratch_arena.data<scalar_t>(10);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -2,6 +2,7 @@
 // The torch binding of layer @rgcn: ops hector_rgcn::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -80,12 +81,12 @@ namespace hector_gen::rgcn {
     hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
     b.bias = arg_bias.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.msg_0 = t_msg_0.data_ptr<scalar_t>();
-    at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_1 = t_h_1.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_msg_0, g.num_nodes * sz_h_1}, options);
+    b.msg_0 = scratch_arena.data<scalar_t>(0);
+    b.h_1 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -137,12 +138,6 @@ namespace hector_gen::rgcn {
     hector::rt::checkArgument(values[3], "values[3] (W_self)", {hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
     b.W_self = values[3].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_W = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
@@ -151,6 +146,11 @@ namespace hector_gen::rgcn {
     b.grad_W_self = t_grad_W_self.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_pairs * sz_grad_msg_0, g.num_nodes * sz_grad2_x}, options);
+    b.grad1_x = scratch_arena.data<scalar_t>(0);
+    b.grad_msg_0 = scratch_arena.data<scalar_t>(1);
+    b.grad2_x = scratch_arena.data<scalar_t>(2);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -2,6 +2,7 @@
 // The torch binding of layer @rgcn_pyg: ops hector_rgcn_pyg::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -79,12 +80,12 @@ namespace hector_gen::rgcn_pyg {
     hector::rt::checkArgument(arg_bias, "bias", {hp_out_dim}, device, dtype, "x");
     b.bias = arg_bias.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.h_1 = t_h_1.data_ptr<scalar_t>();
-    at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
-    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_h_1, g.num_nodes * sz_h_2}, options);
+    b.h_1 = scratch_arena.data<scalar_t>(0);
+    b.h_2 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -136,12 +137,6 @@ namespace hector_gen::rgcn_pyg {
     hector::rt::checkArgument(values[3], "values[3] (root)", {hp_in_dim, hp_out_dim}, device, dtype, "values[0]");
     b.root = values[3].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_h_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_out_dim}, options);
-    b.grad_h_1 = t_grad_h_1.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, hp_out_dim}, options);
@@ -150,6 +145,11 @@ namespace hector_gen::rgcn_pyg {
     b.grad_root = t_grad_root.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_pairs * sz_grad_h_1, g.num_nodes * sz_grad2_x}, options);
+    b.grad1_x = scratch_arena.data<scalar_t>(0);
+    b.grad_h_1 = scratch_arena.data<scalar_t>(1);
+    b.grad2_x = scratch_arena.data<scalar_t>(2);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -2,6 +2,7 @@
 // The torch binding of layer @hgt_pyg_c: ops hector_hgt_pyg_c::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -120,44 +121,44 @@ namespace hector_gen::hgt_pyg_c {
     hector::rt::checkArgument(arg_skip, "skip", {g.num_ntypes}, device, dtype, "x");
     b.skip = arg_skip.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_kqv_0 = at::empty(std::vector<int64_t>{g.num_nodes, (INT64_C(3) * hp_in_dim)}, options);
-    b.kqv_0 = t_kqv_0.data_ptr<scalar_t>();
-    at::Tensor t_k_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.k_0 = t_k_0.data_ptr<scalar_t>();
-    at::Tensor t_q_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.q_0 = t_q_0.data_ptr<scalar_t>();
-    at::Tensor t_v_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.v_0 = t_v_0.data_ptr<scalar_t>();
-    at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
-    at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
-    at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
-    at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<scalar_t>();
-    at::Tensor t_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.msg_0 = t_msg_0.data_ptr<scalar_t>();
-    at::Tensor t_agg_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.agg_0 = t_agg_0.data_ptr<scalar_t>();
-    at::Tensor t_a_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a_0 = t_a_0.data_ptr<scalar_t>();
-    at::Tensor t_a_1 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a_1 = t_a_1.data_ptr<scalar_t>();
-    at::Tensor t_a = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.a = t_a.data_ptr<scalar_t>();
-    at::Tensor t_gate = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.gate = t_gate.data_ptr<scalar_t>();
-    at::Tensor t_h_1 = at::empty(std::vector<int64_t>{g.num_nodes}, options);
-    b.h_1 = t_h_1.data_ptr<scalar_t>();
-    at::Tensor t_h_2 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.h_2 = t_h_2.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The saved temps, in one allocation: autograd frees them together.
+    const hector::rt::BufferArena saved_arena({g.num_nodes * sz_k_0, g.num_nodes * sz_q_0, g.num_nodes * sz_v_0, g.num_pairs * sz_alpha_0, g.num_edges * sz_alpha_1, g.num_edges * sz_alpha_exp, g.num_nodes * sz_alpha_sum, g.num_edges * sz_alpha, g.num_pairs * sz_msg_0, g.num_nodes * sz_agg_0, g.num_nodes * sz_a_0, g.num_nodes * sz_a, g.num_nodes * sz_gate, g.num_nodes * sz_h_1}, options);
+    at::Tensor t_k_0 = saved_arena.tensor(0, {g.num_nodes, hp_in_dim});
+    b.k_0 = t_k_0.data_ptr<scalar_t>();
+    at::Tensor t_q_0 = saved_arena.tensor(1, {g.num_nodes, hp_in_dim});
+    b.q_0 = t_q_0.data_ptr<scalar_t>();
+    at::Tensor t_v_0 = saved_arena.tensor(2, {g.num_nodes, hp_in_dim});
+    b.v_0 = t_v_0.data_ptr<scalar_t>();
+    at::Tensor t_alpha_0 = saved_arena.tensor(3, {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)});
+    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
+    at::Tensor t_alpha_1 = saved_arena.tensor(4, {g.num_edges, hp_heads});
+    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
+    at::Tensor t_alpha_exp = saved_arena.tensor(5, {g.num_edges, hp_heads});
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
+    at::Tensor t_alpha_sum = saved_arena.tensor(6, {g.num_nodes, hp_heads});
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
+    at::Tensor t_alpha = saved_arena.tensor(7, {g.num_edges, hp_heads});
+    b.alpha = t_alpha.data_ptr<scalar_t>();
+    at::Tensor t_msg_0 = saved_arena.tensor(8, {g.num_pairs, hp_heads, (hp_in_dim / hp_heads)});
+    b.msg_0 = t_msg_0.data_ptr<scalar_t>();
+    at::Tensor t_agg_0 = saved_arena.tensor(9, {g.num_nodes, hp_heads, (hp_in_dim / hp_heads)});
+    b.agg_0 = t_agg_0.data_ptr<scalar_t>();
+    at::Tensor t_a_0 = saved_arena.tensor(10, {g.num_nodes, hp_in_dim});
+    b.a_0 = t_a_0.data_ptr<scalar_t>();
+    at::Tensor t_a = saved_arena.tensor(11, {g.num_nodes, hp_in_dim});
+    b.a = t_a.data_ptr<scalar_t>();
+    at::Tensor t_gate = saved_arena.tensor(12, {g.num_nodes});
+    b.gate = t_gate.data_ptr<scalar_t>();
+    at::Tensor t_h_1 = saved_arena.tensor(13, {g.num_nodes});
+    b.h_1 = t_h_1.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_kqv_0, g.num_edges * sz_alpha_score, g.num_nodes * sz_a_1, g.num_nodes * sz_h_2}, options);
+    b.kqv_0 = scratch_arena.data<scalar_t>(0);
+    b.alpha_score = scratch_arena.data<scalar_t>(1);
+    b.a_1 = scratch_arena.data<scalar_t>(2);
+    b.h_2 = scratch_arena.data<scalar_t>(3);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -299,34 +300,6 @@ namespace hector_gen::hgt_pyg_c {
     hector::rt::checkArgument(values[20], "values[20] (h_1)", {g.num_nodes}, device, dtype, "values[0]");
     b.h_1 = values[20].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad_a = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_a = t_grad_a.data_ptr<scalar_t>();
-    at::Tensor t_grad_a_0 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_a_0 = t_grad_a_0.data_ptr<scalar_t>();
-    at::Tensor t_d_4 = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.d_4 = t_d_4.data_ptr<scalar_t>();
-    at::Tensor t_grad_agg = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad_agg = t_grad_agg.data_ptr<scalar_t>();
-    at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
-    at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_grad_v = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_v = t_grad_v.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_alpha_0 = t_grad_alpha_0.data_ptr<scalar_t>();
-    at::Tensor t_grad_q = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_q = t_grad_q.data_ptr<scalar_t>();
-    at::Tensor t_grad_k = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads, (hp_in_dim / hp_heads)}, options);
-    b.grad_k = t_grad_k.data_ptr<scalar_t>();
-    at::Tensor t_grad_kqv = at::empty(std::vector<int64_t>{g.num_nodes, (INT64_C(3) * hp_in_dim)}, options);
-    b.grad_kqv = t_grad_kqv.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_kqv_weight = at::empty(std::vector<int64_t>{g.num_ntypes, (INT64_C(3) * hp_in_dim), hp_in_dim}, options);
@@ -345,6 +318,22 @@ namespace hector_gen::hgt_pyg_c {
     b.grad_out_lin_bias = t_grad_out_lin_bias.data_ptr<scalar_t>();
     at::Tensor t_grad_skip = at::empty(std::vector<int64_t>{g.num_ntypes}, options);
     b.grad_skip = t_grad_skip.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_nodes * sz_grad_a, g.num_nodes * sz_grad_a_0, g.num_nodes * sz_d_4, g.num_nodes * sz_grad_agg, g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_nodes * sz_grad_v, g.num_pairs * sz_grad_alpha_0, g.num_nodes * sz_grad_q, g.num_nodes * sz_grad_k, g.num_nodes * sz_grad_kqv, g.num_nodes * sz_grad2_x}, options);
+    b.grad1_x = scratch_arena.data<scalar_t>(0);
+    b.grad_a = scratch_arena.data<scalar_t>(1);
+    b.grad_a_0 = scratch_arena.data<scalar_t>(2);
+    b.d_4 = scratch_arena.data<scalar_t>(3);
+    b.grad_agg = scratch_arena.data<scalar_t>(4);
+    b.grad_msg_0 = scratch_arena.data<scalar_t>(5);
+    b.grad1_alpha_exp = scratch_arena.data<scalar_t>(6);
+    b.grad_alpha_sum = scratch_arena.data<scalar_t>(7);
+    b.grad_v = scratch_arena.data<scalar_t>(8);
+    b.grad_alpha_0 = scratch_arena.data<scalar_t>(9);
+    b.grad_q = scratch_arena.data<scalar_t>(10);
+    b.grad_k = scratch_arena.data<scalar_t>(11);
+    b.grad_kqv = scratch_arena.data<scalar_t>(12);
+    b.grad2_x = scratch_arena.data<scalar_t>(13);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -2,6 +2,7 @@
 // The torch binding of layer @rgat_pyg_c: ops hector_rgat_pyg_c::forward (autograd), ::forward_kernels and ::backward_kernels.
 #include "kernels.h"
 
+#include "runtime/BufferArena.h"
 #include "runtime/KernelArgs.h"
 
 #include <ATen/ATen.h>
@@ -100,26 +101,27 @@ namespace hector_gen::rgat_pyg_c {
     hector::rt::checkArgument(arg_bias, "bias", {(hp_heads * hp_out_dim)}, device, dtype, "x");
     b.bias = arg_bias.data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_outj = at::empty(std::vector<int64_t>{g.num_pairs, (hp_heads * hp_out_dim)}, options);
-    b.outj = t_outj.data_ptr<scalar_t>();
-    at::Tensor t_outi = at::empty(std::vector<int64_t>{g.num_edges, (hp_heads * hp_out_dim)}, options);
-    b.outi = t_outi.data_ptr<scalar_t>();
-    at::Tensor t_alpha_0 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_0 = t_alpha_0.data_ptr<scalar_t>();
-    at::Tensor t_alpha_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.alpha_1 = t_alpha_1.data_ptr<scalar_t>();
-    at::Tensor t_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
-    at::Tensor t_alpha_score = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_score = t_alpha_score.data_ptr<scalar_t>();
-    at::Tensor t_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_alpha = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.alpha = t_alpha.data_ptr<scalar_t>();
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, (hp_heads * hp_out_dim)}, options);
     b.h = t_h.data_ptr<scalar_t>();
+    // The saved temps, in one allocation: autograd frees them together.
+    const hector::rt::BufferArena saved_arena({g.num_pairs * sz_outj, g.num_edges * sz_outi, g.num_edges * sz_alpha_2, g.num_edges * sz_alpha_exp, g.num_nodes * sz_alpha_sum, g.num_edges * sz_alpha}, options);
+    at::Tensor t_outj = saved_arena.tensor(0, {g.num_pairs, (hp_heads * hp_out_dim)});
+    b.outj = t_outj.data_ptr<scalar_t>();
+    at::Tensor t_outi = saved_arena.tensor(1, {g.num_edges, (hp_heads * hp_out_dim)});
+    b.outi = t_outi.data_ptr<scalar_t>();
+    at::Tensor t_alpha_2 = saved_arena.tensor(2, {g.num_edges, hp_heads});
+    b.alpha_2 = t_alpha_2.data_ptr<scalar_t>();
+    at::Tensor t_alpha_exp = saved_arena.tensor(3, {g.num_edges, hp_heads});
+    b.alpha_exp = t_alpha_exp.data_ptr<scalar_t>();
+    at::Tensor t_alpha_sum = saved_arena.tensor(4, {g.num_nodes, hp_heads});
+    b.alpha_sum = t_alpha_sum.data_ptr<scalar_t>();
+    at::Tensor t_alpha = saved_arena.tensor(5, {g.num_edges, hp_heads});
+    b.alpha = t_alpha.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_alpha_0, g.num_pairs * sz_alpha_1, g.num_edges * sz_alpha_score}, options);
+    b.alpha_0 = scratch_arena.data<scalar_t>(0);
+    b.alpha_1 = scratch_arena.data<scalar_t>(1);
+    b.alpha_score = scratch_arena.data<scalar_t>(2);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -215,26 +217,6 @@ namespace hector_gen::rgat_pyg_c {
     hector::rt::checkArgument(values[11], "values[11] (msg_0)", {g.num_pairs, hp_heads, hp_out_dim}, device, dtype, "values[0]");
     b.msg_0 = values[11].data_ptr<scalar_t>();
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-    at::Tensor t_grad_msg_0 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads, hp_out_dim}, options);
-    b.grad_msg_0 = t_grad_msg_0.data_ptr<scalar_t>();
-    at::Tensor t_grad1_alpha_exp = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad1_alpha_exp = t_grad1_alpha_exp.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_sum = at::empty(std::vector<int64_t>{g.num_nodes, hp_heads}, options);
-    b.grad_alpha_sum = t_grad_alpha_sum.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_2 = at::empty(std::vector<int64_t>{g.num_edges, hp_heads}, options);
-    b.grad_alpha_2 = t_grad_alpha_2.data_ptr<scalar_t>();
-    at::Tensor t_grad_alpha_1 = at::empty(std::vector<int64_t>{g.num_pairs, hp_heads}, options);
-    b.grad_alpha_1 = t_grad_alpha_1.data_ptr<scalar_t>();
-    at::Tensor t_grad_outi = at::empty(std::vector<int64_t>{g.num_edges, (hp_heads * hp_out_dim)}, options);
-    b.grad_outi = t_grad_outi.data_ptr<scalar_t>();
-    at::Tensor t_grad1_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad1_x = t_grad1_x.data_ptr<scalar_t>();
-    at::Tensor t_grad1_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
-    b.grad1_weight_ = t_grad1_weight_.data_ptr<scalar_t>();
-    at::Tensor t_grad2_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
-    b.grad2_x = t_grad2_x.data_ptr<scalar_t>();
-    at::Tensor t_grad2_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
-    b.grad2_weight_ = t_grad2_weight_.data_ptr<scalar_t>();
     at::Tensor t_grad_x = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.grad_x = t_grad_x.data_ptr<scalar_t>();
     at::Tensor t_grad_weight_ = at::empty(std::vector<int64_t>{g.num_etypes, hp_in_dim, (hp_heads * hp_out_dim)}, options);
@@ -245,6 +227,18 @@ namespace hector_gen::rgat_pyg_c {
     b.grad_k = t_grad_k.data_ptr<scalar_t>();
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{(hp_heads * hp_out_dim)}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
+    // The other temps, in one allocation freed when the call returns.
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_edges * sz_grad_alpha_2, g.num_pairs * sz_grad_alpha_1, g.num_edges * sz_grad_outi, g.num_nodes * sz_grad1_x, g.num_etypes * sz_grad1_weight_, g.num_nodes * sz_grad2_x, g.num_etypes * sz_grad2_weight_}, options);
+    b.grad_msg_0 = scratch_arena.data<scalar_t>(0);
+    b.grad1_alpha_exp = scratch_arena.data<scalar_t>(1);
+    b.grad_alpha_sum = scratch_arena.data<scalar_t>(2);
+    b.grad_alpha_2 = scratch_arena.data<scalar_t>(3);
+    b.grad_alpha_1 = scratch_arena.data<scalar_t>(4);
+    b.grad_outi = scratch_arena.data<scalar_t>(5);
+    b.grad1_x = scratch_arena.data<scalar_t>(6);
+    b.grad1_weight_ = scratch_arena.data<scalar_t>(7);
+    b.grad2_x = scratch_arena.data<scalar_t>(8);
+    b.grad2_weight_ = scratch_arena.data<scalar_t>(9);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
