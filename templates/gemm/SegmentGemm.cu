@@ -43,6 +43,7 @@
 // and accumulate in T; the double calls (SegmentGemmArgsT<double>) always
 // take them, with atomicAdd(double *) when atomic. The fast paths are float
 // only.
+#include "templates/DeviceQueries.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <climits>
@@ -1410,14 +1411,11 @@ cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem = size_t(TM) * a.K * 4 + size_t(a.K) * 4 * TX * 4 +
                       size_t(TM) * 16;
   auto kernel = linearVecKernel<TX, RM>;
-  HECTOR_CUDA_TRY(cudaFuncSetAttribute(
-      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  int dev = 0, sms = 0, perSm = 0;
-  HECTOR_CUDA_TRY(cudaGetDevice(&dev));
-  HECTOR_CUDA_TRY(
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  HECTOR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &perSm, kernel, kVecThreads, smem));
+  const void *symbol = reinterpret_cast<const void *>(kernel);
+  HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
+  int sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
+  HECTOR_CUDA_TRY(blocksPerMultiprocessor(symbol, kVecThreads, smem, &perSm));
   if (perSm < 1)
     perSm = 1;
   int64_t blocks = int64_t(sms) * perSm;
@@ -1482,12 +1480,10 @@ int64_t chunkRowsFor(int64_t M, int64_t blocks, int64_t TR, int64_t minRows) {
 /// Blocks of `kernel` (with `threads` threads) resident on the device at once.
 template <typename Kernel>
 cudaError_t residentBlocks(Kernel kernel, int threads, int64_t *blocks) {
-  int dev = 0, sms = 0, perSm = 0;
-  HECTOR_CUDA_TRY(cudaGetDevice(&dev));
-  HECTOR_CUDA_TRY(
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  HECTOR_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, 0));
+  int sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
+  HECTOR_CUDA_TRY(blocksPerMultiprocessor(reinterpret_cast<const void *>(kernel),
+                                          threads, 0, &perSm));
   *blocks = int64_t(sms) * (perSm < 1 ? 1 : perSm);
   return cudaSuccess;
 }

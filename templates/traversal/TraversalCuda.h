@@ -2,6 +2,7 @@
 // the generated CUDA code (Traversal.h has the device side).
 #pragma once
 
+#include "templates/DeviceQueries.h"
 #include "templates/traversal/HubSplit.h"
 #include "templates/traversal/Traversal.h"
 #include "templates/traversal/ZeroFillCuda.h"
@@ -70,9 +71,7 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
         std::max<size_t>(1, std::min<size_t>(8, budget / perWarp)));
   s.sharedBytes = perWarp * s.warpsPerBlock;
   if (s.sharedBytes > budget)
-    check(cudaFuncSetAttribute(kernel,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(s.sharedBytes)),
+    check(templates::allowDynamicShared(kernel, s.sharedBytes),
           "cudaFuncSetAttribute (scratch too large for shared memory)");
   const int64_t perBlock = s.warpsPerBlock * groupsPerWarp;
   const int64_t wanted = (rows + perBlock - 1) / perBlock;
@@ -83,17 +82,14 @@ inline LaunchShape launchShape(const void *kernel, int64_t rows,
 
 /// The blocks of `threads` threads and `sharedBytes` of dynamic shared
 /// memory that the current device holds at once for `kernel`: 0 when not
-/// even one fits.
+/// even one fits (asked once per shape: DeviceQueries.h).
 inline int64_t residentBlocks(const void *kernel, int threads,
                               size_t sharedBytes, const char *what) {
-  int device = 0, sms = 0, perSm = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-        "cudaDeviceGetAttribute");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
-                                                      sharedBytes),
+  long long blocks = 0;
+  check(templates::residentBlocksOnDevice(kernel, threads, sharedBytes,
+                                          &blocks),
         what);
-  return int64_t(perSm) * sms;
+  return blocks;
 }
 
 /// launchShape capped at the blocks resident at once (one wave), at least
@@ -207,10 +203,9 @@ inline void requireInt32Sizes(std::initializer_list<NamedSize> sizes) {
 /// Whether `bytes` of dynamic shared memory fit in one block of the
 /// current device (with the opt-in above 48 KiB).
 inline bool fitsInBlock(size_t bytes) {
-  int device = 0, optin = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                               device),
+  int optin = 0;
+  check(templates::deviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   &optin),
         "cudaDeviceGetAttribute");
   return bytes <= static_cast<size_t>(optin);
 }
@@ -316,9 +311,7 @@ inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
   s.warpsPerBlock = kHeavyGroupSize / kWarpSize;
   s.sharedBytes = static_cast<size_t>(scratchSize) * scalarBytes;
   if (s.sharedBytes > 48 * 1024)
-    check(cudaFuncSetAttribute(kernel,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(s.sharedBytes)),
+    check(templates::allowDynamicShared(kernel, s.sharedBytes),
           "cudaFuncSetAttribute (heavy-row scratch)");
   s.blocks = std::max<int64_t>(1, std::min<int64_t>(rows, 65535));
   return s;
@@ -333,10 +326,8 @@ inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
 inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
                                   size_t scalarBytes) {
   LaunchShape s = heavyLaunchShape(kernel, 1, scratchSize, scalarBytes);
-  int device = 0, cooperative = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch,
-                               device),
+  int cooperative = 0;
+  check(templates::deviceAttribute(cudaDevAttrCooperativeLaunch, &cooperative),
         "cudaDeviceGetAttribute");
   if (!cooperative) {
     s.blocks = 0;
