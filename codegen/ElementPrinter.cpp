@@ -133,7 +133,59 @@ void printTranspose(CodeWriter &w, const ir::Stmt &stmt,
   w.line("const scalar_t v = {};", at(a, "src"));
 }
 
+/// A contraction's element i: the sum over `var` in [0, terms) of `term`.
+struct Contraction {
+  std::string terms, var, term;
+};
+
+std::optional<Contraction> contractionOf(const ir::Stmt &stmt,
+                                         const ir::Shape &result,
+                                         const std::vector<OperandRef> &ops) {
+  if (stmt.op == OpKind::SumTo) {
+    // Sums the trailing axes of a's row down to the prefix `result`.
+    const ir::Dim whole = shapeSize(ops.at(0).shape);
+    const std::string group = ratioExpr(whole, shapeSize(result));
+    return Contraction{group, "kk", at(ops[0], "i * " + group + " + kk")};
+  }
+  if (stmt.op == OpKind::Dot) {
+    // dot(a:[..,K], b:[..,K]) -> [..]: element i contracts K elements.
+    const ir::Shape &longer =
+        ops.at(0).shape.size() >= ops.at(1).shape.size() ? ops[0].shape
+                                                         : ops[1].shape;
+    const ir::Dim k = longer.back();
+    const ir::Dim full = shapeSize(result) * k;
+    const std::string K = dimExpr(k), index = "i * " + K + " + kk";
+    return Contraction{K, "kk",
+                       broadcastSuffix(ops[0], full, index) + " * " +
+                           broadcastSuffix(ops[1], full, index)};
+  }
+  return std::nullopt;
+}
+
 } // namespace
+
+std::optional<std::string>
+contractionTerms(const ir::Stmt &stmt, const ir::Shape &result,
+                 const std::vector<OperandRef> &operands) {
+  const std::optional<Contraction> c = contractionOf(stmt, result, operands);
+  return c ? std::optional<std::string>(c->terms) : std::nullopt;
+}
+
+void printLaneSplitElement(CodeWriter &w, const ir::Stmt &stmt,
+                           const ir::Shape &result,
+                           const std::vector<OperandRef> &operands) {
+  const std::optional<Contraction> c = contractionOf(stmt, result, operands);
+  if (!c)
+    throw EmitError{std::string("no lane-split form for op ") +
+                    ir::opName(stmt.op)};
+  w.line("scalar_t v = 0;");
+  w.open(fmt::format("for (int64_t {0} = hector_lane; {0} < {1}; {0} += "
+                     "kGroupSize)",
+                     c->var, c->terms));
+  w.line("v += {};", c->term);
+  w.close();
+  w.line("v = hector::trav::groupSum<kGroupSize>(v);");
+}
 
 bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
                       const ir::Shape &result,
@@ -168,19 +220,13 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
   case OpKind::Reshape:
     w.line("const scalar_t v = {};", at(ops.at(0), "i"));
     return;
-  case OpKind::Dot: {
-    // dot(a:[..,K], b:[..,K]) -> [..]: element i contracts K elements.
-    const ir::Shape &longer =
-        ops.at(0).shape.size() >= ops.at(1).shape.size() ? ops[0].shape
-                                                         : ops[1].shape;
-    const ir::Dim k = longer.back();
-    const ir::Dim full = shapeSize(result) * k;
-    const std::string K = dimExpr(k);
+  case OpKind::Dot:
+  case OpKind::SumTo: {
+    const Contraction c = *contractionOf(stmt, result, ops);
     w.line("scalar_t v = 0;");
-    w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
-    w.line("v += {} * {};",
-           broadcastSuffix(ops[0], full, "i * " + K + " + kk"),
-           broadcastSuffix(ops[1], full, "i * " + K + " + kk"));
+    w.open(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0})", c.var,
+                       c.terms));
+    w.line("v += {};", c.term);
     w.close();
     return;
   }
@@ -195,16 +241,6 @@ void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
     w.line("const scalar_t v = {} * {};",
            broadcastSuffix(ops.at(0), lead * k, "lead * " + K + " + row"),
            broadcastSuffix(ops.at(1), lead * n, "lead * " + N + " + col"));
-    return;
-  }
-  case OpKind::SumTo: {
-    // Sums the trailing axes of a's row down to the prefix `result`.
-    const ir::Dim whole = shapeSize(ops.at(0).shape);
-    const std::string group = ratioExpr(whole, shapeSize(result));
-    w.line("scalar_t v = 0;");
-    w.open(fmt::format("for (int64_t t = 0; t < {}; ++t)", group));
-    w.line("v += {};", at(ops[0], "i * " + group + " + t"));
-    w.close();
     return;
   }
   case OpKind::Slice: {

@@ -15,6 +15,7 @@
 #include "codegen/CodeWriter.h"
 #include "ir/InterIR.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,19 @@ bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
 /// op it has no element form for.
 void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
                   const std::vector<OperandRef> &operands);
+
+/// For a contraction (sum_to, dot): the C++ count of the terms each
+/// element of the result sums; std::nullopt for other ops.
+std::optional<std::string>
+contractionTerms(const ir::Stmt &stmt, const ir::Shape &result,
+                 const std::vector<OperandRef> &operands);
+
+/// printElement for a contraction whose terms the lanes of the thread
+/// group share (Traversal.h splitsSum): lane l adds terms l, l +
+/// kGroupSize, ..., and groupSum leaves the whole sum `v` in every lane.
+/// Every lane of the group must run it, for the same element i.
+void printLaneSplitElement(CodeWriter &w, const ir::Stmt &stmt,
+                           const ir::Shape &result,
+                           const std::vector<OperandRef> &operands);
 
 } // namespace hector::codegen

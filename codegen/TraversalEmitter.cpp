@@ -176,6 +176,17 @@ private:
   void printSubLoop(CodeWriter &w, const TravLoop &loop,
                     const std::string &nodeVar);
   void printStmt(CodeWriter &w, const TravStmt &s);
+  /// A statement's element loop in batches (HECTOR_FOR_ELEMENT_BATCHES).
+  void printBatchLoop(CodeWriter &w, const ir::Stmt &stmt,
+                      const ir::Shape &shape,
+                      const std::vector<OperandRef> &ops,
+                      const std::string &size, const std::string &store) const;
+  /// The terms each element sums when the statement may split them over
+  /// the group's lanes (a contraction outside worker loops, stored plainly
+  /// or atomically); std::nullopt otherwise.
+  std::optional<std::string> splitsTerms(const TravStmt &s,
+                                         const ir::Shape &shape,
+                                         const std::vector<OperandRef> &ops) const;
   /// Prints statements that share one element loop (ElementGroups.h).
   void printGroup(CodeWriter &w, const ElementGroup &g);
   /// Prints consecutive statements of one loop body, grouped.
@@ -507,6 +518,38 @@ std::string NestPrinter::plainStore(const TravStmt &s, const std::string &t,
              : fmt::format("{}[i] += {};", t, v);
 }
 
+void NestPrinter::printBatchLoop(CodeWriter &w, const ir::Stmt &stmt,
+                                 const ir::Shape &shape,
+                                 const std::vector<OperandRef> &ops,
+                                 const std::string &size,
+                                 const std::string &store) const {
+  w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
+  w.line("scalar_t hv[HECTOR_GROUP_BATCH];");
+  w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+  printElement(w, stmt, shape, ops);
+  w.line("hv[u] = v;");
+  w.close();
+  w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+  w.line("const scalar_t v = hv[u];");
+  w.raw(store);
+  w.close();
+  w.close();
+}
+
+std::optional<std::string>
+NestPrinter::splitsTerms(const TravStmt &s, const ir::Shape &shape,
+                         const std::vector<OperandRef> &ops) const {
+  // A worker's lanes are a part of the group, and a worker past its last
+  // edge skips the statement: groupSum needs the whole group. A register
+  // accumulator's element stays with its lane; hoisted stores wait for the
+  // loop's end.
+  const bool plainOrAtomic = s.reduction == ReductionScheme::None ||
+                             s.reduction == ReductionScheme::Atomic;
+  if (inWorkerLoop_ || !plainOrAtomic || (s.hoisted && s.storeInInnerLoop))
+    return std::nullopt;
+  return contractionTerms(s.stmt, shape, ops);
+}
+
 void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   const ir::Stmt &stmt = s.stmt;
   const std::string &target = stmt.target.value;
@@ -565,18 +608,25 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     printElement(w, stmt, shape, ops);
     w.raw(store);
     w.close();
-  } else {
-    w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
-    w.line("scalar_t hv[HECTOR_GROUP_BATCH];");
-    w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
-    printElement(w, stmt, shape, ops);
-    w.line("hv[u] = v;");
-    w.close();
-    w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
-    w.line("const scalar_t v = hv[u];");
+  } else if (const std::optional<std::string> terms =
+                 splitsTerms(s, shape, ops)) {
+    // Few elements of many terms (one head's attention gradient: 1 x 64):
+    // every lane takes part in each element's sum, and the element's own
+    // lane (i mod lanes, as in the element loops) stores it.
+    w.open(fmt::format("if (hector::trav::splitsSum<kGroupSize>({}, {}))",
+                       size, *terms));
+    w.open(fmt::format("for (int i = 0; i < {}; ++i)", size));
+    printLaneSplitElement(w, stmt, shape, ops);
+    w.open("if (i % kGroupSize == hector_lane)");
     w.raw(store);
     w.close();
     w.close();
+    w.close();
+    w.open("else");
+    printBatchLoop(w, stmt, shape, ops, size, store);
+    w.close();
+  } else {
+    printBatchLoop(w, stmt, shape, ops, size, store);
   }
   w.close();
   if (!omitBodySync_)

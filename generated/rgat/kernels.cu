@@ -134,18 +134,32 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       const scalar_t *o0 = (b.z_0 + (v_p) * sz_z_0);
       const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
       scalar_t *t = (b.alpha_0 + (v_p) * sz_alpha_0);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_0) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
+      if (hector::trav::splitsSum<kGroupSize>(sz_alpha_0, (hp_out_dim / hp_heads))) {
+        for (int i = 0; i < sz_alpha_0; ++i) {
           scalar_t v = 0;
-          for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
+          for (int64_t kk = hector_lane; kk < (hp_out_dim / hp_heads); kk += kGroupSize) {
             v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
           }
-          hv[u] = v;
+          v = hector::trav::groupSum<kGroupSize>(v);
+          if (i % kGroupSize == hector_lane) {
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha_0) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
+            scalar_t v = 0;
+            for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
+              v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
+            }
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_alpha_0) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }
@@ -680,8 +694,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
               scalar_t v = 0;
-              for (int64_t t = 0; t < (hp_out_dim / hp_heads); ++t) {
-                v += o0[i * (hp_out_dim / hp_heads) + t];
+              for (int64_t kk = 0; kk < (hp_out_dim / hp_heads); ++kk) {
+                v += o0[i * (hp_out_dim / hp_heads) + kk];
               }
               hv[u] = v;
             }

@@ -526,18 +526,32 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad_alpha;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+        if (hector::trav::splitsSum<kGroupSize>(sz_grad_alpha, hp_out_dim)) {
+          for (int i = 0; i < sz_grad_alpha; ++i) {
             scalar_t v = 0;
-            for (int64_t t = 0; t < hp_out_dim; ++t) {
-              v += o0[i * hp_out_dim + t];
+            for (int64_t kk = hector_lane; kk < hp_out_dim; kk += kGroupSize) {
+              v += o0[i * hp_out_dim + kk];
             }
-            hv[u] = v;
+            v = hector::trav::groupSum<kGroupSize>(v);
+            if (i % kGroupSize == hector_lane) {
+              t[i] = v;
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < hp_out_dim; ++kk) {
+                v += o0[i * hp_out_dim + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
         }
       }
@@ -855,8 +869,8 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           scalar_t hv[HECTOR_GROUP_BATCH];
           HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
             scalar_t v = 0;
-            for (int64_t t = 0; t < hp_in_dim; ++t) {
-              v += o0[i * hp_in_dim + t];
+            for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+              v += o0[i * hp_in_dim + kk];
             }
             hv[u] = v;
           }

@@ -298,6 +298,43 @@ template <typename T> HECTOR_HD T foldMax(T v, int lanes) {
   return v;
 }
 
+/// Whether a statement whose `size` elements each sum `terms` terms (a
+/// sum_to or a dot) has the group's lanes split every element's terms
+/// (each lane adding every kGroupSize-th term, then groupSum) instead of
+/// giving each lane whole elements. Split when that takes fewer steps a
+/// lane: one head's attention gradient summed 64 terms on one lane of a
+/// warp while the other 31 waited. Never on the CPU (one lane) or in a
+/// block group (groupSum stays within a warp).
+template <int GroupSize>
+HECTOR_HD bool splitsSum(int64_t size, int64_t terms) {
+  if (GroupSize <= 1 || GroupSize > kWarpSize || size <= 0)
+    return false;
+  int log2Lanes = 0;
+  while ((1 << log2Lanes) < GroupSize)
+    ++log2Lanes;
+  const int64_t whole = (size + GroupSize - 1) / GroupSize * terms;
+  const int64_t split = size * ((terms + GroupSize - 1) / GroupSize + log2Lanes);
+  return split < whole;
+}
+
+/// The sum of `v` over the GroupSize lanes of this thread's group (at most
+/// a warp; lanes [GroupSize * j, GroupSize * (j + 1)) of the warp), left in
+/// every lane of the group. Only the group's lanes take part, so the
+/// warp's other groups may be at other rows. `v` itself on the CPU.
+template <int GroupSize, typename T> HECTOR_HD T groupSum(T v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (GroupSize > 1 && GroupSize <= kWarpSize) {
+    const unsigned first = (threadIdx.x % kWarpSize) / GroupSize * GroupSize;
+    const unsigned mask = GroupSize == kWarpSize
+                              ? 0xffffffffu
+                              : ((1u << GroupSize) - 1u) << first;
+    for (int offset = GroupSize / 2; offset > 0; offset /= 2)
+      v += __shfl_xor_sync(mask, v, offset);
+  }
+#endif
+  return v;
+}
+
 /// Whether node `row` is heavy: more than `limit` edges in the CSR
 /// `ptr` (dst_ptr or src_ptr).
 HECTOR_HD bool isHeavy(const int64_t *ptr, int64_t row, int64_t limit) {

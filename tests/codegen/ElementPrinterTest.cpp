@@ -121,9 +121,50 @@ TEST(ElementPrinterTest, SumTo) {
   s.shape = shape({"heads"});
   EXPECT_EQ(print(s, shape({"heads"}), {row("o0", shape({"heads", "d"}))}),
             "scalar_t v = 0;\n"
-            "for (int64_t t = 0; t < hp_d; ++t) {\n"
-            "  v += o0[i * hp_d + t];\n"
+            "for (int64_t kk = 0; kk < hp_d; ++kk) {\n"
+            "  v += o0[i * hp_d + kk];\n"
             "}\n");
+}
+
+std::string printSplit(const ir::Stmt &stmt, const ir::Shape &result,
+                       const std::vector<OperandRef> &ops) {
+  CodeWriter w;
+  printLaneSplitElement(w, stmt, result, ops);
+  return w.str();
+}
+
+TEST(ElementPrinterTest, LaneSplitSumToStridesTheTermsAndSumsTheGroup) {
+  ir::Stmt s = stmtOf(OpKind::SumTo);
+  s.shape = shape({"heads"});
+  const std::vector<OperandRef> ops = {row("o0", shape({"heads", "d"}))};
+  EXPECT_EQ(contractionTerms(s, shape({"heads"}), ops), "hp_d");
+  EXPECT_EQ(printSplit(s, shape({"heads"}), ops),
+            "scalar_t v = 0;\n"
+            "for (int64_t kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
+            "  v += o0[i * hp_d + kk];\n"
+            "}\n"
+            "v = hector::trav::groupSum<kGroupSize>(v);\n");
+}
+
+TEST(ElementPrinterTest, LaneSplitDotKeepsSuffixBroadcasting) {
+  const std::vector<OperandRef> ops = {row("o0", shape({"heads", "d"})),
+                                       row("o1", shape({"d"}))};
+  EXPECT_EQ(contractionTerms(stmtOf(OpKind::Dot), shape({"heads"}), ops),
+            "hp_d");
+  EXPECT_EQ(printSplit(stmtOf(OpKind::Dot), shape({"heads"}), ops),
+            "scalar_t v = 0;\n"
+            "for (int64_t kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
+            "  v += o0[i * hp_d + kk] * o1[(i * hp_d + kk) % hp_d];\n"
+            "}\n"
+            "v = hector::trav::groupSum<kGroupSize>(v);\n");
+}
+
+TEST(ElementPrinterTest, OnlyContractionsHaveALaneSplitForm) {
+  const std::vector<OperandRef> ops = {row("o0", shape({"d"})),
+                                       row("o1", shape({"d"}))};
+  EXPECT_EQ(contractionTerms(stmtOf(OpKind::Mul), shape({"d"}), ops),
+            std::nullopt);
+  EXPECT_THROW(printSplit(stmtOf(OpKind::Mul), shape({"d"}), ops), EmitError);
 }
 
 TEST(ElementPrinterTest, Slice) {

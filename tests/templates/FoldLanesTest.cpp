@@ -48,14 +48,50 @@ TEST(FoldLanes, StaysWithinAWarpTheWorkersAndOneRound) {
       const int64_t rounds = (size + groupSize / p - 1) / (groupSize / p);
       EXPECT_EQ(rounds, (size + groupSize - 1) / groupSize);
       // As many as those limits allow.
-      if (p < kWarpSize && p < workers)
+      if (p < kWarpSize && p < workers) {
         EXPECT_GT(2 * p * size, groupSize);
+      }
     }
 }
 
 TEST(FoldLanes, HostFoldsAreTheValue) {
   EXPECT_EQ(hector::trav::foldSum(2.5f, 32), 2.5f);
   EXPECT_EQ(hector::trav::foldMax(-1.0, 16), -1.0);
+}
+
+// splitsSum: whether a contraction's terms are split over a group's lanes
+// (each lane a stride of the terms, then groupSum) rather than each lane
+// taking whole elements.
+using hector::trav::splitsSum;
+
+TEST(SplitsSum, FewElementsOfManyTermsSplit) {
+  // One head's attention gradient: 1 element of 64 terms. A warp: 2 terms
+  // a lane and 5 shuffles against 64 terms on one lane.
+  EXPECT_TRUE(splitsSum<32>(1, 64));
+  // An 8-lane group: 8 terms and 3 shuffles against 64.
+  EXPECT_TRUE(splitsSum<8>(1, 64));
+  // Two heads of 32 in a warp: 2 x (1 + 5) against 32.
+  EXPECT_TRUE(splitsSum<32>(2, 32));
+}
+
+TEST(SplitsSum, ManyElementsOrFewTermsDoNot) {
+  // 64 elements of one term each: every lane already busy.
+  EXPECT_FALSE(splitsSum<32>(64, 1));
+  // 8 heads of 8 on 8 lanes: 8 a lane either way, plus shuffles.
+  EXPECT_FALSE(splitsSum<8>(8, 8));
+  // Nothing to sum, or no element.
+  EXPECT_FALSE(splitsSum<32>(1, 0));
+  EXPECT_FALSE(splitsSum<32>(0, 64));
+}
+
+TEST(SplitsSum, NeverOnTheCpuOrInABlockGroup) {
+  EXPECT_FALSE(splitsSum<1>(1, 64));
+  EXPECT_FALSE(splitsSum<1024>(1, 4096));
+}
+
+TEST(SplitsSum, GroupSumIsTheValueOnTheHost) {
+  EXPECT_EQ((hector::trav::groupSum<32, float>(2.5f)), 2.5f);
+  EXPECT_EQ((hector::trav::groupSum<1, double>(-1.0)), -1.0);
 }
 
 } // namespace

@@ -727,18 +727,32 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d;
         scalar_t *t = r_grad_h_1;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+        if (hector::trav::splitsSum<kGroupSize>(sz_grad_h_1, hp_in_dim)) {
+          for (int i = 0; i < sz_grad_h_1; ++i) {
             scalar_t v = 0;
-            for (int64_t t = 0; t < hp_in_dim; ++t) {
-              v += o0[i * hp_in_dim + t];
+            for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+              v += o0[i * hp_in_dim + kk];
             }
-            hv[u] = v;
+            v = hector::trav::groupSum<kGroupSize>(v);
+            if (i % kGroupSize == hector_lane) {
+              t[i] = v;
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                v += o0[i * hp_in_dim + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
         }
       }
@@ -800,18 +814,32 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_1;
         scalar_t *t = r_grad2_gate;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+        if (hector::trav::splitsSum<kGroupSize>(sz_grad2_gate, hp_in_dim)) {
+          for (int i = 0; i < sz_grad2_gate; ++i) {
             scalar_t v = 0;
-            for (int64_t t = 0; t < hp_in_dim; ++t) {
-              v += o0[i * hp_in_dim + t];
+            for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+              v += o0[i * hp_in_dim + kk];
             }
-            hv[u] = v;
+            v = hector::trav::groupSum<kGroupSize>(v);
+            if (i % kGroupSize == hector_lane) {
+              t[i] = v;
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_gate) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                v += o0[i * hp_in_dim + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad2_gate) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
         }
       }
@@ -1165,18 +1193,32 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_5;
         scalar_t *t = r_grad_alpha;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+        if (hector::trav::splitsSum<kGroupSize>(sz_grad_alpha, (hp_in_dim / hp_heads))) {
+          for (int i = 0; i < sz_grad_alpha; ++i) {
             scalar_t v = 0;
-            for (int64_t t = 0; t < (hp_in_dim / hp_heads); ++t) {
-              v += o0[i * (hp_in_dim / hp_heads) + t];
+            for (int64_t kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += kGroupSize) {
+              v += o0[i * (hp_in_dim / hp_heads) + kk];
             }
-            hv[u] = v;
+            v = hector::trav::groupSum<kGroupSize>(v);
+            if (i % kGroupSize == hector_lane) {
+              t[i] = v;
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+              scalar_t v = 0;
+              for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                v += o0[i * (hp_in_dim / hp_heads) + kk];
+              }
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
         }
       }

@@ -529,8 +529,8 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             scalar_t hv[HECTOR_GROUP_BATCH];
             HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
               scalar_t v = 0;
-              for (int64_t t = 0; t < hp_out_dim; ++t) {
-                v += o0[i * hp_out_dim + t];
+              for (int64_t kk = 0; kk < hp_out_dim; ++kk) {
+                v += o0[i * hp_out_dim + kk];
               }
               hv[u] = v;
             }
