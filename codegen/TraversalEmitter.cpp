@@ -625,6 +625,24 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     w.open("else");
     printBatchLoop(w, stmt, shape, ops, size, store);
     w.close();
+  } else if (s.reduction == ReductionScheme::Atomic) {
+    // Four elements a lane, added with one 16-byte atomic where the row
+    // allows it (Traversal.h quadAccumulates); the element loop otherwise.
+    w.open(fmt::format(
+        "if (hector::trav::quadAccumulates(t, {}, hector_ordered))", size));
+    w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
+    w.line("scalar_t hv[4];");
+    w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
+    w.line("const auto i = i0 + c;");
+    printElement(w, stmt, shape, ops);
+    w.line("hv[c] = v;");
+    w.close();
+    w.line("hector::trav::accumulateQuad(t + i0, hv);");
+    w.close();
+    w.close();
+    w.open("else");
+    printBatchLoop(w, stmt, shape, ops, size, store);
+    w.close();
   } else {
     printBatchLoop(w, stmt, shape, ops, size, store);
   }

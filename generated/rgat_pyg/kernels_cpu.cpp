@@ -561,15 +561,28 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = (b.grad_h + (g.dst[v_e]) * sz_grad_h);
         const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
         scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
-            hv[u] = v;
+        if (hector::trav::quadAccumulates(t, sz_grad_msg_0, hector_ordered)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+              const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }
@@ -610,15 +623,28 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_3;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = -o0[i];
-            hv[u] = v;
+        if (hector::trav::quadAccumulates(t, sz_grad_alpha_sum, hector_ordered)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_sum) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = -o0[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+              const scalar_t v = -o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }
@@ -726,15 +752,28 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = (b.grad_alpha_2 + (v_e) * sz_grad_alpha_2);
         scalar_t *t = (b.grad_alpha_1 + (g.edge_pair[v_e]) * sz_grad_alpha_1);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
-            const scalar_t v = o0[i];
-            hv[u] = v;
+        if (hector::trav::quadAccumulates(t, sz_grad_alpha_1, hector_ordered)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_1) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_1) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+              const scalar_t v = o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_1) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }

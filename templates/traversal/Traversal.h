@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstdint>
 #include <math.h>
+#include <type_traits>
 
 #if defined(_OPENMP) && !defined(__CUDACC__)
 #include <omp.h>
@@ -65,6 +66,11 @@
 #define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
   HECTOR_UNROLL for (int u = 0; u < HECTOR_GROUP_BATCH; ++u)                  \
     if (const int i = (i0) + u * hector_lanes; i < (n))
+/// Quads of 4 consecutive elements per lane, for rows whose size is a
+/// multiple of 4 (quadAccumulates): lane l takes elements 4l to 4l + 3,
+/// then 4 (l + lanes) and on.
+#define HECTOR_FOR_ELEMENT_QUADS(i0, n)                                        \
+  for (int i0 = 4 * hector_lane; i0 < (n); i0 += 4 * hector_lanes)
 #else
 #define HECTOR_HD inline
 #define HECTOR_FOR_ELEMENTS(i, n) for (int64_t i = 0; i < (n); ++i)
@@ -76,6 +82,7 @@
 #define HECTOR_FOR_BATCH(u, i, i0, n)                                          \
   for (int u = 0; u < HECTOR_BATCH; ++u)                                      \
     if (const int64_t i = (i0) + u; i < (n))
+#define HECTOR_FOR_ELEMENT_QUADS(i0, n) for (int64_t i0 = 0; i0 < (n); i0 += 4)
 #endif
 
 /// A statement whose target shares no storage with its operands computes
@@ -145,6 +152,44 @@ HECTOR_HD void accumulate(T *target, T value, bool ordered) {
     *target += value;
   else
     atomicAdd(target, value);
+}
+
+/// Whether an atomic statement's row at `target` (`size` elements) may be
+/// added four elements at a time (accumulateQuad): float rows of whole
+/// 16-byte quads on an sm_90 GPU, not in deterministic mode. A scalar
+/// atomic add is one L2 operation per float; RGAT's backward made 64 an
+/// edge into grad_msg_0 (docs/perf-notes.md section 25f).
+template <typename T>
+HECTOR_HD bool quadAccumulates(const T *target, int64_t size, bool ordered) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (std::is_same<T, float>::value)
+    return !ordered && size % 4 == 0 &&
+           (reinterpret_cast<uintptr_t>(target) & 15) == 0;
+#endif
+  (void)target;
+  (void)size;
+  (void)ordered;
+  return false;
+}
+
+/// `target[c] += value[c]` for c < 4, atomically: one 16-byte vector
+/// atomic where quadAccumulates holds, else four scalar ones.
+template <typename T>
+HECTOR_HD void accumulateQuad(T *target, const T (&value)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kVector = std::is_same<T, float>::value;
+#else
+  constexpr bool kVector = false;
+#endif
+  if constexpr (kVector) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    ::atomicAdd(reinterpret_cast<float4 *>(target),
+                make_float4(value[0], value[1], value[2], value[3]));
+#endif
+  } else {
+    for (int c = 0; c < 4; ++c)
+      atomicAdd(target + c, value[c]);
+  }
 }
 
 // Elementwise functions of the IR's ops (docs/ir.md), for float and double

@@ -37,8 +37,9 @@ TEST(RowGroupLanes, APowerOfTwoThatCoversTheRow) {
                 lanes * kElementsPerWorkerLane >= widest)
         << widest;
     // And no more than that needs.
-    if (lanes > 1)
+    if (lanes > 1) {
       EXPECT_LT((lanes / 2) * kElementsPerWorkerLane, widest) << widest;
+    }
   }
 }
 

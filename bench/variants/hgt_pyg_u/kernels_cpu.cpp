@@ -1277,15 +1277,28 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       {
         const scalar_t *o0 = r_d_7;
         scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = -o0[i];
-            hv[u] = v;
+        if (hector::trav::quadAccumulates(t, sz_grad_alpha_sum, hector_ordered)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_sum) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = -o0[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+              const scalar_t v = -o0[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }
@@ -1471,15 +1484,28 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_alpha_1;
         const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
         scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-            hv[u] = v;
+        if (hector::trav::quadAccumulates(t, sz_grad_q, hector_ordered)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }
