@@ -735,6 +735,16 @@ template <typename V> __device__ __forceinline__ V rowField(V v, int u) {
   return __shfl_sync(0xffffffffu, v, u);
 }
 
+/// The slice of row r, stepped forward from `seg` (a slice at or before
+/// r's, with segmentPtr): empty segments share a start, so the step goes
+/// past them to the last slice that starts at or before r.
+__device__ __forceinline__ int64_t stepSlice(const SegmentGemmArgs &a,
+                                             int64_t seg, int64_t r) {
+  while (seg + 1 < a.numSlices && r >= a.segmentPtr[seg + 1])
+    ++seg;
+  return seg;
+}
+
 /// The slices of a warp's contiguous run of rows, group by group: rowType
 /// per row; with segmentPtr the first row's by binary search, then each
 /// lane steps forward from the slice of the previous group's last row.
@@ -752,10 +762,7 @@ struct RunSlices {
       return 0;
     if (seg < 0)
       seg = sliceOfRow(a, first, first);
-    int64_t s = seg;
-    if (row.live) // empty segments share a start: step past them
-      while (s + 1 < a.numSlices && r >= a.segmentPtr[s + 1])
-        ++s;
+    const int64_t s = row.live ? stepSlice(a, seg, r) : seg;
     seg = rowField(s, U - 1); // dead only in the run's last group
     return s;
   }
@@ -783,14 +790,21 @@ __device__ __forceinline__ NarrowRow narrowRow(const SegmentGemmArgs &a,
   return row;
 }
 
-/// The epilogue scale of `row` at head h (1 without an epilogue). A row
-/// that is not live reads scale row 0.
+/// The epilogue scale of scale row `scaleRow` at head h (1 without an
+/// epilogue).
+__device__ __forceinline__ float epilogueScale(const SegmentGemmArgs &a,
+                                               int64_t scaleRow, int64_t h) {
+  if (a.epilogue == EpilogueOp::None)
+    return 1.f;
+  return a.scale[a.scalePerHead ? scaleRow * a.H + h : scaleRow];
+}
+
+/// The epilogue scale of `row` at head h. A row that is not live reads
+/// scale row 0.
 __device__ __forceinline__ float narrowScale(const SegmentGemmArgs &a,
                                              const NarrowRow &row,
                                              int64_t h) {
-  if (a.epilogue == EpilogueOp::None)
-    return 1.f;
-  return a.scale[a.scalePerHead ? row.scaleRow * a.H + h : row.scaleRow];
+  return epilogueScale(a, row.scaleRow, h);
 }
 
 /// A lane's share of one (slice, head) of W, kept in registers while
@@ -1035,9 +1049,8 @@ struct DotRows {
       if (a.rowType) {
         slice[u] = live[u] ? a.rowType[id[u]] : 0;
       } else {
-        if (a.segmentPtr && live[u]) // empty segments share a start
-          while (seg + 1 < a.numSlices && r >= a.segmentPtr[seg + 1])
-            ++seg;
+        if (a.segmentPtr && live[u])
+          seg = stepSlice(a, seg, r);
         slice[u] = seg;
       }
       src[u] = live[u] && a.gather ? a.gather[id[u]] : id[u];
@@ -1049,9 +1062,7 @@ struct DotRows {
   /// Row u's epilogue scale at head h (1 without an epilogue).
   __device__ __forceinline__ float scale(const SegmentGemmArgs &a, int u,
                                          int64_t h) const {
-    if (a.epilogue == EpilogueOp::None)
-      return 1.f;
-    return a.scale[a.scalePerHead ? scaleRow[u] * a.H + h : scaleRow[u]];
+    return epilogueScale(a, scaleRow[u], h);
   }
 };
 

@@ -111,6 +111,15 @@ inline LaunchShape oneWaveLaunchShape(const void *kernel, int64_t rows,
   return s;
 }
 
+/// The blocks of `s` that give each thread group (`groupLanes` lanes)
+/// `rowsPerGroup` of `rows` rows.
+inline int64_t blocksForGroupChunks(const LaunchShape &s, int64_t rows,
+                                    int groupLanes, int64_t rowsPerGroup) {
+  const int64_t perBlock = int64_t(s.warpsPerBlock) *
+                           (kWarpSize / groupLanes) * rowsPerGroup;
+  return (rows + perBlock - 1) / perBlock;
+}
+
 /// Rows each thread group of a row sum takes at least (rowSumsLaunchShape).
 constexpr int64_t kRowSumRowsPerGroup = 8;
 
@@ -131,10 +140,8 @@ inline LaunchShape rowSumsLaunchShape(const void *kernel, int64_t rows,
                                      single, groupLanes);
   if (single)
     return s;
-  const int64_t groupsPerBlock =
-      int64_t(s.warpsPerBlock) * (kWarpSize / groupLanes);
-  const int64_t chunked = (rows + groupsPerBlock * kRowSumRowsPerGroup - 1) /
-                          (groupsPerBlock * kRowSumRowsPerGroup);
+  const int64_t chunked =
+      blocksForGroupChunks(s, rows, groupLanes, kRowSumRowsPerGroup);
   s.blocks = std::max<int64_t>(1, std::min(s.blocks, chunked));
   return s;
 }
@@ -170,10 +177,7 @@ inline LaunchShape partialRowsLaunchShape(const void *kernel, int64_t rows,
       1, envCount("HECTOR_PARTIAL_ROWS_PER_GROUP", kPartialRowsPerGroup));
   if (single || perGroup == 1)
     return s;
-  const int64_t groupsPerBlock =
-      int64_t(s.warpsPerBlock) * (kWarpSize / groupLanes);
-  const int64_t chunked = (rows + groupsPerBlock * perGroup - 1) /
-                          (groupsPerBlock * perGroup);
+  const int64_t chunked = blocksForGroupChunks(s, rows, groupLanes, perGroup);
   const int64_t wave = residentBlocks(
       kernel, s.warpsPerBlock * kWarpSize, s.sharedBytes,
       "cudaOccupancyMaxActiveBlocksPerMultiprocessor (partial rows)");
@@ -220,15 +224,22 @@ struct SideStream {
   cudaEvent_t forked = nullptr, joined = nullptr;
 };
 
-inline SideStream &sideStream() {
-  constexpr int kMaxDevices = 64;
-  thread_local SideStream perDevice[kMaxDevices];
+/// The devices the per-device tables below hold.
+constexpr int kMaxDevices = 64;
+
+/// The current device's index, checked against kMaxDevices.
+inline int currentDeviceSlot() {
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   if (device < 0 || device >= kMaxDevices)
     throw std::runtime_error("hector: CUDA device index " +
                              std::to_string(device) + " out of range");
-  SideStream &s = perDevice[device];
+  return device;
+}
+
+inline SideStream &sideStream() {
+  thread_local SideStream perDevice[kMaxDevices];
+  SideStream &s = perDevice[currentDeviceSlot()];
   if (!s.stream) {
     check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
           "cudaStreamCreateWithFlags");
@@ -369,14 +380,9 @@ inline int64_t hubPieceEdges() {
 /// release threshold): a step then allocates without calling the driver's
 /// allocator, even after a synchronisation.
 inline cudaMemPool_t hubPool() {
-  constexpr int kMaxDevices = 64;
   static std::mutex mutex;
   static cudaMemPool_t pools[kMaxDevices] = {};
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  if (device < 0 || device >= kMaxDevices)
-    throw std::runtime_error("hector: CUDA device index " +
-                             std::to_string(device) + " out of range");
+  const int device = currentDeviceSlot();
   std::lock_guard<std::mutex> lock(mutex);
   if (!pools[device]) {
     cudaMemPoolProps props = {};
