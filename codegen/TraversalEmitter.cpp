@@ -181,6 +181,19 @@ private:
                       const ir::Shape &shape,
                       const std::vector<OperandRef> &ops,
                       const std::string &size, const std::string &store) const;
+  /// A contraction in two forms: lanes splitting each element's terms
+  /// (when splitsSum says so at run time), else the batch loop.
+  void printSplitSum(CodeWriter &w, const ir::Stmt &stmt,
+                     const ir::Shape &shape, const std::vector<OperandRef> &ops,
+                     const std::string &size, const std::string &terms,
+                     const std::string &store) const;
+  /// An atomic statement in two forms: 16-byte atomics on quads of
+  /// elements (when quadAccumulates holds for the row), else the batch
+  /// loop.
+  void printQuadAtomic(CodeWriter &w, const ir::Stmt &stmt,
+                       const ir::Shape &shape,
+                       const std::vector<OperandRef> &ops,
+                       const std::string &size, const std::string &store) const;
   /// The terms each element sums when the statement may split them over
   /// the group's lanes (a contraction outside worker loops, stored plainly
   /// or atomically); std::nullopt otherwise.
@@ -550,6 +563,53 @@ NestPrinter::splitsTerms(const TravStmt &s, const ir::Shape &shape,
   return contractionTerms(s.stmt, shape, ops);
 }
 
+void NestPrinter::printSplitSum(CodeWriter &w, const ir::Stmt &stmt,
+                                const ir::Shape &shape,
+                                const std::vector<OperandRef> &ops,
+                                const std::string &size,
+                                const std::string &terms,
+                                const std::string &store) const {
+  // Few elements of many terms (one head's attention gradient: 1 x 64):
+  // every lane takes part in each element's sum, and the element's own
+  // lane (i mod lanes, as in the element loops) stores it.
+  w.open(fmt::format("if (hector::trav::splitsSum<kGroupSize>({}, {}))",
+                     size, terms));
+  w.open(fmt::format("for (int i = 0; i < {}; ++i)", size));
+  printLaneSplitElement(w, stmt, shape, ops);
+  w.open("if (i % kGroupSize == hector_lane)");
+  w.raw(store);
+  w.close();
+  w.close();
+  w.close();
+  w.open("else");
+  printBatchLoop(w, stmt, shape, ops, size, store);
+  w.close();
+}
+
+void NestPrinter::printQuadAtomic(CodeWriter &w, const ir::Stmt &stmt,
+                                  const ir::Shape &shape,
+                                  const std::vector<OperandRef> &ops,
+                                  const std::string &size,
+                                  const std::string &store) const {
+  // Four elements a lane, added with one 16-byte atomic where the row
+  // allows it (Traversal.h quadAccumulates); the element loop otherwise.
+  w.open(fmt::format(
+      "if (hector::trav::quadAccumulates(t, {}, hector_ordered))", size));
+  w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
+  w.line("scalar_t hv[4];");
+  w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
+  w.line("const auto i = i0 + c;");
+  printElement(w, stmt, shape, ops);
+  w.line("hv[c] = v;");
+  w.close();
+  w.line("hector::trav::accumulateQuad(t + i0, hv);");
+  w.close();
+  w.close();
+  w.open("else");
+  printBatchLoop(w, stmt, shape, ops, size, store);
+  w.close();
+}
+
 void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   const ir::Stmt &stmt = s.stmt;
   const std::string &target = stmt.target.value;
@@ -610,39 +670,9 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     w.close();
   } else if (const std::optional<std::string> terms =
                  splitsTerms(s, shape, ops)) {
-    // Few elements of many terms (one head's attention gradient: 1 x 64):
-    // every lane takes part in each element's sum, and the element's own
-    // lane (i mod lanes, as in the element loops) stores it.
-    w.open(fmt::format("if (hector::trav::splitsSum<kGroupSize>({}, {}))",
-                       size, *terms));
-    w.open(fmt::format("for (int i = 0; i < {}; ++i)", size));
-    printLaneSplitElement(w, stmt, shape, ops);
-    w.open("if (i % kGroupSize == hector_lane)");
-    w.raw(store);
-    w.close();
-    w.close();
-    w.close();
-    w.open("else");
-    printBatchLoop(w, stmt, shape, ops, size, store);
-    w.close();
+    printSplitSum(w, stmt, shape, ops, size, *terms, store);
   } else if (s.reduction == ReductionScheme::Atomic) {
-    // Four elements a lane, added with one 16-byte atomic where the row
-    // allows it (Traversal.h quadAccumulates); the element loop otherwise.
-    w.open(fmt::format(
-        "if (hector::trav::quadAccumulates(t, {}, hector_ordered))", size));
-    w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
-    w.line("scalar_t hv[4];");
-    w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
-    w.line("const auto i = i0 + c;");
-    printElement(w, stmt, shape, ops);
-    w.line("hv[c] = v;");
-    w.close();
-    w.line("hector::trav::accumulateQuad(t + i0, hv);");
-    w.close();
-    w.close();
-    w.open("else");
-    printBatchLoop(w, stmt, shape, ops, size, store);
-    w.close();
+    printQuadAtomic(w, stmt, shape, ops, size, store);
   } else {
     printBatchLoop(w, stmt, shape, ops, size, store);
   }
