@@ -69,8 +69,7 @@ void printZeroFill(CodeWriter &w, const ProgramLayout &p, Target target,
   size_t left = buffers.size();
   for (const std::string &v : buffers) {
     const std::string count = fmt::format(
-        "static_cast<size_t>({} * {})",
-        rowCountExpr(p.layout(v).rows), sizeLocal(v));
+        "static_cast<size_t>({})", bufferNumelExpr(p.layout(v).rows, v));
     const OutputMask mask = deps ? deps->ofZeroFill(v) : OutputMask(0);
     if (target == Target::Cpu) {
       w.line("{2}std::fill(b.{0}, b.{0} + {1}, scalar_t(0));", v, count,

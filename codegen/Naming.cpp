@@ -105,6 +105,10 @@ std::string rowCountExpr(intra::RowScheme rows) {
   return "INT64_C(1)";
 }
 
+std::string bufferNumelExpr(intra::RowScheme rows, const std::string &value) {
+  return rowCountExpr(rows) + " * " + sizeLocal(value);
+}
+
 std::string rowCountExpr(intra::RowDomain rows) {
   switch (rows) {
   case intra::RowDomain::Edges:

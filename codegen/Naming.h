@@ -49,5 +49,8 @@ std::string scalarExpr(const ir::ScalarExpr &expr);
 std::string rowCountExpr(intra::RowScheme rows);
 /// Same for a GEMM's or traversal's row domain.
 std::string rowCountExpr(intra::RowDomain rows);
+/// The element count of value `value`'s buffer, `rows` rows of its row
+/// size: `g.num_edges * sz_alpha`.
+std::string bufferNumelExpr(intra::RowScheme rows, const std::string &value);
 
 } // namespace hector::codegen

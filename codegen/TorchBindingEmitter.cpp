@@ -162,12 +162,6 @@ void printDeviceHelpers(CodeWriter &w, const std::string &model) {
   w.close();
 }
 
-/// The element count of a stored value's buffer.
-std::string numelExpr(const ProgramLayout &p, const std::string &value) {
-  return fmt::format("{} * {}", rowCountExpr(p.layout(value).rows),
-                     sizeLocal(value));
-}
-
 /// Allocates every stored value the program writes and points `b` at it,
 /// in three kinds of allocation by lifetime (each at::empty costs a few
 /// microseconds of host time; docs/perf-notes.md section 25):
@@ -206,7 +200,8 @@ void printAllocations(CodeWriter &w, const ProgramLayout &p,
       return;
     std::string numels;
     for (const intra::ValueLayout *l : members)
-      numels += (numels.empty() ? "" : ", ") + numelExpr(p, l->decl.name);
+      numels += (numels.empty() ? "" : ", ") +
+                bufferNumelExpr(l->rows, l->decl.name);
     w.line("// {}", why);
     w.line("const hector::rt::BufferArena {}({{{}}}, options);", name,
            numels);
