@@ -269,7 +269,6 @@ private:
 
   void lower(int id) { ++lowered_[id]; }
 
-
   void checkLayout(const ValueLayout &l) {
     if (l.rows != rowSchemeOf(l.decl.space))
       error("value '" + l.decl.name + "' has row scheme " +

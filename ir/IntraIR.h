@@ -229,13 +229,13 @@ template <typename Fn> void forEachTravStmt(const TravLoop &loop, Fn &&fn) {
   }
 }
 
-/// Prints the deterministic textual form (the golden-test format).
 /// Whether view `l` is a sum that a GEMM of `program` adds into its
 /// addend's buffer in place (passes/LowerToIntraOp accumulateIntoAddend):
 /// the view's statement is one of the GEMM's and its output is the view.
 /// The GEMM, not the view, computes that statement.
 bool isAccumulatedView(const Program &program, const ValueLayout &l);
 
+/// Prints the deterministic textual form (the golden-test format).
 std::string printProgram(const Program &program);
 
 /// Checks the invariants: every statement id in [0, numStmts) is lowered
