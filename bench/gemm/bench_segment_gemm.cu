@@ -1,12 +1,14 @@
 // bench_segment_gemm: the segment-MM GEMM template alone against cuBLAS
-// (cublasSgemm, fp32, no TF32) on one segment: Y[M,64] = X[M,64] W[64,64]
-// (linear mode) and dW[64,64] = X^T B (outer mode, atomic row split).
+// (cublasSgemm, fp32, no TF32) on one segment: Y[M,N] = X[M,64] W[64,N]
+// (linear mode) and dW[64,N] = X^T B (outer mode, atomic row split).
 // Each template call is also timed with rowIds = 0..M-1 (the cost of the
 // row-id lookup alone) and rowIds = a random permutation (rows visited in a
 // random order, as edges sorted by etype are); both give the same Y and dW.
 // Then the same linear and outer calls in double (SegmentGemmArgsT<double>,
 // the general kernels) against cublasDgemm.
-// CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M].
+// CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M] [N]
+// (default 2^20 rows, N = 64); HECTOR_GEMM_MMA=0 times the CUDA-core
+// kernels instead of the tensor-core one.
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <cublas_v2.h>
@@ -144,7 +146,11 @@ static void benchDouble(int M, int K, int N, cublasHandle_t handle) {
 
 int main(int argc, char **argv) {
   const int M = argc > 1 ? std::atoi(argv[1]) : 1 << 20;
-  const int K = 64, N = 64;
+  const int K = 64, N = argc > 2 ? std::atoi(argv[2]) : 64;
+  if (M < 1 || N < 1) {
+    std::fprintf(stderr, "usage: bench_segment_gemm [M >= 1] [N >= 1]\n");
+    return 2;
+  }
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, M=%d K=%d N=%d\n", prop.name, M, K, N);
@@ -210,6 +216,13 @@ int main(int argc, char **argv) {
   const float tLinPerm =
       timeMs([&] { CHECK_CUDA(launchSegmentGemm(linIds, nullptr)); });
   const double linPermDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  // TF32 allowed (SegmentGemmArgs::tf32): one tensor-core product a term.
+  SegmentGemmArgs linTf32 = lin;
+  linTf32.tf32 = true;
+  CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
+  const float tLinTf32 =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(linTf32, nullptr)); });
+  const double linTf32Diff = maxRelDiff(Y1, Y2, size_t(M) * N);
 
   // Outer: dW = X^T B (zeroed, then atomically accumulated).
   SegmentGemmArgs outer;
@@ -246,6 +259,8 @@ int main(int argc, char **argv) {
   std::printf("linear  template %.4f ms (%.0f GB/s)  cublas %.4f ms  "
               "ratio template/cublas %.2f  max rel diff %.2e\n",
               tLin, linBytes / tLin / 1e6, tLinBlas, tLin / tLinBlas, linDiff);
+  std::printf("linear  tf32 %.4f ms (%.0f GB/s)  max rel diff %.2e\n",
+              tLinTf32, linBytes / tLinTf32 / 1e6, linTf32Diff);
   std::printf("outer   template %.4f ms  cublas %.4f ms  "
               "ratio template/cublas %.2f  max rel diff %.2e\n",
               tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);

@@ -30,6 +30,11 @@
 // split per slice left one block summing most of the rows of the largest.
 // With rowType every block scans all M rows and keeps those of its slice.
 //
+// Tensor cores first: float linear calls with K and N multiples of 8, K <=
+// 64 and N <= 256 (aligned X, W and Y) on sm_80 or newer take
+// SegmentGemmMma.cu's kernel, whose products are as exact as fp32 ones
+// unless args.tf32 allows TF32 (SegmentGemmMma.h).
+//
 // Fast paths (K and N multiples of 4, both <= 64, X and Y / B 16-byte
 // aligned, with or without row ids): linearVecKernel and outerVecKernel
 // below move rows as float4, keep the whole weight slice in shared memory
@@ -45,6 +50,8 @@
 // only.
 #include "templates/DeviceQueries.h"
 #include "templates/gemm/SegmentGemmCuda.h"
+#include "templates/gemm/SegmentGemmMma.h"
+#include "templates/gemm/SegmentGemmRows.cuh"
 
 #include <climits>
 #include <cstdint>
@@ -57,43 +64,10 @@
 namespace hector::templates {
 namespace {
 
-#define HECTOR_CUDA_TRY(expr)                                                  \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    if (err_ != cudaSuccess)                                                   \
-      return err_;                                                             \
-  } while (0)
-
-constexpr unsigned long long kNoSlice = ULLONG_MAX;
-
-/// Row id of logical row r < M (SegmentGemm.h).
-template <typename T>
-__device__ __forceinline__ int64_t rowIdOf(const SegmentGemmArgsT<T> &a,
-                                           int64_t r) {
-  return a.rowIds ? a.rowIds[r] : r;
-}
-
-/// Slice of logical row r with row id `id`: rowType is indexed by the id,
-/// segments are over r.
-template <typename T>
-__device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
-                                     int64_t id) {
-  if (a.rowType)
-    return a.rowType[id];
-  if (a.segmentPtr) {
-    // Last s with ptr[s] <= r (empty segments share a start; take the last).
-    int64_t lo = 0, hi = a.numSlices; // invariant: ptr[lo] <= r < ptr[hi]
-    while (hi - lo > 1) {
-      const int64_t mid = (lo + hi) / 2;
-      if (a.segmentPtr[mid] <= r)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
-  return 0;
-}
+using gemm_rows::hostAligned16;
+using gemm_rows::kNoSlice;
+using gemm_rows::rowIdOf;
+using gemm_rows::sliceOfRow;
 
 template <typename T>
 __device__ inline void storeOut(T *p, T v, const SegmentGemmArgsT<T> &a) {
@@ -1441,10 +1415,6 @@ cudaError_t launchLinearVec(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-bool hostAligned16(const void *p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
-}
-
 template <typename T, int TM, int TN, int TK, int RM, int RN>
 cudaError_t launchLinear(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   const int64_t rowTiles = (a.M + TM - 1) / TM;
@@ -1681,6 +1651,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.atomic && a.deterministic)
       return launchLinearOrdered(a, stream);
     if constexpr (std::is_same_v<T, float>) {
+      if (linearMmaFits(a))
+        return launchLinearMma(a, stream);
       const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                        a.N % 4 == 0 && hostAligned16(a.X) &&
                        hostAligned16(a.Y);

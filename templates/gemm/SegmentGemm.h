@@ -107,6 +107,12 @@ template <typename T> struct SegmentGemmArgsT {
   /// thread per output column; slow for large M: a debugging mode). Calls
   /// without `atomic` are reproducible already.
   bool deterministic = false;
+  /// May round X and W to TF32 (10-bit mantissa) before multiplying, as
+  /// torch.backends.cuda.matmul.allow_tf32 lets cuBLAS: the CUDA tensor-
+  /// core kernel (SegmentGemmMma.h) then makes one product per term
+  /// instead of three. Sums stay in T. Off: results as accurate as fp32
+  /// products. The CPU implementation and the other kernels ignore it.
+  bool tf32 = false;
 
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;

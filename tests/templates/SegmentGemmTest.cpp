@@ -81,7 +81,16 @@ struct Case {
   bool skewedSegments = false;
   RowIds rowIds = RowIds::None;
   bool deterministic = false; ///< SegmentGemmArgs::deterministic
+  /// SegmentGemmArgs::tf32: products may round their factors to TF32
+  /// (the tensor-core kernel's one-product mode); checked to tf32Tolerance.
+  bool tf32 = false;
 };
+
+/// The largest error a tf32 case may have, relative to the output's
+/// largest magnitude: each product of factors rounded to 10 mantissa bits
+/// is off by up to 2^-10 of its size, and the sums of these cases add at
+/// most 64 of them with random signs.
+constexpr double kTf32Tolerance = 4e-3;
 
 /// gtest prints a case by its name (not as bytes).
 void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
@@ -756,6 +765,66 @@ std::vector<Case> cases() {
     c.accumulate = true;
     add(c);
   }
+  // The tensor-core kernel (SegmentGemmMma.h: K, N multiples of 8, K <=
+  // 64, N <= 256, aligned rows): every field it reads, column passes
+  // beyond 64 outputs, tiles that straddle segments, tiles past M, and
+  // the one-product TF32 mode. The default mode must meet the float
+  // tolerance, which TF32 products alone would miss by two orders.
+  {
+    Case c{"mmaWideSegPtrSkewedGather", Mode::Linear, 5003, 64, 192, 1, 7,
+           Seg::Ptr};
+    c.gather = true;
+    c.skewedSegments = true;
+    add(c);
+  }
+  {
+    Case c{"mmaRowTypeHeadsTransposedAll", Mode::Linear, 3001, 32, 136, 2, 5,
+           Seg::RowType};
+    c.transposeW = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"mmaSortedRowIdsEmptySegmentsDiv", Mode::Linear, 2500, 48, 72, 1,
+           9, Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    add(c);
+  }
+  {
+    Case c{"mmaCollideAtomic", Mode::Linear, 4000, 16, 40, 1, 3, Seg::Ptr};
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"mmaRepeatedIdsAtomicHeads", Mode::Linear, 1500, 24, 256, 2, 4,
+           Seg::RowType};
+    c.rowIds = RowIds::Repeated;
+    c.accumulate = true;
+    add(c);
+  }
+  add({"mmaSmallestUnderOneTile", Mode::Linear, 13, 8, 8});
+  {
+    Case c{"mmaTf32SegPtr", Mode::Linear, 3000, 64, 64, 1, 5, Seg::Ptr};
+    c.gather = true;
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"mmaTf32TransposedWide", Mode::Linear, 1000, 64, 192, 1, 2,
+           Seg::RowType};
+    c.transposeW = true;
+    c.tf32 = true;
+    add(c);
+  }
   return t;
 }
 
@@ -990,6 +1059,7 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.accumulate = c.accumulate;
   a.atomic = p.atomic;
   a.deterministic = c.deterministic;
+  a.tf32 = c.tf32;
   if (c.mode == Mode::Linear) {
     a.W = ptr(p.W);
     a.Y = out;
@@ -1008,7 +1078,8 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
 
 template <typename T>
 void expectClose(const std::vector<T> &got, const std::vector<T> &want,
-                 const std::string &what) {
+                 const std::string &what,
+                 double tolerance = Precision<T>::tolerance) {
   using Ref = typename Precision<T>::Ref;
   ASSERT_EQ(got.size(), want.size()) << what;
   // Relative to the output's scale: sums of K random products can cancel.
@@ -1024,7 +1095,7 @@ void expectClose(const std::vector<T> &got, const std::vector<T> &want,
       worstAt = i;
     }
   }
-  EXPECT_LE(double(worst), Precision<T>::tolerance)
+  EXPECT_LE(double(worst), tolerance)
       << what << ": element " << worstAt << " got " << got[worstAt] << " want "
       << want[worstAt];
 }
@@ -1125,7 +1196,10 @@ template <typename T> void runCuda(const Case &c, const std::string &what) {
   const Problem<T> p = makeProblem<T>(c);
   std::vector<T> got;
   ASSERT_NO_FATAL_FAILURE(cudaOutput(p, got));
-  expectClose(got, p.expected, what);
+  // Only the float tensor-core kernel rounds to TF32; double ignores it.
+  const bool tf32 = c.tf32 && std::is_same_v<T, float>;
+  expectClose(got, p.expected, what,
+              tf32 ? kTf32Tolerance : Precision<T>::tolerance);
 }
 
 TEST_P(SegmentGemm, Cuda) {

@@ -1,0 +1,406 @@
+// The GEMM template's tensor-core kernel for linear calls (SegmentGemmMma.h
+// says which calls and how exact).
+//
+// Why: the CUDA-core kernels (linearVecKernel, linearKernel) load a tile,
+// wait, multiply it with FFMA, and load the next; on the large graphs they
+// ran at a third of DRAM bandwidth (am: 1.2 ms for 3.2M rows of 64 x 64,
+// about 0.45 ms of traffic), and every output wider than 64 took the
+// general kernel (HGT's 64 -> 192 projection, 3.8 ms on am).
+//
+// Shape. A block of 4 warps owns 64-row tiles of one head: warp w takes
+// rows 16w .. 16w + 15, and each pass of the warps covers 64 output
+// columns (8 mma tiles of 8 columns). The block takes a contiguous run of
+// tiles, so that rows sorted by slice (segmentPtr) change slice rarely
+// within a block and the weight slice, staged whole in shared memory,
+// stays. Each tile's gathered X rows are copied into one of two shared
+// buffers with cp.async (16-byte words) while the tile before is
+// multiplied; each row's id, slice, output row and scale are looked up by
+// the two threads that copy the row.
+//
+// Slices. A tile's rows may have several slices (a segment boundary, or
+// rowType). The warps find the tile's distinct slices in increasing order
+// with a warp-wide minimum (every warp reaches the same sequence, so the
+// block stages each slice's weight at the same point) and run one pass per
+// slice, each row's X fragment zeroed in the passes of other slices. The
+// accumulators carry over, so each output is stored once.
+//
+// Shared-memory strides are chosen for conflict-free fragment loads: X rows
+// and transposed weight rows are K + 4 floats (a multiple of 4 that is 4
+// modulo 8: the 8 rows of a fragment fall in distinct groups of 4 banks),
+// weight rows of [K, N] slices round N up to 32 and add 8 (the 4 k-rows of
+// a fragment fall 8 banks apart).
+#include "templates/gemm/SegmentGemmMma.h"
+
+#include "templates/DeviceQueries.h"
+#include "templates/gemm/SegmentGemmRows.cuh"
+
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace hector::templates {
+namespace {
+
+using gemm_rows::hostAligned16;
+using gemm_rows::rowIdOf;
+using gemm_rows::sliceOfRow;
+
+constexpr int kMmaWarps = 4;
+constexpr int kMmaThreads = 32 * kMmaWarps;
+constexpr int kTileRows = 16 * kMmaWarps; // a warp's 16 rows each
+constexpr int kPassCols = 64;             // 8 mma tiles of 8 columns
+constexpr int kPassTiles = kPassCols / 8;
+constexpr int kMaxK = 64;
+constexpr int kMaxN = 256;
+constexpr unsigned kNoSlice32 = 0xffffffffu;
+static_assert(kMmaThreads == 2 * kTileRows, "two threads copy each row");
+
+/// Shared-memory layout of one launch, the same on the host (its size)
+/// and in the kernel (its offsets). Floats first, so every float array
+/// starts on a 16-byte boundary; then the per-row fields.
+struct MmaSmem {
+  int xStride = 0; ///< floats a staged X row (K + 4)
+  int wStride = 0; ///< floats a staged weight row: N rounded up to 32,
+                   ///< plus 8; transposed: K + 4
+  int wFloats = 0; ///< the staged weight slice
+
+  __host__ __device__ MmaSmem(int K, int N, bool transposeW)
+      : xStride(K + 4),
+        wStride(transposeW ? K + 4 : (N + 31) / 32 * 32 + 8),
+        wFloats(transposeW ? N * (K + 4) : K * ((N + 31) / 32 * 32 + 8)) {}
+
+  __host__ __device__ int xFloats() const { return kTileRows * xStride; }
+  /// Bytes: two X buffers, the weight, then per buffer and row the output
+  /// row (int64), the scale (float) and the slice (unsigned).
+  __host__ __device__ size_t bytes() const {
+    return size_t(2 * xFloats() + wFloats) * 4 + 2 * kTileRows * (8 + 4 + 4);
+  }
+};
+
+/// The per-row fields of one staged tile, in shared memory.
+struct TileRows {
+  int64_t *dst;    ///< output row (after scatter); -1: past M
+  float *scale;    ///< the epilogue's scalar (1 without one)
+  unsigned *slice; ///< weight slice; kNoSlice32: past M
+};
+
+/// x rounded to the nearest TF32 value (its bits, as mma takes them).
+__device__ __forceinline__ uint32_t toTf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/// d += a * b on one 16 x 8 x 8 TF32 tile (PTX fragment layouts: a holds
+/// rows g, g + 8 at columns t, t + 4; b rows t, t + 4 at column g; d rows
+/// g, g + 8 at columns 2t, 2t + 1; g = lane / 4, t = lane % 4).
+__device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
+                                        const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                 "r"(b[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap(); // linearMmaFits keeps older devices away
+#endif
+}
+
+/// A fragment's factors as TF32: the heads, and with kSplit the tails
+/// (x - head, rounded again).
+template <bool kSplit, int R> struct Tf32Parts {
+  uint32_t head[R];
+  uint32_t tail[R];
+  __device__ __forceinline__ explicit Tf32Parts(const float (&x)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      head[i] = toTf32(x[i]);
+      if constexpr (kSplit)
+        tail[i] = toTf32(x[i] - __uint_as_float(head[i]));
+    }
+  }
+};
+
+/// d += a * b to fp32 accuracy (three products, tails first so that the
+/// small terms are added before the large one) or in one TF32 product.
+template <bool kSplit>
+__device__ __forceinline__ void mmaTerm(float (&d)[4],
+                                        const Tf32Parts<kSplit, 4> &a,
+                                        const Tf32Parts<kSplit, 2> &b) {
+  if constexpr (kSplit) {
+    mmaTf32(d, a.tail, b.head);
+    mmaTf32(d, a.head, b.tail);
+  }
+  mmaTf32(d, a.head, b.head);
+}
+
+/// Looks up the fields of tile `tile`'s rows and starts copying their X
+/// rows (head h) into `xs`: two threads a row, each copying every other
+/// 16-byte word, so that no thread waits for another's lookups.
+__device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
+                                          int64_t tile, int64_t h, float *xs,
+                                          const TileRows &rows, int xStride) {
+  const int i = threadIdx.x / 2, half = threadIdx.x % 2;
+  const int64_t r = tile * kTileRows + i;
+  const bool live = r < a.M;
+  int64_t id = 0, src = 0;
+  if (live) {
+    id = rowIdOf(a, r);
+    src = a.gather ? a.gather[id] : id;
+  }
+  if (half == 0) {
+    rows.dst[i] = live ? (a.scatter ? a.scatter[id] : id) : -1;
+    rows.slice[i] = live ? unsigned(sliceOfRow(a, r, id)) : kNoSlice32;
+    float sc = 1.f;
+    if (live && a.epilogue != EpilogueOp::None) {
+      const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
+      sc = a.scale[a.scalePerHead ? sr * a.H + h : sr];
+    }
+    rows.scale[i] = sc;
+  }
+  if (!live)
+    return; // its X row stays as it was: every pass masks the row out
+  const int K = int(a.K);
+  const float *x = a.X + (src * a.H + h) * K;
+  for (int q = 4 * half; q < K; q += 8)
+    __pipeline_memcpy_async(xs + i * xStride + q, x + q, 16);
+}
+
+/// Stages weight slice s, head h, into ws (layout of MmaSmem) with 16-byte
+/// loads. Called by the whole block.
+template <bool kTransW>
+__device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a,
+                                            int64_t s, int64_t h, float *ws,
+                                            int wStride) {
+  const int K = int(a.K), N = int(a.N);
+  const float4 *w =
+      reinterpret_cast<const float4 *>(a.W + (s * a.H + h) * K * N);
+  // [K, N] rows of N floats, or (transposed) [N, K] rows of K floats.
+  const int rowWords = (kTransW ? K : N) / 4;
+  const int words = K * N / 4;
+  for (int e = threadIdx.x; e < words; e += kMmaThreads) {
+    const int row = e / rowWords, q = e % rowWords;
+    *reinterpret_cast<float4 *>(ws + row * wStride + 4 * q) = __ldg(w + e);
+  }
+}
+
+/// The least slice >= lowest among the tile's rows (kNoSlice32: none),
+/// the same on every warp.
+__device__ __forceinline__ unsigned nextSlice(const unsigned *slice,
+                                              unsigned lowest, int lane) {
+  static_assert(kTileRows == 64, "two rows a lane");
+  const unsigned s0 = slice[lane], s1 = slice[lane + 32];
+  unsigned v = kNoSlice32;
+  if (s0 >= lowest)
+    v = s0;
+  if (s1 >= lowest && s1 < v)
+    v = s1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(0xffffffffu, v);
+#else
+  for (int off = 16; off > 0; off /= 2)
+    v = min(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+#endif
+}
+
+/// Writes (or adds) a warp's two output values of one row and mma tile.
+__device__ __forceinline__ void storePair(const SegmentGemmArgs &a, float *y,
+                                          float2 v) {
+  if (a.atomic) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float2 *>(y), v);
+#else
+    atomicAdd(y, v.x);
+    atomicAdd(y + 1, v.y);
+#endif
+  } else if (a.accumulate) {
+    float2 o = *reinterpret_cast<float2 *>(y);
+    o.x += v.x;
+    o.y += v.y;
+    *reinterpret_cast<float2 *>(y) = o;
+  } else {
+    *reinterpret_cast<float2 *>(y) = v;
+  }
+}
+
+template <bool kSplit, bool kTransW>
+__global__ void __launch_bounds__(kMmaThreads)
+    linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
+                    int64_t tilesPerBlock) {
+  extern __shared__ float4 mmaSmem[];
+  const int K = int(a.K), N = int(a.N);
+  const MmaSmem layout(K, N, kTransW);
+  // Buffer b's X rows and row fields (computed, not an array of pointers:
+  // an array indexed by the buffer number would live in local memory).
+  float *const xBase = reinterpret_cast<float *>(mmaSmem);
+  float *const ws = xBase + 2 * layout.xFloats();
+  int64_t *const dstBase = reinterpret_cast<int64_t *>(ws + layout.wFloats);
+  float *const scaleBase = reinterpret_cast<float *>(dstBase + 2 * kTileRows);
+  unsigned *const sliceBase =
+      reinterpret_cast<unsigned *>(scaleBase + 2 * kTileRows);
+  auto xbuf = [&](int b) { return xBase + b * layout.xFloats(); };
+  auto rowsOf = [&](int b) {
+    return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
+                    sliceBase + b * kTileRows};
+  };
+
+  const int64_t h = blockIdx.y;
+  const int64_t first = blockIdx.x * tilesPerBlock;
+  const int64_t last = min(first + tilesPerBlock, rowTiles);
+  if (first >= last)
+    return;
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int rowA = 16 * warp + g, rowB = rowA + 8; // this lane's rows
+  const int xs = layout.xStride, wsd = layout.wStride;
+  unsigned loaded = kNoSlice32; // the slice whose weight is in ws
+
+  stageTile(a, first, h, xbuf(0), rowsOf(0), xs);
+  __pipeline_commit();
+  for (int64_t tile = first; tile < last; ++tile) {
+    const int cur = int(tile - first) & 1;
+    // The other buffer was last read before the previous tile's closing
+    // sync, so the next tile's copies may start now.
+    if (tile + 1 < last)
+      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), xs);
+    __pipeline_commit();
+    __pipeline_wait_prior(1); // this tile's copies (this thread's)
+    __syncthreads();          // everyone's copies and row fields
+
+    const float *x = xbuf(cur);
+    const TileRows tr = rowsOf(cur);
+    const unsigned sliceA = tr.slice[rowA], sliceB = tr.slice[rowB];
+    for (int c0 = 0; c0 < N; c0 += kPassCols) {
+      const int nTiles = min(kPassTiles, (N - c0) / 8);
+      float acc[kPassTiles][4] = {};
+      for (unsigned lowest = 0;;) {
+        const unsigned s = nextSlice(tr.slice, lowest, lane);
+        if (s == kNoSlice32)
+          break;
+        lowest = s + 1;
+        if (s != loaded) { // the same s on every warp: a block-wide branch
+          __syncthreads(); // nobody reads the old slice any more
+          stageWeight<kTransW>(a, s, h, ws, wsd);
+          __syncthreads();
+          loaded = s;
+        }
+        const bool liveA = sliceA == s, liveB = sliceB == s;
+        for (int k0 = 0; k0 < K; k0 += 8) {
+          const float av[4] = {
+              liveA ? x[rowA * xs + k0 + t] : 0.f,
+              liveB ? x[rowB * xs + k0 + t] : 0.f,
+              liveA ? x[rowA * xs + k0 + t + 4] : 0.f,
+              liveB ? x[rowB * xs + k0 + t + 4] : 0.f};
+          const Tf32Parts<kSplit, 4> af(av);
+#pragma unroll
+          for (int j = 0; j < kPassTiles; ++j) {
+            if (j >= nTiles)
+              break;
+            const int n = c0 + 8 * j + g;
+            const float bv[2] = {
+                kTransW ? ws[n * wsd + k0 + t] : ws[(k0 + t) * wsd + n],
+                kTransW ? ws[n * wsd + k0 + t + 4]
+                        : ws[(k0 + t + 4) * wsd + n]};
+            mmaTerm<kSplit>(acc[j], af, Tf32Parts<kSplit, 2>(bv));
+          }
+        }
+      }
+      // The epilogue: rows g and g + 8 of the warp, columns 2t, 2t + 1 of
+      // each mma tile.
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = half ? rowB : rowA;
+        const int64_t dst = tr.dst[row];
+        if (dst < 0)
+          continue;
+        const float sc = tr.scale[row];
+        float *y = a.Y + (dst * a.H + h) * N + c0 + 2 * t;
+#pragma unroll
+        for (int j = 0; j < kPassTiles; ++j) {
+          if (j >= nTiles)
+            break;
+          float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
+          if (a.epilogue == EpilogueOp::Mul) {
+            v.x *= sc;
+            v.y *= sc;
+          } else if (a.epilogue == EpilogueOp::Div) {
+            v.x /= sc;
+            v.y /= sc;
+          }
+          storePair(a, y + 8 * j, v);
+        }
+      }
+    }
+    __syncthreads(); // this buffer is staged again two tiles on
+  }
+}
+
+/// HECTOR_GEMM_MMA=0 turns the kernel off (read once).
+bool mmaEnabledByEnvironment() {
+  static const bool enabled = [] {
+    const char *text = std::getenv("HECTOR_GEMM_MMA");
+    return !(text && std::strcmp(text, "0") == 0);
+  }();
+  return enabled;
+}
+
+template <bool kSplit, bool kTransW>
+cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
+  const MmaSmem layout(int(a.K), int(a.N), kTransW);
+  const size_t smem = layout.bytes();
+  const auto kernel = linearMmaKernel<kSplit, kTransW>;
+  const void *symbol = reinterpret_cast<const void *>(kernel);
+  HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
+  int sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
+  HECTOR_CUDA_TRY(blocksPerMultiprocessor(symbol, kMmaThreads, smem, &perSm));
+  const int64_t rowTiles = (a.M + kTileRows - 1) / kTileRows;
+  // One resident wave over all heads; each block a contiguous run of tiles.
+  int64_t blocksPerHead =
+      (int64_t(sms) * (perSm < 1 ? 1 : perSm) + a.H - 1) / a.H;
+  if (blocksPerHead > rowTiles)
+    blocksPerHead = rowTiles;
+  const int64_t tilesPerBlock = (rowTiles + blocksPerHead - 1) / blocksPerHead;
+  const int64_t blocks = (rowTiles + tilesPerBlock - 1) / tilesPerBlock;
+  const dim3 grid{unsigned(blocks), unsigned(a.H)};
+  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerBlock);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+bool linearMmaFits(const SegmentGemmArgs &a) {
+  if (a.mode != SegmentGemmMode::Linear || (a.atomic && a.deterministic))
+    return false;
+  if (a.K < 8 || a.K > kMaxK || a.K % 8 != 0 || a.N < 8 || a.N > kMaxN ||
+      a.N % 8 != 0 || a.M < 1 || a.H < 1 || a.H > 65535 ||
+      a.numSlices > int64_t(INT32_MAX))
+    return false;
+  if (!hostAligned16(a.X) || !hostAligned16(a.W) || !hostAligned16(a.Y))
+    return false;
+  if (!mmaEnabledByEnvironment())
+    return false;
+  int major = 0;
+  if (deviceAttribute(cudaDevAttrComputeCapabilityMajor, &major) !=
+      cudaSuccess)
+    return false;
+  return major >= 8;
+}
+
+cudaError_t launchLinearMma(const SegmentGemmArgs &a, cudaStream_t stream) {
+  const bool split = !a.tf32;
+  if (split)
+    return a.transposeW ? launchAs<true, true>(a, stream)
+                        : launchAs<true, false>(a, stream);
+  return a.transposeW ? launchAs<false, true>(a, stream)
+                      : launchAs<false, false>(a, stream);
+}
+
+} // namespace hector::templates
