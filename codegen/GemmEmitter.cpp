@@ -154,6 +154,9 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     // The weight is sliced by the segment key (or shared).
     w.line("a.W = {};", dataPtr(layout, g, g.weight));
     w.line("a.Y = {};", dataPtr(layout, g, g.output));
+    // Only the CUDA tensor-core kernel rounds to TF32 when allowed.
+    if (target == Target::Cuda)
+      w.line("a.tf32 = hp.hector_tf32;");
     if (!g.output.global)
       w.line("a.scatter = {};", indexArray(g, g.rows, g.output.path));
     if (g.accumulate != ir::Reduce::None) {

@@ -173,6 +173,10 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
   w.raw("/// no float atomics: the GEMMs and traversals that would add with");
   w.raw("/// them add in a fixed order instead, so runs are bitwise repeatable.");
   w.line("bool hector_deterministic = false;");
+  w.raw("/// Not a hyper-parameter: torch.backends.cuda.matmul.allow_tf32. When");
+  w.raw("/// set, the CUDA GEMMs may round their factors to TF32 (one tensor-core");
+  w.raw("/// product a term instead of three), as cuBLAS then may.");
+  w.line("bool hector_tf32 = false;");
   w.raw("/// Not a hyper-parameter: the backward program's outputs the caller");
   w.raw("/// needs (bit i: its i-th output); backward_* skips the instances that");
   w.raw("/// feed none of them and leaves those outputs unwritten. All of them by");

@@ -101,6 +101,7 @@ void printMakeHypers(CodeWriter &w, const ProgramLayout &fwd,
   w.open("Hypers makeHypers(" + params + ")");
   w.line("Hypers hp;");
   w.line("hp.hector_deterministic = at::globalContext().deterministicAlgorithms();");
+  w.line("hp.hector_tf32 = at::globalContext().allowTF32CuBLAS();");
   for (const ir::HyperDecl &h : p.hypers) {
     if (h.type == ir::HyperDecl::Type::Int)
       w.line("hp.{0} = hector::rt::positiveHyper({0}, \"{0}\");", h.name);

@@ -25,6 +25,7 @@ namespace hector_gen::hgt_pyg {
   Hypers makeHypers(int64_t in_dim, int64_t heads) {
     Hypers hp;
     hp.hector_deterministic = at::globalContext().deterministicAlgorithms();
+    hp.hector_tf32 = at::globalContext().allowTF32CuBLAS();
     hp.in_dim = hector::rt::positiveHyper(in_dim, "in_dim");
     hp.heads = hector::rt::positiveHyper(heads, "heads");
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;

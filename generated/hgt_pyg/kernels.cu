@@ -1910,6 +1910,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.kqv_weight;
       a.Y = b.kqv_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -1937,6 +1938,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k_rel;
       a.Y = b.alpha_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1954,6 +1956,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.v_rel;
       a.Y = b.msg_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
@@ -2015,6 +2018,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.out_lin_weight;
       a.Y = b.a_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
     }
@@ -2146,6 +2150,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.out_lin_weight;
         a.Y = b.grad_a_0;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
@@ -2244,6 +2249,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.v_rel;
         a.Y = b.grad_v;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
@@ -2332,6 +2338,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k_rel;
         a.Y = b.grad_k;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
@@ -2390,6 +2397,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.kqv_weight;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
       }

@@ -1399,6 +1399,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.alpha_1_wt;
       a.Y = b.alpha_1_w;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -1416,6 +1417,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W;
       a.Y = b.z_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1475,6 +1477,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
@@ -1490,6 +1493,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W_self;
       a.Y = b.h_2;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
     }
@@ -1614,6 +1618,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W_self;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
@@ -1733,6 +1738,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.alpha_1_w;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
@@ -1822,6 +1828,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W;
         a.Y = b.grad3_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
@@ -1867,6 +1874,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.alpha_1_wt;
         a.Y = b.grad_a_dst;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }

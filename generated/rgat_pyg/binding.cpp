@@ -25,6 +25,7 @@ namespace hector_gen::rgat_pyg {
   Hypers makeHypers(int64_t in_dim, int64_t out_dim, int64_t heads, double slope) {
     Hypers hp;
     hp.hector_deterministic = at::globalContext().deterministicAlgorithms();
+    hp.hector_tf32 = at::globalContext().allowTF32CuBLAS();
     hp.in_dim = hector::rt::positiveHyper(in_dim, "in_dim");
     hp.out_dim = hector::rt::positiveHyper(out_dim, "out_dim");
     hp.heads = hector::rt::positiveHyper(heads, "heads");

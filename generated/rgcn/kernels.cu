@@ -376,6 +376,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.W;
       a.Y = b.msg_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -391,6 +392,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.W_self;
       a.Y = b.h_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -469,6 +471,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.W_self;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
@@ -564,6 +567,7 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.W;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;

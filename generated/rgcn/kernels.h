@@ -17,6 +17,10 @@ namespace hector_gen::rgcn {
     /// no float atomics: the GEMMs and traversals that would add with
     /// them add in a fixed order instead, so runs are bitwise repeatable.
     bool hector_deterministic = false;
+    /// Not a hyper-parameter: torch.backends.cuda.matmul.allow_tf32. When
+    /// set, the CUDA GEMMs may round their factors to TF32 (one tensor-core
+    /// product a term instead of three), as cuBLAS then may.
+    bool hector_tf32 = false;
     /// Not a hyper-parameter: the backward program's outputs the caller
     /// needs (bit i: its i-th output); backward_* skips the instances that
     /// feed none of them and leaves those outputs unwritten. All of them by

@@ -1884,6 +1884,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.kqv_weight;
       a.Y = b.kqv_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -1912,6 +1913,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k_rel;
       a.Y = b.alpha_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1930,6 +1932,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.v_rel;
       a.Y = b.msg_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
@@ -1991,6 +1994,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.out_lin_weight;
       a.Y = b.a_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
     }
@@ -2120,6 +2124,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.out_lin_weight;
         a.Y = b.grad_a_0;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
@@ -2219,6 +2224,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.v_rel;
         a.Y = b.grad_v;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
@@ -2309,6 +2315,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k_rel;
         a.Y = b.grad_k;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
@@ -2368,6 +2375,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.kqv_weight;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
       }

@@ -1015,6 +1015,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -1030,6 +1031,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k;
       a.Y = b.alpha_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -1048,6 +1050,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outi;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1063,6 +1066,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.q;
       a.Y = b.alpha_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
@@ -1280,6 +1284,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.q;
         a.Y = b.grad_outi;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
       }
@@ -1321,6 +1326,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
@@ -1365,6 +1371,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k;
         a.Y = b.grad_msg_0;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         a.accumulate = true;
         a.atomic = false;
@@ -1407,6 +1414,7 @@ backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;

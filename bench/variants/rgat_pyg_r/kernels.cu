@@ -1045,6 +1045,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.q;
       a.Y = b.alpha_0_w;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -1063,6 +1064,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -1081,6 +1083,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1096,6 +1099,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k;
       a.Y = b.alpha_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
@@ -1290,6 +1294,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k;
         a.Y = b.grad_msg_0;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         a.accumulate = true;
         a.atomic = false;
@@ -1333,6 +1338,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.alpha_0_w;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
@@ -1380,6 +1386,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
@@ -1424,6 +1431,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.q;
         a.Y = b.grad2_weight_;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }

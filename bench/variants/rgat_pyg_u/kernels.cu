@@ -957,6 +957,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -975,6 +976,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outi;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -990,6 +992,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.q;
       a.Y = b.alpha_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
@@ -1005,6 +1008,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k;
       a.Y = b.alpha_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
@@ -1197,6 +1201,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k;
         a.Y = b.grad_msg_0;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         a.accumulate = true;
         a.atomic = false;
@@ -1237,6 +1242,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.q;
         a.Y = b.grad_outi;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
@@ -1278,6 +1284,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
@@ -1325,6 +1332,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;

@@ -359,6 +359,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.h_1;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
@@ -374,6 +375,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.root;
       a.Y = b.h_2;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -452,6 +454,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.root;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
@@ -519,6 +522,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;

@@ -255,6 +255,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.h_0;
+      a.tf32 = hp.hector_tf32;
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
@@ -277,6 +278,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.root;
       a.Y = b.h_2;
+      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
@@ -329,6 +331,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.root;
         a.Y = b.grad1_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
@@ -397,6 +400,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad2_x;
+        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
