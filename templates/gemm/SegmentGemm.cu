@@ -64,20 +64,17 @@
 namespace hector::templates {
 namespace {
 
+using gemm_rows::chunkRowsFor;
+using gemm_rows::chunksAllRows;
 using gemm_rows::hostAligned16;
 using gemm_rows::kNoSlice;
 using gemm_rows::rowIdOf;
+using gemm_rows::RowTileGrid;
+using gemm_rows::rowTileGrid;
+using gemm_rows::singleWriter;
 using gemm_rows::sliceOfRow;
-
-template <typename T>
-__device__ inline void storeOut(T *p, T v, const SegmentGemmArgsT<T> &a) {
-  if (a.atomic)
-    atomicAdd(p, v);
-  else if (a.accumulate)
-    *p += v;
-  else
-    *p = v;
-}
+using gemm_rows::storeOut;
+using gemm_rows::sumOuterRows;
 
 /// acc[i][j] += a[ty + i*TY] * b[tx + j*TX]: one rank-1 update of a
 /// thread's RA x RB register tile from one row of each shared-memory tile
@@ -253,67 +250,6 @@ cudaError_t launchLinearOrdered(const SegmentGemmArgsT<T> &a,
     return cudaErrorInvalidConfiguration;
   linearOrderedKernel<T><<<unsigned(blocks), 128, 0, stream>>>(a);
   return cudaGetLastError();
-}
-
-/// The slice of row r0, a chunk's first row: found in segmentPtr, or 0
-/// (one slice).
-template <typename T>
-__device__ inline int64_t firstSliceOfChunk(const SegmentGemmArgsT<T> &a,
-                                            int64_t r0) {
-  return a.segmentPtr ? sliceOfRow(a, r0, r0) : 0;
-}
-
-/// The end of slice s's rows within a chunk ending at r1.
-template <typename T>
-__device__ inline int64_t sliceEndInChunk(const SegmentGemmArgsT<T> &a,
-                                          int64_t s, int64_t r1) {
-  if (!a.segmentPtr)
-    return r1;
-  const int64_t e = a.segmentPtr[s + 1];
-  return e < r1 ? e : r1;
-}
-
-/// The rows an outer-mode block sums, given its kernel's per-slice
-/// callbacks: clear() zeroes the accumulators, sumRows(s, h, first, end,
-/// step) adds rows first, first + step, ... < end of slice s, store(s, h)
-/// writes (or adds) them to dW[s][h]. rowBlock / rowBlocks: the block's
-/// index and the grid's extent along rows. chunkRows > 0: blockIdx.y is
-/// the head, and the block sums chunk rowBlock of chunkRows rows, once per
-/// slice it covers. Else blockIdx.y is (slice, head), and the block sums
-/// every rowBlocks-th tile of TR rows of that slice.
-template <int TR, typename T, typename Clear, typename SumRows,
-          typename Store>
-__device__ inline void sumOuterRows(const SegmentGemmArgsT<T> &a,
-                                    int64_t chunkRows, int64_t rowBlock,
-                                    int64_t rowBlocks, Clear clear,
-                                    SumRows sumRows, Store store) {
-  if (chunkRows > 0) {
-    const int64_t h = blockIdx.y;
-    const int64_t r0 = rowBlock * chunkRows;
-    const int64_t r1 = r0 + chunkRows < a.M ? r0 + chunkRows : a.M;
-    int64_t s = firstSliceOfChunk(a, r0);
-    for (int64_t pos = r0; pos < r1 && s < a.numSlices; ++s) {
-      const int64_t end = sliceEndInChunk(a, s, r1);
-      if (end > pos) {
-        clear();
-        sumRows(s, h, pos, end, int64_t(TR));
-        store(s, h);
-        pos = end;
-      }
-    }
-    return;
-  }
-  const int64_t s = blockIdx.y / a.H, h = blockIdx.y % a.H;
-  int64_t begin = 0, end = a.M;
-  if (a.segmentPtr) {
-    begin = a.segmentPtr[s];
-    end = a.segmentPtr[s + 1];
-  } else if (!a.rowType && s > 0) {
-    end = 0; // one shared slice: slices > 0 get no rows
-  }
-  clear();
-  sumRows(s, h, begin + rowBlock * TR, end, rowBlocks * TR);
-  store(s, h);
 }
 
 // Outer mode: output tile TKO x TN of dW[s][h]; TR rows per step.
@@ -1427,37 +1363,6 @@ cudaError_t launchLinear(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-/// Outer mode, deterministic: one block owns each output element (the
-/// launchers then keep one chunk per slice), which it adds to without an
-/// atomic; its rows are summed in a fixed order within the block.
-template <typename T>
-SegmentGemmArgsT<T> singleWriter(const SegmentGemmArgsT<T> &a) {
-  SegmentGemmArgsT<T> b = a;
-  if (a.deterministic)
-    b.atomic = false;
-  return b;
-}
-
-/// Whether an outer GEMM splits all its rows into equal chunks (the
-/// kernels' chunkRows > 0): when atomics may combine partial sums and the
-/// rows are grouped by slice (segmentPtr, or one slice). rowType slices
-/// interleave, so each of their blocks keeps one slice.
-template <typename T>
-bool chunksAllRows(const SegmentGemmArgsT<T> &a) {
-  return a.atomic && !a.deterministic && !a.rowType && a.M > 0;
-}
-
-/// Rows per chunk: about M / blocks, a multiple of TR, at least minRows
-/// (each chunk's flush adds K x N atomics per slice it covers).
-int64_t chunkRowsFor(int64_t M, int64_t blocks, int64_t TR, int64_t minRows) {
-  if (blocks < 1)
-    blocks = 1;
-  int64_t rows = (M + blocks - 1) / blocks;
-  if (rows < minRows)
-    rows = minRows;
-  return (rows + TR - 1) / TR * TR;
-}
-
 /// Blocks of `kernel` (with `threads` threads) resident on the device at once.
 template <typename Kernel>
 cudaError_t residentBlocks(Kernel kernel, int threads, int64_t *blocks) {
@@ -1466,46 +1371,6 @@ cudaError_t residentBlocks(Kernel kernel, int threads, int64_t *blocks) {
   HECTOR_CUDA_TRY(blocksPerMultiprocessor(reinterpret_cast<const void *>(kernel),
                                           threads, 0, &perSm));
   *blocks = int64_t(sms) * (perSm < 1 ? 1 : perSm);
-  return cudaSuccess;
-}
-
-/// The grid of a row-tile outer kernel (outerVecKernel, outerNarrowKernel:
-/// blocks of TR-row tiles, x = chunks, y = heads or slices x heads), given
-/// its resident blocks. With chunksAllRows, `waves` waves of row chunks
-/// shared by the heads (chunkRows > 0, the kernel's argument); else a
-/// column of blocks per (slice, head), and for atomic rowType sums enough
-/// of them to fill the GPU once (at most the slice's average row tiles),
-/// with chunkRows 0 (the kernel then takes singleWriter's arguments).
-struct RowTileGrid {
-  dim3 grid;
-  int64_t chunkRows = 0;
-};
-
-cudaError_t rowTileGrid(const SegmentGemmArgs &a, int64_t resident,
-                        int64_t waves, int64_t TR, RowTileGrid *out) {
-  if (chunksAllRows(a)) {
-    if (a.H > 65535)
-      return cudaErrorInvalidConfiguration;
-    out->chunkRows = chunkRowsFor(a.M, waves * resident / a.H, TR, 4 * TR);
-    out->grid = dim3{unsigned((a.M + out->chunkRows - 1) / out->chunkRows),
-                     unsigned(a.H)};
-    return cudaSuccess;
-  }
-  const int64_t sliceHeads = a.numSlices * a.H;
-  if (sliceHeads > 65535)
-    return cudaErrorInvalidConfiguration;
-  int64_t chunks = 1;
-  if (a.atomic && !a.deterministic) {
-    const int64_t rowsPerSlice = (a.M + a.numSlices - 1) / a.numSlices;
-    const int64_t tiles = (rowsPerSlice + TR - 1) / TR;
-    chunks = (resident + sliceHeads - 1) / sliceHeads;
-    if (chunks > tiles)
-      chunks = tiles;
-    if (chunks < 1)
-      chunks = 1;
-  }
-  out->chunkRows = 0;
-  out->grid = dim3{unsigned(chunks), unsigned(sliceHeads)};
   return cudaSuccess;
 }
 
@@ -1685,6 +1550,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   if (a.K == 0 || a.numSlices == 0)
     return cudaSuccess;
   if constexpr (std::is_same_v<T, float>) {
+    if (outerMmaFits(a))
+      return launchOuterMma(a, stream);
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
         hostAligned16(a.X) && hostAligned16(a.B))
       return launchOuterVec(a, stream);

@@ -1,11 +1,14 @@
-// The GEMM template's tensor-core kernel for linear calls (SegmentGemmMma.h
-// says which calls and how exact).
+// The GEMM template's tensor-core kernels for linear and outer calls
+// (SegmentGemmMma.h says which calls and how exact). The linear kernel is
+// described first; the outer one (weight gradients) further down shares
+// its fragments, products and row copies.
 //
 // Why: the CUDA-core kernels (linearVecKernel, linearKernel) load a tile,
 // wait, multiply it with FFMA, and load the next; on the large graphs they
 // ran at a third of DRAM bandwidth (am: 1.2 ms for 3.2M rows of 64 x 64,
 // about 0.45 ms of traffic), and every output wider than 64 took the
-// general kernel (HGT's 64 -> 192 projection, 3.8 ms on am).
+// general kernel (HGT's 64 -> 192 projection, 3.8 ms on am; its weight
+// gradient, 8.1 ms a training step on am, in the general outer kernel).
 //
 // Shape. A block of 4 warps owns 64-row tiles of one head: warp w takes
 // rows 16w .. 16w + 15, and each pass of the warps covers 64 output
@@ -36,6 +39,7 @@
 
 #include <cuda_pipeline.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +49,12 @@ namespace {
 
 using gemm_rows::hostAligned16;
 using gemm_rows::rowIdOf;
+using gemm_rows::RowTileGrid;
+using gemm_rows::rowTileGrid;
+using gemm_rows::singleWriter;
 using gemm_rows::sliceOfRow;
+using gemm_rows::storeOut;
+using gemm_rows::sumOuterRows;
 
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = 32 * kMmaWarps;
@@ -67,8 +76,7 @@ struct MmaSmem {
   int wFloats = 0; ///< the staged weight slice
 
   __host__ __device__ MmaSmem(int K, int N, bool transposeW)
-      : xStride(K + 4),
-        wStride(transposeW ? K + 4 : (N + 31) / 32 * 32 + 8),
+      : xStride(K + 4), wStride(transposeW ? K + 4 : (N + 31) / 32 * 32 + 8),
         wFloats(transposeW ? N * (K + 4) : K * ((N + 31) / 32 * 32 + 8)) {}
 
   __host__ __device__ int xFloats() const { return kTileRows * xStride; }
@@ -174,9 +182,8 @@ __device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
 /// Stages weight slice s, head h, into ws (layout of MmaSmem) with 16-byte
 /// loads. Called by the whole block.
 template <bool kTransW>
-__device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a,
-                                            int64_t s, int64_t h, float *ws,
-                                            int wStride) {
+__device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a, int64_t s,
+                                            int64_t h, float *ws, int wStride) {
   const int K = int(a.K), N = int(a.N);
   const float4 *w =
       reinterpret_cast<const float4 *>(a.W + (s * a.H + h) * K * N);
@@ -293,21 +300,20 @@ __global__ void __launch_bounds__(kMmaThreads)
         }
         const bool liveA = sliceA == s, liveB = sliceB == s;
         for (int k0 = 0; k0 < K; k0 += 8) {
-          const float av[4] = {
-              liveA ? x[rowA * xs + k0 + t] : 0.f,
-              liveB ? x[rowB * xs + k0 + t] : 0.f,
-              liveA ? x[rowA * xs + k0 + t + 4] : 0.f,
-              liveB ? x[rowB * xs + k0 + t + 4] : 0.f};
+          const float av[4] = {liveA ? x[rowA * xs + k0 + t] : 0.f,
+                               liveB ? x[rowB * xs + k0 + t] : 0.f,
+                               liveA ? x[rowA * xs + k0 + t + 4] : 0.f,
+                               liveB ? x[rowB * xs + k0 + t + 4] : 0.f};
           const Tf32Parts<kSplit, 4> af(av);
 #pragma unroll
           for (int j = 0; j < kPassTiles; ++j) {
             if (j >= nTiles)
               break;
             const int n = c0 + 8 * j + g;
-            const float bv[2] = {
-                kTransW ? ws[n * wsd + k0 + t] : ws[(k0 + t) * wsd + n],
-                kTransW ? ws[n * wsd + k0 + t + 4]
-                        : ws[(k0 + t + 4) * wsd + n]};
+            const float bv[2] = {kTransW ? ws[n * wsd + k0 + t]
+                                         : ws[(k0 + t) * wsd + n],
+                                 kTransW ? ws[n * wsd + k0 + t + 4]
+                                         : ws[(k0 + t + 4) * wsd + n]};
             mmaTerm<kSplit>(acc[j], af, Tf32Parts<kSplit, 2>(bv));
           }
         }
@@ -342,7 +348,158 @@ __global__ void __launch_bounds__(kMmaThreads)
   }
 }
 
-/// HECTOR_GEMM_MMA=0 turns the kernel off (read once).
+// Outer mode: dW[s][h] += X^T B over a slice's rows. The mma's M side is
+// K (warp w owns entries k in [16w, 16w + 16)), its N side a window of 64
+// columns of B (blockIdx.z), its reduction side the rows, 8 a step. A
+// block sums 64-row tiles of one slice; which rows follows sumOuterRows,
+// as in the other outer kernels. Rows not of the slice (rowType), or past
+// its end, are staged as zeros in both factors; entries past K or N are
+// left as they are, since they meet only outputs that are not stored.
+constexpr int kOuterRows = 64;
+
+/// Shared-memory layout of the outer kernel: two buffers, each a tile's
+/// X rows then its B rows. Strides are 8 modulo 32 floats, so that the 4
+/// rows a fragment reads at once fall 8 banks apart.
+struct OuterSmem {
+  int xStride = 0; ///< K rounded up to 32, plus 8
+  int bStride = 0; ///< 64 columns plus 8
+
+  __host__ __device__ explicit OuterSmem(int K)
+      : xStride((K + 31) / 32 * 32 + 8), bStride(kPassCols + 8) {}
+  __host__ __device__ int bufferFloats() const {
+    return kOuterRows * (xStride + bStride);
+  }
+  __host__ __device__ size_t bytes() const {
+    return size_t(2 * bufferFloats()) * 4;
+  }
+};
+
+template <bool kSplit>
+__global__ void __launch_bounds__(kMmaThreads)
+    outerMmaKernel(const SegmentGemmArgs a, int64_t chunkRows) {
+  extern __shared__ float4 mmaSmem[];
+  const int K = int(a.K), N = int(a.N);
+  const OuterSmem layout(K);
+  float *const smem = reinterpret_cast<float *>(mmaSmem);
+  auto xbuf = [&](int b) { return smem + b * layout.bufferFloats(); };
+  auto bbuf = [&](int b) { return xbuf(b) + kOuterRows * layout.xStride; };
+  const int n0 = int(blockIdx.z) * kPassCols;
+  const int nTiles = min(kPassTiles, (N - n0 + 7) / 8);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int m0 = 16 * warp;     // this warp's first k
+  const bool computes = m0 < K; // warps past K only stage rows
+
+  float acc[kPassTiles][4];
+  auto clear = [&] {
+#pragma unroll
+    for (int j = 0; j < kPassTiles; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        acc[j][c] = 0.f;
+  };
+  // Starts copying the rows first .. first + 63 (those of slice s before
+  // end) into buffer b; two threads a row, each every other 16-byte word.
+  auto stage = [&](int b, int64_t s, int64_t h, int64_t first, int64_t end) {
+    const int i = threadIdx.x / 2, half = threadIdx.x % 2;
+    const int64_t r = first + i;
+    int64_t id = r < end ? rowIdOf(a, r) : -1;
+    if (id >= 0 && a.rowType && a.rowType[id] != s)
+      id = -1;
+    float *xs = xbuf(b) + i * layout.xStride;
+    float *bs = bbuf(b) + i * layout.bStride;
+    const int bWords = min(kPassCols, N - n0);
+    if (id < 0) {
+      const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int q = 4 * half; q < K; q += 8)
+        *reinterpret_cast<float4 *>(xs + q) = zero;
+      for (int q = 4 * half; q < bWords; q += 8)
+        *reinterpret_cast<float4 *>(bs + q) = zero;
+      return;
+    }
+    const int64_t xr = a.gather ? a.gather[id] : id;
+    const int64_t br = a.gatherB ? a.gatherB[id] : id;
+    const float *x = a.X + (xr * a.H + h) * K;
+    const float *bsrc = a.B + (br * a.H + h) * N + n0;
+    for (int q = 4 * half; q < K; q += 8)
+      __pipeline_memcpy_async(xs + q, x + q, 16);
+    for (int q = 4 * half; q < bWords; q += 8)
+      __pipeline_memcpy_async(bs + q, bsrc + q, 16);
+  };
+  // A tile's products are summed on the tensor cores, then added to acc
+  // with FADD: the mma's fp32 accumulation truncates, and over a slice's
+  // thousands of rows its bias grew to 5e-5 of the sums (the tests' table,
+  // H200); 24 products a tile keep it below fp32 rounding.
+  auto multiply = [&](int b) {
+    if (!computes)
+      return;
+    const float *xs = xbuf(b), *bs = bbuf(b);
+    const int xst = layout.xStride, bst = layout.bStride;
+    float tileAcc[kPassTiles][4] = {};
+#pragma unroll 2
+    for (int r0 = 0; r0 < kOuterRows; r0 += 8) {
+      // A = X^T: entry (k, row) is X[row][k].
+      const float av[4] = {
+          xs[(r0 + t) * xst + m0 + g], xs[(r0 + t) * xst + m0 + g + 8],
+          xs[(r0 + t + 4) * xst + m0 + g], xs[(r0 + t + 4) * xst + m0 + g + 8]};
+      const Tf32Parts<kSplit, 4> af(av);
+#pragma unroll
+      for (int j = 0; j < kPassTiles; ++j) {
+        if (j >= nTiles)
+          break;
+        const int n = 8 * j + g;
+        const float bv[2] = {bs[(r0 + t) * bst + n],
+                             bs[(r0 + t + 4) * bst + n]};
+        mmaTerm<kSplit>(tileAcc[j], af, Tf32Parts<kSplit, 2>(bv));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kPassTiles; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        acc[j][c] += tileAcc[j][c];
+  };
+  auto sumRows = [&](int64_t s, int64_t h, int64_t first, int64_t end,
+                     int64_t step) {
+    int b = 0;
+    stage(b, s, h, first, end);
+    __pipeline_commit();
+    for (int64_t base = first; base < end; base += step) {
+      // The other buffer was last read before the previous tile's
+      // closing sync.
+      if (base + step < end)
+        stage(b ^ 1, s, h, base + step, end);
+      __pipeline_commit();
+      __pipeline_wait_prior(1);
+      __syncthreads();
+      multiply(b);
+      __syncthreads();
+      b ^= 1;
+    }
+  };
+  // Rows m0 + g and m0 + g + 8, columns 2t and 2t + 1 of each mma tile.
+  auto store = [&](int64_t s, int64_t h) {
+    if (!computes)
+      return;
+    float *dw = a.dW + (s * a.H + h) * K * N;
+#pragma unroll
+    for (int j = 0; j < kPassTiles; ++j) {
+      if (j >= nTiles)
+        break;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int k = m0 + g + 8 * (c / 2), n = n0 + 8 * j + 2 * t + c % 2;
+        if (k < K && n < N)
+          storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, acc[j][c],
+                   a);
+      }
+    }
+  };
+  sumOuterRows<kOuterRows>(a, chunkRows, blockIdx.x, gridDim.x, clear, sumRows,
+                           store);
+}
+
+/// HECTOR_GEMM_MMA=0 turns the kernels off (read once).
 bool mmaEnabledByEnvironment() {
   static const bool enabled = [] {
     const char *text = std::getenv("HECTOR_GEMM_MMA");
@@ -374,7 +531,57 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+template <bool kSplit>
+cudaError_t launchOuterAs(const SegmentGemmArgs &a, cudaStream_t stream) {
+  const size_t smem = OuterSmem(int(a.K)).bytes();
+  const auto kernel = outerMmaKernel<kSplit>;
+  const void *symbol = reinterpret_cast<const void *>(kernel);
+  HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
+  int sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
+  HECTOR_CUDA_TRY(blocksPerMultiprocessor(symbol, kMmaThreads, smem, &perSm));
+  const int64_t colTiles = (a.N + kPassCols - 1) / kPassCols;
+  // One wave over the column windows together.
+  const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm);
+  RowTileGrid g;
+  HECTOR_CUDA_TRY(rowTileGrid(a, std::max<int64_t>(1, resident / colTiles), 1,
+                              kOuterRows, &g));
+  g.grid.z = unsigned(colTiles);
+  if (g.chunkRows > 0)
+    kernel<<<g.grid, kMmaThreads, smem, stream>>>(a, g.chunkRows);
+  else
+    kernel<<<g.grid, kMmaThreads, smem, stream>>>(singleWriter(a), 0);
+  return cudaGetLastError();
+}
+
+/// Whether the current device has mma.sync TF32 (sm_80 or newer) and the
+/// environment leaves the kernels on.
+bool tensorCoresUsable() {
+  if (!mmaEnabledByEnvironment())
+    return false;
+  int major = 0;
+  return deviceAttribute(cudaDevAttrComputeCapabilityMajor, &major) ==
+             cudaSuccess &&
+         major >= 8;
+}
+
 } // namespace
+
+bool outerMmaFits(const SegmentGemmArgs &a) {
+  if (a.mode != SegmentGemmMode::Outer)
+    return false;
+  if (a.K < 4 || a.K > kMaxK || a.K % 4 != 0 || a.N < 4 || a.N > kMaxN ||
+      a.N % 4 != 0 || a.H < 1)
+    return false;
+  if (!hostAligned16(a.X) || !hostAligned16(a.B))
+    return false;
+  return tensorCoresUsable();
+}
+
+cudaError_t launchOuterMma(const SegmentGemmArgs &a, cudaStream_t stream) {
+  return a.tf32 ? launchOuterAs<false>(a, stream)
+                : launchOuterAs<true>(a, stream);
+}
 
 bool linearMmaFits(const SegmentGemmArgs &a) {
   if (a.mode != SegmentGemmMode::Linear || (a.atomic && a.deterministic))
@@ -385,13 +592,7 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
     return false;
   if (!hostAligned16(a.X) || !hostAligned16(a.W) || !hostAligned16(a.Y))
     return false;
-  if (!mmaEnabledByEnvironment())
-    return false;
-  int major = 0;
-  if (deviceAttribute(cudaDevAttrComputeCapabilityMajor, &major) !=
-      cudaSuccess)
-    return false;
-  return major >= 8;
+  return tensorCoresUsable();
 }
 
 cudaError_t launchLinearMma(const SegmentGemmArgs &a, cudaStream_t stream) {

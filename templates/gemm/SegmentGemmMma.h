@@ -1,7 +1,7 @@
-// SegmentGemmMma.h: the GEMM template's tensor-core kernel for linear
-// calls (SegmentGemm.h, "Linear mode"), float only, on sm_80 and newer.
-// Internal to templates/gemm: launchSegmentGemm (SegmentGemm.cu) takes it
-// for the calls it fits.
+// SegmentGemmMma.h: the GEMM template's tensor-core kernels for linear
+// and outer calls (SegmentGemm.h), float only, on sm_80 and newer.
+// Internal to templates/gemm: launchSegmentGemm (SegmentGemm.cu) takes
+// them for the calls they fit.
 //
 // Products run on mma.sync m16n8k8 TF32 with fp32 accumulators. TF32 keeps
 // 10 of fp32's 23 mantissa bits, so by default each factor is split into a
@@ -32,5 +32,17 @@ bool linearMmaFits(const SegmentGemmArgs &a);
 /// 64-row tiles, with the next tile's gathered rows copied into shared
 /// memory while the current one is multiplied.
 cudaError_t launchLinearMma(const SegmentGemmArgs &a, cudaStream_t stream);
+
+/// Whether the tensor-core kernel computes outer call `a` (weight
+/// gradients): a float outer call, K and N multiples of 4 with 4 <= K <= 64
+/// and 4 <= N <= 256, X and B on 16-byte boundaries; the current device
+/// sm_80 or newer; HECTOR_GEMM_MMA not "0".
+bool outerMmaFits(const SegmentGemmArgs &a);
+
+/// Launches the outer tensor-core kernel for `a` (outerMmaFits must hold):
+/// blocks of K x 64 entries of dW[s][h] summing 64-row tiles, the rows a
+/// block sums chosen as for the other outer kernels (rowTileGrid), the
+/// next tile copied while the current one is multiplied.
+cudaError_t launchOuterMma(const SegmentGemmArgs &a, cudaStream_t stream);
 
 } // namespace hector::templates

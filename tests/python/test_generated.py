@@ -127,22 +127,10 @@ def set_hub_mode(hub_mode, monkeypatch):
     return hubs
 
 
-@pytest.mark.parametrize("hub_mode", list(HUB_MODES))
-@pytest.mark.parametrize("heads", [1, 2])
-@pytest.mark.parametrize("model", MODELS)
-def test_generated_matches_interpreter(model, heads, hub_mode, device,
-                                       monkeypatch):
-    hypers = hypers_for(model, heads)
-    if heads > 1 and "heads" not in hypers:
-        pytest.skip(f"{model} has no heads")
-    _, piece_edges, heavy_first = HUB_MODES[hub_mode]
-    if (piece_edges or heavy_first) and device == "cpu":
-        pytest.skip("the CPU kernels neither split hubs nor launch twice")
-    hubs = set_hub_mode(hub_mode, monkeypatch)
-    g = graph_for(model, device, hubs)
-    if hubs:
-        heavy = graph_array_names().index("heavy_dst_rows")
-        assert g.hector().kernel_arrays()[heavy].numel() == 2
+def assert_matches_interpreter(model, g, hypers, device, tol):
+    """The generated op's outputs and the gradients of every argument (for
+    random output probes), in float32 on `device`, against the fp64
+    interpreter, each within relative error `tol`."""
     module, ref_values = make_values(model, g, hypers, device)
     info = layer_info(model)
     leaves64 = {k: v.clone().requires_grad_() for k, v in ref_values.items()}
@@ -155,7 +143,7 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
         assert a.dtype == torch.float32 and a.device == e.device
         assert a.shape == e.shape, o["name"]
         err = rel_err(a, e)
-        assert err <= TOL, f"{model}: {o['name']}: rel err {err:.2e}"
+        assert err <= tol, f"{model}: {o['name']}: rel err {err:.2e}"
 
     gen = torch.Generator().manual_seed(7)
     probes = [torch.randn(e.shape, generator=gen, dtype=torch.float64)
@@ -172,9 +160,51 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
         e = torch.zeros_like(leaves64[name]) if e is None else e
         a = torch.zeros_like(leaves32[name]) if a is None else a
         err = rel_err(a, e)
-        assert err <= TOL, f"{model}: d/d {name}: rel err {err:.2e}"
+        assert err <= tol, f"{model}: d/d {name}: rel err {err:.2e}"
         checked += 1
     assert checked == len(info["arguments"])
+
+
+@pytest.mark.parametrize("hub_mode", list(HUB_MODES))
+@pytest.mark.parametrize("heads", [1, 2])
+@pytest.mark.parametrize("model", MODELS)
+def test_generated_matches_interpreter(model, heads, hub_mode, device,
+                                       monkeypatch):
+    hypers = hypers_for(model, heads)
+    if heads > 1 and "heads" not in hypers:
+        pytest.skip(f"{model} has no heads")
+    _, piece_edges, heavy_first = HUB_MODES[hub_mode]
+    if (piece_edges or heavy_first) and device.type == "cpu":
+        pytest.skip("the CPU kernels neither split hubs nor launch twice")
+    hubs = set_hub_mode(hub_mode, monkeypatch)
+    g = graph_for(model, device, hubs)
+    if hubs:
+        heavy = graph_array_names().index("heavy_dst_rows")
+        assert g.hector().kernel_arrays()[heavy].numel() == 2
+    assert_matches_interpreter(model, g, hypers, device, TOL)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_generated_with_tf32_allowed_stays_within_1e_3(model, device,
+                                                        monkeypatch):
+    """torch.backends.cuda.matmul.allow_tf32 lets the CUDA GEMMs round their
+    factors to TF32 (one tensor-core product a term); the outputs and
+    gradients must still be within 1e-3 of the fp64 interpreter, the
+    bound the benchmark allows TF32 under."""
+    if device.type == "cpu":
+        pytest.skip("TF32 is a CUDA tensor-core mode")
+    hypers = hypers_for(model, 1)
+    g = graph_for(model, device, False)
+    _, values = make_values(model, g, hypers, device)
+    leaves = {k: v.float() for k, v in values.items()}
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    exact = run_generated(model, g, leaves, hypers)
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", True)
+    rounded = run_generated(model, g, leaves, hypers)
+    # The flag reaches the kernels: rounded factors change the outputs.
+    assert any(not torch.equal(e, r) for e, r in zip(exact, rounded)), \
+        f"{model}: allow_tf32 changed nothing"
+    assert_matches_interpreter(model, g, hypers, device, 1e-3)
 
 
 @pytest.mark.parametrize("model", MODELS)

@@ -88,8 +88,9 @@ struct Case {
 
 /// The largest error a tf32 case may have, relative to the output's
 /// largest magnitude: each product of factors rounded to 10 mantissa bits
-/// is off by up to 2^-10 of its size, and the sums of these cases add at
-/// most 64 of them with random signs.
+/// is off by up to 2^-10 of its size, and these cases' sums add such
+/// errors with random signs, so they grow as the square root of the terms,
+/// as the sums themselves do.
 constexpr double kTf32Tolerance = 4e-3;
 
 /// gtest prints a case by its name (not as bytes).
@@ -822,6 +823,53 @@ std::vector<Case> cases() {
     Case c{"mmaTf32TransposedWide", Mode::Linear, 1000, 64, 192, 1, 2,
            Seg::RowType};
     c.transposeW = true;
+    c.tf32 = true;
+    add(c);
+  }
+  // The outer tensor-core kernel (K, N multiples of 4, K <= 64, N <= 256,
+  // aligned X and B): column windows beyond 64, K not a multiple of 16,
+  // chunks across segments, rowType blocks, the deterministic single
+  // writer, a plain store, TF32.
+  {
+    Case c{"mmaOuterWideSegPtrAtomic", Mode::Outer, 20000, 64, 192, 1, 5,
+           Seg::Ptr};
+    c.gather = true;
+    c.gatherB = true;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterRowTypeHeadsTransposed", Mode::Outer, 6000, 20, 136, 2,
+           4, Seg::RowType};
+    c.transposeW = true;
+    c.accumulate = true;
+    c.gatherB = true;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterDeterministicWide", Mode::Outer, 9000, 48, 200, 1, 3,
+           Seg::Ptr};
+    c.accumulate = true;
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterPlainShuffledIds", Mode::Outer, 3000, 12, 100};
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterSortedIdsEmptySegments", Mode::Outer, 7000, 64, 64, 1, 8,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterTf32", Mode::Outer, 5000, 64, 64, 1, 2, Seg::Ptr};
+    c.accumulate = true;
     c.tf32 = true;
     add(c);
   }
