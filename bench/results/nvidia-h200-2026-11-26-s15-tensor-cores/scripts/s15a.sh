@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Session 15 call a: build, the GEMM template's tests with and without the
+# tensor-core kernel, sanitizers, the GEMM micro-benchmark, the CUDA pytest set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+R=$OUT/r; mkdir -p $R
+trap 'tar czf $OUT/r.tgz -C $OUT r' EXIT
+source scripts/gpu-env.sh
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/gpu.txt; cat $R/gpu.txt
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON "${hector_gpu_cmake_args[@]}" > $R/configure.log 2>&1
+cmake --build build-gpu -j16 > $R/build.log 2>&1 || { grep -m5 -B2 -A8 "error" $R/build.log; exit 1; }
+echo "build $(( $(date +%s) - t0 )) s"
+./build-gpu/bin/templates_tests --gtest_filter='*Cuda*:ZeroFill*:GroupSum*:Quad*' > $R/templates.log 2>&1; echo "templates rc=$? $(grep -E '^\[  PASSED|^\[  FAILED' $R/templates.log | head -3 | tr '\n' ' ')"
+grep -E "^\[  FAILED" $R/templates.log | head -8
+HECTOR_GEMM_MMA=0 ./build-gpu/bin/templates_tests --gtest_filter='Table/SegmentGemm.Cuda/*' > $R/templates-nomma.log 2>&1; echo "templates no-mma rc=$? $(grep -E '^\[  PASSED|^\[  FAILED' $R/templates-nomma.log | head -2 | tr '\n' ' ')"
+S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer
+F='Table/SegmentGemm.Cuda/mma*:Table/SegmentGemm.Cuda/vec*:Table/SegmentGemm.Cuda/wide:Table/SegmentGemm.Cuda/rowIds*'
+for tool in memcheck racecheck synccheck; do
+  timeout 150 $S --tool $tool --error-exitcode 99 ./build-gpu/bin/templates_tests --gtest_filter="$F" > $R/san-$tool.log 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/san-$tool.log | tail -1) $(grep -E '^\[  PASSED' $R/san-$tool.log)"
+done
+echo "tests $(( $(date +%s) - t0 )) s"
+for m in 1 0; do
+  for n in 64 192; do
+    HECTOR_GEMM_MMA=$m timeout 30 ./build-gpu/bin/bench_segment_gemm $((3<<20)) $n > $R/gemm-mma$m-n$n.log 2>&1
+    echo "mma=$m N=$n"; grep -E "^linear" $R/gemm-mma$m-n$n.log
+  done
+done
+export PYTHONPATH=$PWD/runtime/python
+export HECTOR_BUILD_DIR=$PWD/build-gpu
+timeout 200 python3 -m pytest tests/python/test_generated.py tests/python/test_deterministic.py tests/python/test_layers.py tests/python/test_nn.py -q -k "cuda" > $R/pytest.log 2>&1
+echo "pytest rc=$? $(tail -1 $R/pytest.log)"
+grep -E "^FAILED" $R/pytest.log | head -5
+timeout 100 $S --tool memcheck --error-exitcode 99 python3 -m pytest tests/python/test_generated.py -q -x -k "cuda and matches_interpreter and (rgat_pyg or hgt_pyg or rgcn_pyg) and plain" > $R/memcheck-py.log 2>&1
+echo "memcheck py rc=$? $(grep -E 'ERROR SUMMARY' $R/memcheck-py.log | tail -1) $(grep -E 'passed|failed' $R/memcheck-py.log | tail -1)"
+echo "done $(( $(date +%s) - t0 )) s"
