@@ -349,23 +349,27 @@ __global__ void __launch_bounds__(kMmaThreads)
 }
 
 // Outer mode: dW[s][h] += X^T B over a slice's rows. The mma's M side is
-// K (warp w owns entries k in [16w, 16w + 16)), its N side a window of 64
-// columns of B (blockIdx.z), its reduction side the rows, 8 a step. A
+// a window of 64 entries k of X (warp w owns k0 + [16w, 16w + 16)), its N
+// side a window of 64 columns of B (blockIdx.z numbers the pairs of
+// windows), its reduction side the rows, 8 a step. A
 // block sums 64-row tiles of one slice; which rows follows sumOuterRows,
 // as in the other outer kernels. Rows not of the slice (rowType), or past
 // its end, are staged as zeros in both factors; entries past K or N are
 // left as they are, since they meet only outputs that are not stored.
 constexpr int kOuterRows = 64;
+constexpr int kOuterMaxK = 256; // four K windows
 
 /// Shared-memory layout of the outer kernel: two buffers, each a tile's
 /// X rows then its B rows. Strides are 8 modulo 32 floats, so that the 4
 /// rows a fragment reads at once fall 8 banks apart.
 struct OuterSmem {
-  int xStride = 0; ///< K rounded up to 32, plus 8
+  int xStride = 0; ///< the K window (K, at most 64) rounded up to 32,
+                   ///< plus 8
   int bStride = 0; ///< 64 columns plus 8
 
   __host__ __device__ explicit OuterSmem(int K)
-      : xStride((K + 31) / 32 * 32 + 8), bStride(kPassCols + 8) {}
+      : xStride((min(K, kPassCols) + 31) / 32 * 32 + 8),
+        bStride(kPassCols + 8) {}
   __host__ __device__ int bufferFloats() const {
     return kOuterRows * (xStride + bStride);
   }
@@ -383,12 +387,15 @@ __global__ void __launch_bounds__(kMmaThreads)
   float *const smem = reinterpret_cast<float *>(mmaSmem);
   auto xbuf = [&](int b) { return smem + b * layout.bufferFloats(); };
   auto bbuf = [&](int b) { return xbuf(b) + kOuterRows * layout.xStride; };
-  const int n0 = int(blockIdx.z) * kPassCols;
+  const int nWindows = (N + kPassCols - 1) / kPassCols;
+  const int k0 = int(blockIdx.z) / nWindows * kPassCols;
+  const int n0 = int(blockIdx.z) % nWindows * kPassCols;
+  const int kWidth = min(kPassCols, K - k0); // this block's entries k
   const int nTiles = min(kPassTiles, (N - n0 + 7) / 8);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
-  const int m0 = 16 * warp;     // this warp's first k
-  const bool computes = m0 < K; // warps past K only stage rows
+  const int m0 = 16 * warp;          // this warp's first k in the window
+  const bool computes = m0 < kWidth; // warps past K only stage rows
 
   float acc[kPassTiles][4];
   auto clear = [&] {
@@ -411,7 +418,7 @@ __global__ void __launch_bounds__(kMmaThreads)
     const int bWords = min(kPassCols, N - n0);
     if (id < 0) {
       const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int q = 4 * half; q < K; q += 8)
+      for (int q = 4 * half; q < kWidth; q += 8)
         *reinterpret_cast<float4 *>(xs + q) = zero;
       for (int q = 4 * half; q < bWords; q += 8)
         *reinterpret_cast<float4 *>(bs + q) = zero;
@@ -419,9 +426,9 @@ __global__ void __launch_bounds__(kMmaThreads)
     }
     const int64_t xr = a.gather ? a.gather[id] : id;
     const int64_t br = a.gatherB ? a.gatherB[id] : id;
-    const float *x = a.X + (xr * a.H + h) * K;
+    const float *x = a.X + (xr * a.H + h) * K + k0;
     const float *bsrc = a.B + (br * a.H + h) * N + n0;
-    for (int q = 4 * half; q < K; q += 8)
+    for (int q = 4 * half; q < kWidth; q += 8)
       __pipeline_memcpy_async(xs + q, x + q, 16);
     for (int q = 4 * half; q < bWords; q += 8)
       __pipeline_memcpy_async(bs + q, bsrc + q, 16);
@@ -488,8 +495,9 @@ __global__ void __launch_bounds__(kMmaThreads)
         break;
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const int k = m0 + g + 8 * (c / 2), n = n0 + 8 * j + 2 * t + c % 2;
-        if (k < K && n < N)
+        const int kw = m0 + g + 8 * (c / 2), n = n0 + 8 * j + 2 * t + c % 2;
+        const int k = k0 + kw;
+        if (kw < kWidth && n < N)
           storeOut(a.transposeW ? dw + n * K + k : dw + k * N + n, acc[j][c],
                    a);
       }
@@ -540,7 +548,9 @@ cudaError_t launchOuterAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   int sms = 0, perSm = 0;
   HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
   HECTOR_CUDA_TRY(blocksPerMultiprocessor(symbol, kMmaThreads, smem, &perSm));
-  const int64_t colTiles = (a.N + kPassCols - 1) / kPassCols;
+  // One block column per pair of (K window, N window).
+  const int64_t colTiles =
+      (a.K + kPassCols - 1) / kPassCols * ((a.N + kPassCols - 1) / kPassCols);
   // One wave over the column windows together.
   const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm);
   RowTileGrid g;
@@ -570,7 +580,7 @@ bool tensorCoresUsable() {
 bool outerMmaFits(const SegmentGemmArgs &a) {
   if (a.mode != SegmentGemmMode::Outer)
     return false;
-  if (a.K < 4 || a.K > kMaxK || a.K % 4 != 0 || a.N < 4 || a.N > kMaxN ||
+  if (a.K < 4 || a.K > kOuterMaxK || a.K % 4 != 0 || a.N < 4 || a.N > kMaxN ||
       a.N % 4 != 0 || a.H < 1)
     return false;
   if (!hostAligned16(a.X) || !hostAligned16(a.B))

@@ -34,13 +34,13 @@ bool linearMmaFits(const SegmentGemmArgs &a);
 cudaError_t launchLinearMma(const SegmentGemmArgs &a, cudaStream_t stream);
 
 /// Whether the tensor-core kernel computes outer call `a` (weight
-/// gradients): a float outer call, K and N multiples of 4 with 4 <= K <= 64
+/// gradients): a float outer call, K and N multiples of 4 with 4 <= K <= 256
 /// and 4 <= N <= 256, X and B on 16-byte boundaries; the current device
 /// sm_80 or newer; HECTOR_GEMM_MMA not "0".
 bool outerMmaFits(const SegmentGemmArgs &a);
 
 /// Launches the outer tensor-core kernel for `a` (outerMmaFits must hold):
-/// blocks of K x 64 entries of dW[s][h] summing 64-row tiles, the rows a
+/// blocks of 64 x 64 entries of dW[s][h] summing 64-row tiles, the rows a
 /// block sums chosen as for the other outer kernels (rowTileGrid), the
 /// next tile copied while the current one is multiplied.
 cudaError_t launchOuterMma(const SegmentGemmArgs &a, cudaStream_t stream);

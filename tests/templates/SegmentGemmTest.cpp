@@ -826,7 +826,7 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
-  // The outer tensor-core kernel (K, N multiples of 4, K <= 64, N <= 256,
+  // The outer tensor-core kernel (K, N multiples of 4, both <= 256,
   // aligned X and B): column windows beyond 64, K not a multiple of 16,
   // chunks across segments, rowType blocks, the deterministic single
   // writer, a plain store, TF32.
@@ -867,6 +867,23 @@ std::vector<Case> cases() {
     c.gather = true;
     add(c);
   }
+  // K above 64 in windows of 64 (HGT's kqv gradient: K = 192, N = 64).
+  {
+    Case c{"mmaOuterKWindowsTransposedAtomic", Mode::Outer, 12000, 192, 64,
+           1, 3, Seg::Ptr};
+    c.transposeW = true;
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"mmaOuterKWindowsRowTypeDeterministic", Mode::Outer, 4000, 136,
+           100, 1, 3, Seg::RowType};
+    c.accumulate = true;
+    c.deterministic = true;
+    add(c);
+  }
+  add({"mmaOuterWidestPlain", Mode::Outer, 700, 256, 256});
   {
     Case c{"mmaOuterTf32", Mode::Outer, 5000, 64, 64, 1, 2, Seg::Ptr};
     c.accumulate = true;
