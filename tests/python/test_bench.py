@@ -182,6 +182,46 @@ def test_oom_and_failures_recorded_and_run_goes_on(tmp_path, fake_systems):
     assert f"{len(records)} cases: " in text
 
 
+def test_tf32_allowed_for_the_timed_runs_not_the_reference(tmp_path,
+                                                           monkeypatch):
+    """--tf32: every system runs with torch's allow_tf32 on, except the
+    reference's check output; the flag is restored and recorded."""
+    seen = {"pyg-rgcn": [], "fake-tf32-probe": []}
+
+    def probe(name, real):
+        def prepare(prob):
+            inner = real(prob) if real else None
+
+            def forward():
+                seen[name].append(torch.backends.cuda.matmul.allow_tf32)
+                return inner.forward() if inner else \
+                    prob.x @ torch.eye(prob.dim)
+            return bench.Prepared(forward, inner.params if inner
+                                  else prob.weights())
+        return prepare
+
+    real_ref = bench_systems.SYSTEMS["pyg-rgcn"]
+    monkeypatch.setitem(bench_systems.SYSTEMS, "pyg-rgcn", bench.System(
+        "pyg-rgcn", "baseline", ("rgcn",), probe("pyg-rgcn",
+                                                  real_ref.prepare)))
+    monkeypatch.setitem(bench_systems.SYSTEMS, "fake-tf32-probe",
+                        bench.System("fake-tf32-probe", "hector", ("rgcn",),
+                                     probe("fake-tf32-probe", None)))
+    before = torch.backends.cuda.matmul.allow_tf32
+    records, out = bench.run(_cfg(tmp_path, datasets=["aifb"],
+                                  models=["rgcn"], modes=["inference"],
+                                  systems=["pyg-rgcn", "fake-tf32-probe"],
+                                  tf32=True), log=_quiet)
+    assert torch.backends.cuda.matmul.allow_tf32 == before
+    # The reference's first forward is its check output: no TF32.
+    assert seen["pyg-rgcn"][0] is False and all(seen["pyg-rgcn"][1:])
+    assert len(seen["pyg-rgcn"]) > 1 and all(seen["fake-tf32-probe"])
+    with open(os.path.join(out, "meta.json")) as f:
+        assert json.load(f)["tf32"] is True
+    with open(os.path.join(out, "table.md")) as f:
+        assert "TF32 matmuls allowed" in f.read()
+
+
 def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
     import time as _time
 

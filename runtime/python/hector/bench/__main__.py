@@ -54,6 +54,12 @@ def parse_args(argv=None):
                         "logs of earlier runs: the cases they recorded are "
                         "not run again (to continue a run cut by a time "
                         "limit; join the runs with hector.bench.merge)")
+    p.add_argument("--tf32", action="store_true",
+                   help="let every system's matmuls use TF32 "
+                        "(torch.backends.cuda.matmul.allow_tf32: PyG's "
+                        "cuBLAS calls and Hector's tensor-core GEMMs); rel "
+                        "err is then against a reference computed without "
+                        "it")
     p.add_argument("--no-chart", action="store_true")
     p.add_argument("--list-systems", action="store_true")
     args = p.parse_args(argv)
@@ -85,7 +91,8 @@ def main(argv=None):
                  heads=args.heads, scale=args.scale, device=args.device,
                  repeats=args.repeats, warmup=args.warmup, out=args.out,
                  seed=args.seed, chart=not args.no_chart,
-                 case_timeout=args.case_timeout, skip_done=args.skip_done)
+                 case_timeout=args.case_timeout, skip_done=args.skip_done,
+                 tf32=args.tf32)
     try:
         import torch_geometric  # noqa: F401
     except ImportError:

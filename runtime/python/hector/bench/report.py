@@ -116,7 +116,11 @@ def table_md(records, meta):
                  f"{meta['copy_bandwidth_Bps'] / 1e9:.1f} GB/s; dim "
                  f"{meta['dim']}, heads {meta['heads']}, scale "
                  f"{meta['scale']}; median of {meta['repeats']} runs after "
-                 f"{meta['warmup']} warm-up; {meta['date']}; "
+                 f"{meta['warmup']} warm-up; "
+                 # Older runs' meta has no tf32: they ran without it.
+                 + ("TF32 matmuls allowed (--tf32); " if meta.get("tf32")
+                    else "fp32 matmuls; ")
+                 + f"{meta['date']}; "
                  + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     lines.append("")
     lines.append("Times in ms. OOM: out of memory; fail: error (see "

@@ -14,6 +14,7 @@ import re
 import statistics
 import sys
 import time
+import contextlib
 import traceback
 from dataclasses import dataclass, field
 from typing import List, Optional
@@ -55,6 +56,10 @@ class Config:
     # recorded are not run again (a long benchmark split over several
     # time-limited calls; `python -m hector.bench.merge` joins the runs).
     skip_done: List[str] = field(default_factory=list)
+    # torch.backends.cuda.matmul.allow_tf32 for every system's runs (PyG's
+    # cuBLAS matmuls and Hector's tensor-core GEMMs alike); the reference
+    # output the others are checked against is computed without it.
+    tf32: bool = False
 
 
 def done_cases(records):
@@ -109,9 +114,28 @@ def _versions():
     return v
 
 
+@contextlib.contextmanager
+def matmul_tf32(allowed):
+    """torch.backends.cuda.matmul.allow_tf32 set to `allowed` inside, and
+    back to what it was after."""
+    matmul = torch.backends.cuda.matmul
+    before = matmul.allow_tf32
+    matmul.allow_tf32 = allowed
+    try:
+        yield
+    finally:
+        matmul.allow_tf32 = before
+
+
 def run(cfg: Config, log=_log):
     """Runs the benchmark of `cfg`; returns (records, out_dir). Writes
-    results.jsonl, table.md and (if matplotlib is importable) chart.png."""
+    results.jsonl, table.md and (if matplotlib is importable) chart.png.
+    With cfg.tf32, torch's matmuls may use TF32 while it runs."""
+    with matmul_tf32(cfg.tf32):
+        return _run(cfg, log)
+
+
+def _run(cfg, log):
     from .. import datasets as hds
     from . import report
 
@@ -145,6 +169,7 @@ def run(cfg: Config, log=_log):
                             or platform.machine()),
             "copy_bandwidth_Bps": bw, "dim": cfg.dim, "heads": cfg.heads,
             "scale": cfg.scale, "repeats": cfg.repeats, "warmup": cfg.warmup,
+            "tf32": cfg.tf32,
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "versions": _versions(), "argv": sys.argv}
     log(f"hector.bench on {meta['device_name']} ({device}); copy bandwidth "
@@ -249,9 +274,10 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
     ref_name = _systems.REFERENCE.get(prob.model)
     ref_out = None
     if ref_name and ref_name not in [s.name for s in syss]:
-        # The reference is not benchmarked: still compute its output once.
+        # The reference is not benchmarked: still compute its output once
+        # (without TF32, so that rel err measures what TF32 costs).
         try:
-            with torch.no_grad():
+            with torch.no_grad(), matmul_tf32(False):
                 ref_out = _systems.SYSTEMS[ref_name].prepare(prob) \
                     .forward().detach()
         except Exception:  # noqa: BLE001
@@ -266,7 +292,9 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
         try:
             reset_peak(device)
             prepared = s.prepare(prob)
-            with torch.no_grad():
+            exact = matmul_tf32(False) if s.name == ref_name else \
+                contextlib.nullcontext()
+            with torch.no_grad(), exact:
                 out = prepared.forward()
             if s.name == ref_name:
                 ref_out = out.detach()
