@@ -115,7 +115,7 @@ __device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
                  "r"(b[1]));
 #else
   (void)d, (void)a, (void)b;
-  __trap(); // linearMmaFits keeps older devices away
+  __trap(); // tensorCoresUsable keeps older devices away
 #endif
 }
 
@@ -351,9 +351,9 @@ __global__ void __launch_bounds__(kMmaThreads)
 // Outer mode: dW[s][h] += X^T B over a slice's rows. The mma's M side is
 // a window of 64 entries k of X (warp w owns k0 + [16w, 16w + 16)), its N
 // side a window of 64 columns of B (blockIdx.z numbers the pairs of
-// windows), its reduction side the rows, 8 a step. A
-// block sums 64-row tiles of one slice; which rows follows sumOuterRows,
-// as in the other outer kernels. Rows not of the slice (rowType), or past
+// windows), its reduction side the rows, 8 a step. A block sums 64-row
+// tiles of one slice; which rows follows sumOuterRows, as in the other
+// outer kernels. Rows not of the slice (rowType), or past
 // its end, are staged as zeros in both factors; entries past K or N are
 // left as they are, since they meet only outputs that are not stored.
 constexpr int kOuterRows = 64;

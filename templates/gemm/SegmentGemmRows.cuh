@@ -164,8 +164,9 @@ inline int64_t chunkRowsFor(int64_t M, int64_t blocks, int64_t TR,
   return (rows + TR - 1) / TR * TR;
 }
 
-/// The grid of a row-tile outer kernel (outerVecKernel, outerNarrowKernel:
-/// blocks of TR-row tiles, x = chunks, y = heads or slices x heads), given
+/// The grid of a row-tile outer kernel (outerVecKernel, outerNarrowKernel,
+/// outerDotKernel, outerMmaKernel, which adds z for its windows: blocks of
+/// TR-row tiles, x = chunks, y = heads or slices x heads), given
 /// its resident blocks. With chunksAllRows, `waves` waves of row chunks
 /// shared by the heads (chunkRows > 0, the kernel's argument); else a
 /// column of blocks per (slice, head), and for atomic rowType sums enough
