@@ -1279,11 +1279,16 @@ std::string traversalKernelName(const ProgramLayout &layout,
 }
 
 void printPrologue(CodeWriter &w, const ProgramLayout &layout,
-                   bool int32Sizes) {
+                   bool int32Sizes, bool fixedHypers) {
   const char *type = int32Sizes ? "int" : "int64_t";
   for (const ir::HyperDecl &h : layout.program().hypers) {
     if (h.type != ir::HyperDecl::Type::Int)
       w.line("[[maybe_unused]] const double {} = hp.{};", hyperLocal(h.name),
+             h.name);
+    else if (fixedHypers)
+      w.line("[[maybe_unused]] const int {} = kFixedHypers ? {} : "
+             "static_cast<int>(hp.{});",
+             hyperLocal(h.name), static_cast<int64_t>(h.defaultValue),
              h.name);
     else if (int32Sizes)
       w.line("[[maybe_unused]] const int {} = static_cast<int>(hp.{});",
@@ -1296,6 +1301,15 @@ void printPrologue(CodeWriter &w, const ProgramLayout &layout,
     w.line(int32Sizes ? "[[maybe_unused]] const {} {} = static_cast<int>({});"
                       : "[[maybe_unused]] const {} {} = {};",
            type, sizeLocal(l.decl.name), dimExpr(shapeSize(l.decl.shape)));
+}
+
+std::string fixedHypersCondition(const ProgramLayout &layout) {
+  std::string condition;
+  for (const ir::HyperDecl &h : layout.program().hypers)
+    if (h.type == ir::HyperDecl::Type::Int)
+      condition += fmt::format("{}hp.{} == {}", condition.empty() ? "" : " && ",
+                               h.name, static_cast<int64_t>(h.defaultValue));
+  return condition;
 }
 
 void printInt32SizeCheck(CodeWriter &w, const ProgramLayout &layout) {
@@ -1325,11 +1339,15 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     if (heavy)
       nest.bindHeavyRows();
     const std::string body = rowBody(nest, 2);
-    // kGroupSize: a warp, or a block for the heavy rows (Traversal.h);
-    // kRowQueue: a warp launch that takes its rows from a queue.
-    w.line(nest.takesRowQueue() ? "template <typename scalar_t, int "
-                                  "kGroupSize, bool kRowQueue = false>"
-                                : "template <typename scalar_t, int kGroupSize>");
+    // kFixedHypers: the integer hypers are the model's declared values,
+    // compiled in as constants (printPrologue); kGroupSize: a warp, or a
+    // block for the heavy rows (Traversal.h); kRowQueue: a warp launch that
+    // takes its rows from a queue.
+    w.line(nest.takesRowQueue()
+               ? "template <typename scalar_t, bool kFixedHypers, int "
+                 "kGroupSize, bool kRowQueue = false>"
+               : "template <typename scalar_t, bool kFixedHypers, int "
+                 "kGroupSize>");
     w.line("__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
            "256)");
     w.open(fmt::format("{}([[maybe_unused]] const hector::rt::GraphArrays g, "
@@ -1351,7 +1369,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
     // (`i / hp_out_dim`) are the inner loops' integer work, and 64-bit
     // division costs several times as many instructions. The host function
     // checks that every row size fits (printInt32SizeCheck).
-    printPrologue(w, layout, /*int32Sizes=*/true);
+    printPrologue(w, layout, /*int32Sizes=*/true, /*fixedHypers=*/true);
     w.line("const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);");
     w.line("[[maybe_unused]] const int hector_lanes = kGroupSize;");
     if (heavy)
@@ -1471,12 +1489,12 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
   for (int lanes : {1, 2, 4, 8, 16, 32}) {
     w.open(lanes == 32 ? std::string("default:") : fmt::format("case {}:", lanes));
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
-           "reinterpret_cast<const void *>(&{}<scalar_t, {}>), rows, "
+           "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, {}>), rows, "
            "scratch_size, sizeof(scalar_t), {}, {});",
            launchShapeFunction(nest), name,
            lanes, nest.hasAtomics() ? "hp.hector_deterministic" : "false",
            lanes);
-    w.line("{}<scalar_t, {}><<<static_cast<unsigned>(shape.blocks), "
+    w.line("{}<scalar_t, kFixedHypers, {}><<<static_cast<unsigned>(shape.blocks), "
            "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, "
            "hp, scratch_size, INT64_MAX);",
            name, lanes);
@@ -1496,7 +1514,7 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   const std::string kernel = fmt::format(
-      "reinterpret_cast<const void *>(&{}<scalar_t, hector::trav::kWarpSize>)",
+      "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>)",
       name);
   const std::string single =
       nest.hasAtomics() ? "hp.hector_deterministic" : "false";
@@ -1512,11 +1530,11 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
       stream);
   const std::string queuedShape = fmt::format(
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&{}<"
-      "scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, "
+      "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, "
       "sizeof(scalar_t), {}, {})",
       name, single, stream);
   const std::string queuedCall =
-      fmt::format("{}<scalar_t, hector::trav::kWarpSize, true>{}({}, "
+      fmt::format("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>{}({}, "
                   "launch.queue);",
                   name, config, args);
   if (nest.takesRowQueue() && !afterHeavy) {
@@ -1536,14 +1554,14 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
            queuedShape, kernel, single);
     w.line("const hector::trav::LaunchShape &shape = launch.shape;");
     w.line("if (launch.queue.next) {}", queuedCall);
-    w.line("else {}<scalar_t, hector::trav::kWarpSize>{}({}, "
+    w.line("else {}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({}, "
            "hector::trav::RowQueue{{}});",
            name, config, args);
   } else {
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}({}, "
            "rows, scratch_size, sizeof(scalar_t), {});",
            launchShapeFunction(nest), kernel, single);
-    w.line("{}<scalar_t, hector::trav::kWarpSize>{}({});", name, config, args);
+    w.line("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({});", name, config, args);
   }
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   if (nest.takesRowQueue())
@@ -1565,10 +1583,10 @@ void printBlockPerTypeLaunch(CodeWriter &w, const NestPrinter &nest,
   w.open("if (rows > 0 && block_launch)");
   w.line("const hector::trav::LaunchShape shape = "
          "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
-         "&{}<scalar_t, hector::trav::kHeavyGroupSize>), rows, "
+         "&{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), rows, "
          "block_scratch_size, sizeof(scalar_t));",
          name);
-  w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
+  w.line("{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
          "stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX{});",
          name, noRowQueue(nest));
@@ -1601,7 +1619,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
                           heavy->count + " > 0 && ");
   }
   const std::string heavyKernel = fmt::format(
-      "reinterpret_cast<const void *>(&{}<scalar_t, "
+      "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
       "hector::trav::kHeavyGroupSize>)",
       name);
   if (heavy) {
@@ -1633,7 +1651,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "launchCooperative({}, shape, heavy_stream, g, gv, b, hp, "
              "heavy_scratch_size, int64_t{{INT64_MAX}}, hub{}), \"{}\");",
              heavyKernel, noRowQueue(nest), name);
-      w.line("else {}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+      w.line("else {}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX, hub{});",
@@ -1643,7 +1661,7 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
              "sizeof(scalar_t));",
              heavyKernel, heavy->count);
-      w.line("{}<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<"
+      w.line("{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX{});",

@@ -48,9 +48,18 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
 
 /// Prints the hyper and row-size locals every kernel and host function
 /// starts with (`hp_<h>`, `sz_<value>`): int64_t, or int in the CUDA
-/// traversal kernels (`int32Sizes`).
+/// traversal kernels (`int32Sizes`). `fixedHypers` (those kernels): an int
+/// hyper is its declared value where the kernel's kFixedHypers is true
+/// (see fixedHypersCondition), so that the row sizes, worker counts and
+/// element loops built from it are compile-time constants.
 void printPrologue(CodeWriter &w, const ProgramLayout &layout,
-                   bool int32Sizes = false);
+                   bool int32Sizes = false, bool fixedHypers = false);
+
+/// The host-side test that the run's int hypers are the model's declared
+/// values (`hp.in_dim == 64 && ...`), under which the CUDA host function
+/// runs the kFixedHypers instantiation of its traversal kernels; "" for a
+/// model without int hypers.
+std::string fixedHypersCondition(const ProgramLayout &layout);
 
 /// Prints the CUDA host function's check that every row size fits in the
 /// int the CUDA traversal kernels index rows with

@@ -9,19 +9,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::hgt {
   namespace {
 
 // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize, bool kRowQueue = false>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
   [[maybe_unused]] const int sz_Q = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -425,13 +426,13 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_7: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
   [[maybe_unused]] const int sz_Q = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -500,13 +501,13 @@ forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -853,13 +854,13 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize, bool kRowQueue = false>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -1105,13 +1106,13 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -1313,13 +1314,13 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_15: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = static_cast<int>(hp.heads);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_K = static_cast<int>((hp_in_dim * hp_in_dim));
@@ -1429,8 +1430,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1575,11 +1576,11 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_in_dim), sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_5");
-        else forward_trav_5<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_5");
+        else forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_5");
         hector::trav::hubRelease(hub, heavy_stream);
       }
@@ -1592,10 +1593,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s11 * hector_workers_0) + (hector_stride_w_acc_s14 * hector_workers_1) + (hector_stride_w_acc_s16 * hector_workers_2));
       if (rows > 0) {
-        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
         const hector::trav::LaunchShape &shape = launch.shape;
-        if (launch.queue.next) forward_trav_5<scalar_t, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-        else forward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+        if (launch.queue.next) forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_5");
         hector::trav::rowQueueRelease(launch.queue, warp_stream);
       }
@@ -1625,15 +1626,26 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        forward_trav_7<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_7<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+        forward_trav_7<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "forward_trav_7");
       }
     }
   }
 
   template <typename scalar_t>
-  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        forward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    forward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1730,16 +1742,16 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t heavy_stream = streams.heavy;
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
-        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        backward_trav_0<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        backward_trav_0<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
       const int64_t rows = g.num_nodes;
       const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
       const int64_t scratch_size = ((INT64_C(2) * hp_in_dim) + INT64_C(6));
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-        backward_trav_0<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+        const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_0<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+        backward_trav_0<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
       hector::trav::joinLaunches(streams, stream);
@@ -1804,8 +1816,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const cudaStream_t heavy_stream = streams.heavy;
         const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
-          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_3<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hector::trav::RowQueue{});
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
         }
         const int64_t rows = g.num_nodes;
@@ -1815,10 +1827,10 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t scratch_size = (INT64_C(0) + (hector_stride_w_acc_s20 * hector_workers_0) + (hector_stride_w_r_d_4 * hector_workers_0) + (hector_stride_w_r_grad_att * hector_workers_0));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic), {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) backward_trav_3<scalar_t, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, launch.queue);
-          else backward_trav_3<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::RowQueue{});
+          if (launch.queue.next) backward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, launch.queue);
+          else backward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "backward_trav_3");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
@@ -1877,33 +1889,33 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
           const int row_lanes = hp.hector_deterministic ? hector::trav::kWarpSize : hector::trav::rowGroupLanes(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads, hp_heads, hp_in_dim, hp_in_dim));
           switch (row_lanes) {
             case 1: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
-              backward_trav_6<scalar_t, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
+              backward_trav_6<scalar_t, kFixedHypers, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 2: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
-              backward_trav_6<scalar_t, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
+              backward_trav_6<scalar_t, kFixedHypers, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 4: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
-              backward_trav_6<scalar_t, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
+              backward_trav_6<scalar_t, kFixedHypers, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 8: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
-              backward_trav_6<scalar_t, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
+              backward_trav_6<scalar_t, kFixedHypers, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 16: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
-              backward_trav_6<scalar_t, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
+              backward_trav_6<scalar_t, kFixedHypers, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             default: {
-              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
-              backward_trav_6<scalar_t, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_6<scalar_t, kFixedHypers, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
+              backward_trav_6<scalar_t, kFixedHypers, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
           }
@@ -2098,12 +2110,23 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-          backward_trav_15<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_15<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+          backward_trav_15<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_15");
         }
       }
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        backward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
   }
 
   // The scalar types the torch binding dispatches to.

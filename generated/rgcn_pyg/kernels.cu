@@ -9,19 +9,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::rgcn_pyg {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize, bool kRowQueue = false>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
   [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
@@ -161,13 +162,13 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
@@ -278,13 +279,13 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, int kGroupSize>
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
   [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
   [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
@@ -329,8 +330,8 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -392,11 +393,11 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_out_dim, sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_2");
-        else forward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_2");
+        else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
         hector::trav::hubRelease(hub, heavy_stream);
       }
@@ -405,10 +406,10 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s1 * hector_workers_0));
       if (rows > 0) {
-        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
         const hector::trav::LaunchShape &shape = launch.shape;
-        if (launch.queue.next) forward_trav_2<scalar_t, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-        else forward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+        if (launch.queue.next) forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_2");
         hector::trav::rowQueueRelease(launch.queue, warp_stream);
       }
@@ -417,7 +418,18 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 
   template <typename scalar_t>
-  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+  void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64) {
+        forward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    forward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
@@ -492,16 +504,16 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const cudaStream_t heavy_stream = streams.heavy;
         const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
-          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         const int64_t rows = g.num_nodes;
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
         const int64_t scratch_size = hp_out_dim;
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_2<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
+          backward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         hector::trav::joinLaunches(streams, stream);
@@ -559,12 +571,23 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const int64_t rows = g.num_nodes;
         const int64_t scratch_size = INT64_C(0);
         if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-          backward_trav_5<scalar_t, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+          backward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
           hector::trav::check(cudaGetLastError(), "backward_trav_5");
         }
       }
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64) {
+        backward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
   }
 
   // The scalar types the torch binding dispatches to.

@@ -38,6 +38,16 @@ inline int64_t envCount(const char *name, int64_t fallback) {
   return fallback;
 }
 
+/// Whether the generated host functions may run their traversal kernels'
+/// kFixedHypers instantiation, which compiles the model's declared int
+/// hypers in as constants, when a run's hypers are those.
+/// HECTOR_FIXED_HYPERS=0 keeps the general instantiation: A/B runs on one
+/// build (read once per process).
+inline bool fixedHypersEnabled() {
+  static const bool enabled = envCount("HECTOR_FIXED_HYPERS", 1) != 0;
+  return enabled;
+}
+
 /// A launch of a traversal kernel: warps per block and dynamic shared
 /// memory for `scratchSize` scalars of `scalarBytes` each per warp.
 struct LaunchShape {

@@ -146,9 +146,9 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
           "__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
           "256)\n" +
           kernel + "([[maybe_unused]] const hector::rt::GraphArrays g";
-      EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize>\n" +
+      EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize>\n" +
                                 declared) +
-                    countOf(cu, "template <typename scalar_t, int kGroupSize, "
+                    countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize, "
                                 "bool kRowQueue = false>\n" +
                                     declared),
                 1u)
@@ -171,16 +171,16 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
         flat = flat && std::holds_alternative<intra::TravStmt>(item);
       if (flat) {
         for (int lanes : {1, 2, 4, 8, 16, 32})
-          EXPECT_EQ(countOf(cu, kernel + "<scalar_t, " +
+          EXPECT_EQ(countOf(cu, kernel + "<scalar_t, kFixedHypers, " +
                                     std::to_string(lanes) + "><<<"),
                     1u)
               << kernel << " " << lanes;
       }
-      EXPECT_EQ(countOf(cu, kernel + "<scalar_t, hector::trav::kWarpSize><<<"),
+      EXPECT_EQ(countOf(cu, kernel + "<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
                 flat ? 0u : 1u)
           << kernel;
       EXPECT_LE(countOf(cu, kernel +
-                                "<scalar_t, hector::trav::kHeavyGroupSize><<<"),
+                                "<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<"),
                 1u)
           << kernel;
     }
@@ -688,7 +688,7 @@ TEST(EmitterHeavyRows, HoistedStoreKernelHasAHeavyLaunch) {
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
                             "g.heavy_dst_rows[k] : k;"),
             1u);
-  EXPECT_EQ(countOf(cu, "forward_trav_0<scalar_t, "
+  EXPECT_EQ(countOf(cu, "forward_trav_0<scalar_t, kFixedHypers, "
                         "hector::trav::kHeavyGroupSize><<<"),
             1u);
   const std::string host = textFrom(cu, "    // @trav_0:", "\n    }\n");
@@ -715,13 +715,13 @@ TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
                           "sizeof(scalar_t));"),
             1u);
   EXPECT_EQ(countOf(host, "hector::trav::heavyLaunchShape(reinterpret_cast<"
-                          "const void *>(&backward_trav_10<scalar_t, "
+                          "const void *>(&backward_trav_10<scalar_t, kFixedHypers, "
                           "hector::trav::kHeavyGroupSize>), rows, "
                           "block_scratch_size, sizeof(scalar_t));"),
             1u);
   // The warp launch is the fallback, one warp in deterministic mode.
   EXPECT_EQ(countOf(host, "else {"), 1u);
-  EXPECT_EQ(countOf(host, "backward_trav_10<scalar_t, hector::trav::kWarpSize>"
+  EXPECT_EQ(countOf(host, "backward_trav_10<scalar_t, kFixedHypers, hector::trav::kWarpSize>"
                           "), rows, scratch_size, sizeof(scalar_t), "
                           "hp.hector_deterministic);"),
             1u);
@@ -741,7 +741,7 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   const std::string bias =
       textFrom(cu, "      // @trav_0: access none", "\n      }\n");
   EXPECT_EQ(countOf(bias, "hector::trav::rowSumsLaunchShape(reinterpret_cast<"
-                          "const void *>(&backward_trav_0<scalar_t, "
+                          "const void *>(&backward_trav_0<scalar_t, kFixedHypers, "
                           "hector::trav::kWarpSize>), rows, scratch_size, "
                           "sizeof(scalar_t), hp.hector_deterministic);"),
             1u)
@@ -750,7 +750,7 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 2u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_4<scalar_t, "
+                        "const void *>(&forward_trav_4<scalar_t, kFixedHypers, "
                         "hector::trav::kWarpSize, true>)"),
             1u);
 }
@@ -776,12 +776,12 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
   EXPECT_EQ(countOf(host, "case 1: {"), 1u);
   EXPECT_EQ(countOf(host, "default: {"), 1u);
   EXPECT_EQ(countOf(host, "hector::trav::launchShape(reinterpret_cast<const "
-                          "void *>(&backward_trav_2<scalar_t, 1>), rows, "
+                          "void *>(&backward_trav_2<scalar_t, kFixedHypers, 1>), rows, "
                           "scratch_size, sizeof(scalar_t), "
                           "hp.hector_deterministic, 1);"),
             1u);
   // Node loops keep their warp launch.
-  EXPECT_EQ(countOf(cu, "forward_trav_4<scalar_t, hector::trav::kWarpSize><<<"),
+  EXPECT_EQ(countOf(cu, "forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
             1u);
 }
 
@@ -796,11 +796,11 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string backward =
-      textFrom(cu, "void backward_cuda(", "\n  }\n");
+      textFrom(cu, "void backward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(backward.empty());
   EXPECT_EQ(countOf(backward, "hector::trav::partialRowsLaunchShape("
                               "reinterpret_cast<const void *>(&backward_trav_2<"
-                              "scalar_t, hector::trav::kWarpSize>), rows, "
+                              "scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, "
                               "scratch_size, sizeof(scalar_t), "
                               "hp.hector_deterministic);"),
             1u)
@@ -808,7 +808,7 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
   EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_2<scalar_t, "
+                        "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
                         "hector::trav::kWarpSize, true>)"),
             1u);
 }
@@ -824,7 +824,7 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  EXPECT_EQ(countOf(cu, "template <typename scalar_t, int kGroupSize, bool "
+  EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool "
                         "kRowQueue = false>\n__global__ void "
                         "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
                         "256)\nforward_trav_2("),
@@ -844,21 +844,21 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
                             "hector_queue))"),
             1u)
       << kernel;
-  const std::string forward = textFrom(cu, "void forward_cuda(", "\n  }\n");
+  const std::string forward = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(forward.empty());
   const size_t shape = forward.find(
       "const hector::trav::QueuedLaunch launch = warp_stream == stream ? "
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
-      "*>(&forward_trav_2<scalar_t, hector::trav::kWarpSize, true>), rows, "
+      "*>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, "
       "scratch_size, sizeof(scalar_t), false, warp_stream) : "
       "hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<"
-      "const void *>(&forward_trav_2<scalar_t, hector::trav::kWarpSize>), "
+      "const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), "
       "rows, scratch_size, sizeof(scalar_t), false), {}};");
   const size_t queued = forward.find(
-      "if (launch.queue.next) forward_trav_2<scalar_t, "
+      "if (launch.queue.next) forward_trav_2<scalar_t, kFixedHypers, "
       "hector::trav::kWarpSize, true><<<");
   const size_t chunked =
-      forward.find("else forward_trav_2<scalar_t, hector::trav::kWarpSize><<<");
+      forward.find("else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<");
   const size_t release = forward.find(
       "hector::trav::rowQueueRelease(launch.queue, warp_stream);");
   ASSERT_NE(shape, std::string::npos) << forward;
@@ -902,29 +902,83 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
   std::optional<Emitted> e = compileAndEmitIr(kTwoDirectionModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string forward = textFrom(cu, "void forward_cuda(", "\n  }\n");
+  const std::string forward = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(forward.empty());
   EXPECT_EQ(countOf(forward, "heavy_launch"), 0u) << forward;
   EXPECT_EQ(countOf(forward, "warp_stream"), 0u) << forward;
   EXPECT_EQ(countOf(forward, "const hector::trav::QueuedLaunch launch = "
                              "hector::trav::queuedLaunchShape("
                              "reinterpret_cast<const void *>(&forward_trav_0<"
-                             "scalar_t, hector::trav::kWarpSize, true>), "
+                             "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), "
                              "rows, scratch_size, sizeof(scalar_t), false, "
                              "stream);"),
             1u)
       << forward;
-  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, hector::trav::"
+  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                              "kWarpSize, true><<<"),
             1u);
   EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u);
-  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, hector::trav::"
+  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                              "kWarpSize><<<"),
             0u);
   EXPECT_EQ(countOf(forward, "RowQueue{}"), 0u);
   EXPECT_EQ(countOf(forward, "hector::trav::rowQueueRelease(launch.queue, "
                              "stream);"),
             1u);
+}
+
+// The CUDA host function runs its kernels' kFixedHypers instantiation
+// when the run's int hypers are the declared ones (float only): the
+// kernels then read the declared values as constants. Float hypers are
+// never fixed.
+TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string kernel = textFrom(cu, "\nforward_trav_4(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "const int hp_in_dim = kFixedHypers ? 64 : "
+                            "static_cast<int>(hp.in_dim);"),
+            1u)
+      << kernel;
+  EXPECT_EQ(countOf(kernel, "const int hp_heads = kFixedHypers ? 1 : "
+                            "static_cast<int>(hp.heads);"),
+            1u);
+  EXPECT_EQ(countOf(kernel, "const double hp_slope = hp.slope;"), 1u);
+  for (const char *entry : {"forward", "backward"}) {
+    const std::string dispatch = textFrom(
+        cu, std::string("void ") + entry + "_cuda([[maybe_unused]]", "\n  }\n");
+    ASSERT_FALSE(dispatch.empty()) << entry;
+    const std::string args = "(g, gv, b, hp, stream_handle);";
+    const size_t fixed = dispatch.find(
+        "if constexpr (std::is_same_v<scalar_t, float>) {\n      if "
+        "(hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {\n        " +
+        std::string(entry) + "_cuda_body<scalar_t, true>" + args +
+        "\n        return;");
+    const size_t general =
+        dispatch.find(std::string(entry) + "_cuda_body<scalar_t, false>" + args);
+    ASSERT_NE(fixed, std::string::npos) << dispatch;
+    ASSERT_NE(general, std::string::npos) << dispatch;
+    EXPECT_LT(fixed, general);
+    EXPECT_EQ(countOf(dispatch, "slope"), 0u);
+  }
+  // Every launch passes the flag on.
+  const std::string body = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
+  EXPECT_EQ(countOf(body, "forward_trav_4<scalar_t, "),
+            countOf(body, "forward_trav_4<scalar_t, kFixedHypers, "));
+  EXPECT_GT(countOf(body, "forward_trav_4<scalar_t, kFixedHypers, "), 0u);
+}
+
+// The constants are whatever the module declares.
+TEST(EmitterFixedHypers, ConstantsAreTheModulesDeclaredValues) {
+  std::optional<Emitted> e = compileAndEmitIr(kHoistedStoreModule);
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  EXPECT_EQ(countOf(cu, "const int hp_d = kFixedHypers ? 8 : "
+                        "static_cast<int>(hp.d);"),
+            countOf(cu, "__global__ void"));
+  EXPECT_EQ(countOf(cu, "if (hector::trav::fixedHypersEnabled() && hp.d == 8) {"),
+            2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,

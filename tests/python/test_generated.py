@@ -184,6 +184,29 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
     assert_matches_interpreter(model, g, hypers, device, TOL)
 
 
+def declared_hypers(model):
+    """The hypers the model declares (its .hgnn defaults)."""
+    return {h["name"]: int(h["default"]) if h["type"] == "int"
+            else h["default"] for h in layer_info(model)["hypers"]}
+
+
+@pytest.mark.parametrize("hub_mode", list(HUB_MODES))
+@pytest.mark.parametrize("model", MODELS)
+def test_generated_with_declared_hypers_matches_interpreter(
+        model, hub_mode, device, monkeypatch):
+    """At the declared int hypers (64 wide, one head) the CUDA host
+    functions run the kernels' kFixedHypers instantiation, which reads them
+    as compile-time constants; the other tests' small dims run the general
+    one. Both must agree with the interpreter."""
+    if device.type == "cpu":
+        pytest.skip("the fixed-hyper kernels are CUDA instantiations")
+    hypers = declared_hypers(model)
+    assert hypers != hypers_for(model, 1)
+    hubs = set_hub_mode(hub_mode, monkeypatch)
+    assert_matches_interpreter(model, graph_for(model, device, hubs), hypers,
+                               device, TOL)
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_generated_with_tf32_allowed_stays_within_1e_3(model, device,
                                                         monkeypatch):
