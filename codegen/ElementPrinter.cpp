@@ -187,6 +187,22 @@ void printLaneSplitElement(CodeWriter &w, const ir::Stmt &stmt,
   w.line("v = hector::trav::groupSum<kGroupSize>(v);");
 }
 
+void printWorkerLaneTerms(CodeWriter &w, const ir::Stmt &stmt,
+                          const ir::Shape &result,
+                          const std::vector<OperandRef> &operands,
+                          const std::string &sum, const std::string &active) {
+  const std::optional<Contraction> c = contractionOf(stmt, result, operands);
+  if (!c)
+    throw EmitError{std::string("no lane-split form for op ") +
+                    ir::opName(stmt.op)};
+  w.line("scalar_t {} = 0;", sum);
+  w.open(fmt::format("if ({0}) for (int {1} = hector_lane; {1} < {2}; {1} += "
+                     "hector_lanes)",
+                     active, c->var, c->terms));
+  w.line("{} += {};", sum, c->term);
+  w.close();
+}
+
 bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
                       const ir::Shape &result,
                       const ir::Shape &operandShape) {

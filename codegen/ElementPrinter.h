@@ -60,4 +60,14 @@ void printLaneSplitElement(CodeWriter &w, const ir::Stmt &stmt,
                            const ir::Shape &result,
                            const std::vector<OperandRef> &operands);
 
+/// For a contraction in an edge loop split over workers: declares
+/// `scalar_t <sum> = 0` and adds to it this lane's share of element i's
+/// terms (terms hector_lane, hector_lane + hector_lanes, ..., with the
+/// worker's lanes) when `active`; the caller folds the worker's lanes
+/// (foldSum). Every lane of the warp must then take part in the fold.
+void printWorkerLaneTerms(CodeWriter &w, const ir::Stmt &stmt,
+                          const ir::Shape &result,
+                          const std::vector<OperandRef> &operands,
+                          const std::string &sum, const std::string &active);
+
 } // namespace hector::codegen

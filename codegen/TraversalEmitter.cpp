@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -200,8 +201,28 @@ private:
   std::optional<std::string> splitsTerms(const TravStmt &s,
                                          const ir::Shape &shape,
                                          const std::vector<OperandRef> &ops) const;
+  /// Whether `s`, in a worker loop, is a contraction its worker's lanes
+  /// share (printWorkerSplit): stored plainly or into the worker's
+  /// accumulator, not into storage it reads.
+  bool splitsInWorker(const TravStmt &s) const;
+  /// A worker-loop contraction `lead` (splitsInWorker) and what follows it
+  /// for each element: every lane of the worker adds its share of element
+  /// i's terms into v_s<lead>, the worker's lanes fold them with shuffles
+  /// (the whole warp runs the element loop, active or not), and element
+  /// i's own lane (i mod lanes, as in HECTOR_FOR_ELEMENTS) runs `rest`.
+  /// With more lanes a worker than a warp (a block group's wide rows) the
+  /// shuffles cannot fold them: the plain element loop, `plain`, runs.
+  void printWorkerSplit(CodeWriter &w, const TravStmt &lead,
+                        const std::vector<OperandRef> &ops,
+                        const std::function<void()> &rest,
+                        const std::function<void()> &plain) const;
   /// Prints statements that share one element loop (ElementGroups.h).
   void printGroup(CodeWriter &w, const ElementGroup &g);
+  /// The members of `g` for element i; the lead's value is already in
+  /// v_s<lead> when `leadSummed`.
+  void printGroupMembers(CodeWriter &w, const ElementGroup &g,
+                         const std::vector<std::vector<OperandRef>> &operands,
+                         bool leadSummed) const;
   /// Prints consecutive statements of one loop body, grouped.
   void printStatements(CodeWriter &w,
                        const std::vector<const TravStmt *> &run);
@@ -345,6 +366,15 @@ void NestPrinter::findWorkerLoops() {
       const std::string &target = s.stmt.target.value;
       wl.widths.push_back(
           dimExpr(shapeSize(layout_.layout(target).decl.shape)));
+      // A contraction's worker lanes share its terms (printWorkerSplit):
+      // its workers are as wide as the rows it reads. HGT's attention
+      // score, one scalar per head from two 64-wide rows, otherwise had a
+      // worker of one lane per edge adding all 64 products.
+      if (s.stmt.op == ir::OpKind::Dot || s.stmt.op == ir::OpKind::SumTo)
+        for (const ir::Operand &op : s.stmt.operands)
+          if (const auto *a = std::get_if<ir::Access>(&op))
+            wl.widths.push_back(
+                dimExpr(shapeSize(layout_.layout(a->value).decl.shape)));
       if (s.reduction == ReductionScheme::Segmented)
         wl.segmented.push_back(&s);
       else if (layout_.home(target) == Home::Register &&
@@ -615,7 +645,11 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   const std::string &target = stmt.target.value;
   const ir::Shape &shape = layout_.layout(target).decl.shape;
   printStmtComment(w, s);
-  openActiveBlock(w);
+  const bool split = splitsInWorker(s);
+  if (split)
+    w.open(""); // see printGroup
+  else
+    openActiveBlock(w);
   const std::vector<OperandRef> ops = declareOperands(w, s, "o", {});
   const std::string size = sizeOf(target);
   std::string store;
@@ -662,7 +696,15 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
     break;
   }
   }
-  if (sharesStorage(stmt)) {
+  if (split) {
+    printWorkerSplit(
+        w, s, ops,
+        [&] {
+          w.line("const scalar_t v = v_s{};", s.id);
+          w.raw(store);
+        },
+        [&] { printBatchLoop(w, stmt, shape, ops, size, store); });
+  } else if (sharesStorage(stmt)) {
     // Element at a time: a later element may read what an earlier stored.
     w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
     printElement(w, stmt, shape, ops);
@@ -706,10 +748,70 @@ NestPrinter::declareOperands(CodeWriter &w, const TravStmt &s,
   return ops;
 }
 
+bool NestPrinter::splitsInWorker(const TravStmt &s) const {
+  if (!inWorkerLoop_ || (s.hoisted && s.storeInInnerLoop) ||
+      sharesStorage(s.stmt))
+    return false;
+  if (s.reduction != ReductionScheme::None &&
+      s.reduction != ReductionScheme::Segmented)
+    return false;
+  return s.stmt.op == ir::OpKind::Dot || s.stmt.op == ir::OpKind::SumTo;
+}
+
+void NestPrinter::printWorkerSplit(CodeWriter &w, const TravStmt &lead,
+                                   const std::vector<OperandRef> &ops,
+                                   const std::function<void()> &rest,
+                                   const std::function<void()> &plain) const {
+  const std::string active = "hector_active_" + inWorkerLoop_->suffix();
+  const std::string v = fmt::format("v_s{}", lead.id);
+  w.open("if (hector_lanes <= hector::trav::kWarpSize)");
+  w.open(fmt::format("for (int i = 0; i < {}; ++i)",
+                     sizeOf(lead.stmt.target.value)));
+  printWorkerLaneTerms(w, lead.stmt,
+                       layout_.layout(lead.stmt.target.value).decl.shape, ops,
+                       v, active);
+  w.line("{0} = hector::trav::foldSum({0}, hector_lanes);", v);
+  w.open(fmt::format("if ({} && i % hector_lanes == hector_lane)", active));
+  rest();
+  w.close();
+  w.close();
+  w.close();
+  w.open(fmt::format("else if ({})", active));
+  plain();
+  w.close();
+}
+
+void NestPrinter::printGroupMembers(
+    CodeWriter &w, const ElementGroup &g,
+    const std::vector<std::vector<OperandRef>> &operands,
+    bool leadSummed) const {
+  for (size_t m = 0; m < g.members.size(); ++m) {
+    const TravStmt &s = *g.members[m];
+    const std::string v = fmt::format("v_s{}", s.id);
+    if (m > 0 || !leadSummed) {
+      w.line("scalar_t {};", v);
+      w.open("");
+      printElement(w, s.stmt, layout_.layout(s.stmt.target.value).decl.shape,
+                   operands[m]);
+      w.line("{} = v;", v);
+      w.close();
+    }
+    if (!g.unstored.count(s.id))
+      w.raw(plainStore(s, fmt::format("s{}_t", s.id), v));
+  }
+}
+
 void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
   for (const TravStmt *s : g.members)
     printStmtComment(w, *s);
-  openActiveBlock(w);
+  // A shared contraction's element loop runs on every lane, active or
+  // not; its pointers are declared for all of them (an inactive worker's
+  // edge reads as edge 0, printSubLoop).
+  const bool split = splitsInWorker(*g.members.front());
+  if (split)
+    w.open("");
+  else
+    openActiveBlock(w);
   // Pointers first, named per statement; an operand forwarded from an
   // earlier member reads that member's local instead.
   std::vector<std::vector<OperandRef>> operands;
@@ -724,21 +826,18 @@ void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
     if (!g.unstored.count(s.id))
       w.line("scalar_t *s{}_t = {};", s.id, plainTargetPtr(s));
   }
-  w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
-                     sizeOf(g.members.front()->stmt.target.value)));
-  for (size_t m = 0; m < g.members.size(); ++m) {
-    const TravStmt &s = *g.members[m];
-    const std::string v = fmt::format("v_s{}", s.id);
-    w.line("scalar_t {};", v);
-    w.open("");
-    printElement(w, s.stmt, layout_.layout(s.stmt.target.value).decl.shape,
-                 operands[m]);
-    w.line("{} = v;", v);
+  const auto elementLoop = [&] {
+    w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
+                       sizeOf(g.members.front()->stmt.target.value)));
+    printGroupMembers(w, g, operands, false);
     w.close();
-    if (!g.unstored.count(s.id))
-      w.raw(plainStore(s, fmt::format("s{}_t", s.id), v));
-  }
-  w.close();
+  };
+  if (split)
+    printWorkerSplit(
+        w, *g.members.front(), operands.front(),
+        [&] { printGroupMembers(w, g, operands, true); }, elementLoop);
+  else
+    elementLoop();
   w.close();
   if (!omitBodySync_)
     w.line("HECTOR_GROUP_SYNC();");

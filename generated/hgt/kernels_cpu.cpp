@@ -51,7 +51,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s11 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -95,40 +95,71 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s9: att_2[e] = mul(att_1[e], mu[e.etype])
           // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
           // s11: att_max[n] max= detach(att_score[e]) {segmented}
-          if (hector_active_0) {
+          {
             const scalar_t *s8_o0 = (b.att_0 + (g.dst_csr_pair[c_e]) * sz_att_0);
             const scalar_t *s8_o1 = (b.q_0 + (v_e) * sz_q_0);
             scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
             const scalar_t *s9_o1 = (b.mu + (g.dst_csr_etype[c_e]) * sz_mu);
             scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
             scalar_t *s11_t = w_acc_s11 + hector_worker_0 * hector_stride_w_acc_s11;
-            HECTOR_FOR_ELEMENTS(i, sz_att_1) {
-              scalar_t v_s8;
-              {
-                scalar_t v = 0;
-                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                  v += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
+            if (hector_lanes <= hector::trav::kWarpSize) {
+              for (int i = 0; i < sz_att_1; ++i) {
+                scalar_t v_s8 = 0;
+                if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                  v_s8 += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
                 }
-                v_s8 = v;
+                v_s8 = hector::trav::foldSum(v_s8, hector_lanes);
+                if (hector_active_0 && i % hector_lanes == hector_lane) {
+                  s8_t[i] = v_s8;
+                  scalar_t v_s9;
+                  {
+                    const scalar_t v = v_s8 * s9_o1[i];
+                    v_s9 = v;
+                  }
+                  scalar_t v_s10;
+                  {
+                    const scalar_t v = v_s9 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                    v_s10 = v;
+                  }
+                  s10_t[i] = v_s10;
+                  scalar_t v_s11;
+                  {
+                    const scalar_t v = v_s10;
+                    v_s11 = v;
+                  }
+                  s11_t[i] = hector::trav::max(s11_t[i], v_s11);
+                }
               }
-              s8_t[i] = v_s8;
-              scalar_t v_s9;
-              {
-                const scalar_t v = v_s8 * s9_o1[i];
-                v_s9 = v;
+            }
+            else if (hector_active_0) {
+              HECTOR_FOR_ELEMENTS(i, sz_att_1) {
+                scalar_t v_s8;
+                {
+                  scalar_t v = 0;
+                  for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                    v += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                  v_s8 = v;
+                }
+                s8_t[i] = v_s8;
+                scalar_t v_s9;
+                {
+                  const scalar_t v = v_s8 * s9_o1[i];
+                  v_s9 = v;
+                }
+                scalar_t v_s10;
+                {
+                  const scalar_t v = v_s9 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                  v_s10 = v;
+                }
+                s10_t[i] = v_s10;
+                scalar_t v_s11;
+                {
+                  const scalar_t v = v_s10;
+                  v_s11 = v;
+                }
+                s11_t[i] = hector::trav::max(s11_t[i], v_s11);
               }
-              scalar_t v_s10;
-              {
-                const scalar_t v = v_s9 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-                v_s10 = v;
-              }
-              s10_t[i] = v_s10;
-              scalar_t v_s11;
-              {
-                const scalar_t v = v_s10;
-                v_s11 = v;
-              }
-              s11_t[i] = hector::trav::max(s11_t[i], v_s11);
             }
           }
         }
@@ -883,7 +914,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   [[maybe_unused]] const int64_t sz_grad_A = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_grad_skip = INT64_C(1);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s20 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_4 = hector::trav::workerStride(hp_in_dim, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_grad_att = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -942,21 +973,36 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           }
           HECTOR_GROUP_SYNC();
           // s15: grad_att[e] = sum_to(d_4[e]) shape [heads]
-          if (hector_active_0) {
+          {
             const scalar_t *o0 = r_d_4;
             scalar_t *t = r_grad_att;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
-                scalar_t v = 0;
-                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                  v += o0[i * (hp_in_dim / hp_heads) + kk];
+            if (hector_lanes <= hector::trav::kWarpSize) {
+              for (int i = 0; i < sz_grad_att; ++i) {
+                scalar_t v_s15 = 0;
+                if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                  v_s15 += o0[i * (hp_in_dim / hp_heads) + kk];
                 }
-                hv[u] = v;
+                v_s15 = hector::trav::foldSum(v_s15, hector_lanes);
+                if (hector_active_0 && i % hector_lanes == hector_lane) {
+                  const scalar_t v = v_s15;
+                  t[i] = v;
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+            }
+            else if (hector_active_0) {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
+                  scalar_t v = 0;
+                  for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                    v += o0[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_att) {
+                  const scalar_t v = hv[u];
+                  t[i] = v;
+                }
               }
             }
           }

@@ -166,7 +166,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -210,40 +210,71 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s11: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
           // s12: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
           // s13: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-          if (hector_active_0) {
+          {
             const scalar_t *s10_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
             const scalar_t *s10_o1 = (b.q_0 + (v_n) * sz_q_0);
             scalar_t *s10_t = (b.alpha_1 + (v_e) * sz_alpha_1);
             const scalar_t *s11_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
             scalar_t *s12_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s13_t = w_acc_s13 + hector_worker_0 * hector_stride_w_acc_s13;
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-              scalar_t v_s10;
-              {
-                scalar_t v = 0;
-                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                  v += s10_o0[i * (hp_in_dim / hp_heads) + kk] * s10_o1[i * (hp_in_dim / hp_heads) + kk];
+            if (hector_lanes <= hector::trav::kWarpSize) {
+              for (int i = 0; i < sz_alpha_1; ++i) {
+                scalar_t v_s10 = 0;
+                if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                  v_s10 += s10_o0[i * (hp_in_dim / hp_heads) + kk] * s10_o1[i * (hp_in_dim / hp_heads) + kk];
                 }
-                v_s10 = v;
+                v_s10 = hector::trav::foldSum(v_s10, hector_lanes);
+                if (hector_active_0 && i % hector_lanes == hector_lane) {
+                  s10_t[i] = v_s10;
+                  scalar_t v_s11;
+                  {
+                    const scalar_t v = v_s10 * s11_o1[i];
+                    v_s11 = v;
+                  }
+                  scalar_t v_s12;
+                  {
+                    const scalar_t v = v_s11 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                    v_s12 = v;
+                  }
+                  s12_t[i] = v_s12;
+                  scalar_t v_s13;
+                  {
+                    const scalar_t v = v_s12;
+                    v_s13 = v;
+                  }
+                  s13_t[i] = hector::trav::max(s13_t[i], v_s13);
+                }
               }
-              s10_t[i] = v_s10;
-              scalar_t v_s11;
-              {
-                const scalar_t v = v_s10 * s11_o1[i];
-                v_s11 = v;
+            }
+            else if (hector_active_0) {
+              HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+                scalar_t v_s10;
+                {
+                  scalar_t v = 0;
+                  for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                    v += s10_o0[i * (hp_in_dim / hp_heads) + kk] * s10_o1[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                  v_s10 = v;
+                }
+                s10_t[i] = v_s10;
+                scalar_t v_s11;
+                {
+                  const scalar_t v = v_s10 * s11_o1[i];
+                  v_s11 = v;
+                }
+                scalar_t v_s12;
+                {
+                  const scalar_t v = v_s11 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                  v_s12 = v;
+                }
+                s12_t[i] = v_s12;
+                scalar_t v_s13;
+                {
+                  const scalar_t v = v_s12;
+                  v_s13 = v;
+                }
+                s13_t[i] = hector::trav::max(s13_t[i], v_s13);
               }
-              scalar_t v_s12;
-              {
-                const scalar_t v = v_s11 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-                v_s12 = v;
-              }
-              s12_t[i] = v_s12;
-              scalar_t v_s13;
-              {
-                const scalar_t v = v_s12;
-                v_s13 = v;
-              }
-              s13_t[i] = hector::trav::max(s13_t[i], v_s13);
             }
           }
         }

@@ -981,6 +981,54 @@ TEST(EmitterFixedHypers, ConstantsAreTheModulesDeclaredValues) {
             2u);
 }
 
+// A contraction in a worker-split edge loop (HGT's attention score: one
+// scalar a head from two 64-wide rows) is shared by its worker's lanes,
+// which are as many as its operands' rows ask for: each lane adds its
+// share of the terms, a shuffle fold sums them (on every lane, active or
+// not), and the element's own lane runs the rest of the group. A worker
+// wider than a warp keeps the one-lane element loop.
+TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
+  std::optional<Emitted> e = compileAndEmit("hgt_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string kernel = textFrom(cu, "\nforward_trav_4(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "hector_workers_0 = hector::trav::workersFor("
+                            "hector::trav::maxOf(hp_heads, hp_in_dim, "
+                            "hp_in_dim, hp_heads, hp_heads, hp_heads), "
+                            "kGroupSize);"),
+            1u)
+      << kernel;
+  const size_t sum = kernel.find(
+      "if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / "
+      "hp_heads); kk += hector_lanes) {\n                v_s10 += ");
+  const size_t fold =
+      kernel.find("v_s10 = hector::trav::foldSum(v_s10, hector_lanes);");
+  const size_t own =
+      kernel.find("if (hector_active_0 && i % hector_lanes == hector_lane) {");
+  const size_t rest = kernel.find("s13_t[i] = hector::trav::max(s13_t[i], "
+                                  "v_s13);");
+  const size_t plain = kernel.find("else if (hector_active_0) {");
+  ASSERT_NE(sum, std::string::npos) << kernel;
+  ASSERT_NE(fold, std::string::npos);
+  ASSERT_NE(own, std::string::npos);
+  ASSERT_NE(plain, std::string::npos);
+  EXPECT_LT(sum, fold);
+  EXPECT_LT(fold, own);
+  EXPECT_LT(own, rest);
+  EXPECT_LT(rest, plain);
+  EXPECT_NE(kernel.find("if (hector_lanes <= hector::trav::kWarpSize) {"),
+            std::string::npos);
+  // A sum_to in a backward worker loop (HGT's score gradient over a
+  // head's elements) takes the same form.
+  std::optional<Emitted> hgt = compileAndEmit("hgt");
+  ASSERT_TRUE(hgt);
+  const std::string &hgtCu = fileText(*hgt, "kernels.cu");
+  EXPECT_EQ(countOf(hgtCu, "v_s15 = hector::trav::foldSum(v_s15, "
+                           "hector_lanes);"),
+            1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),

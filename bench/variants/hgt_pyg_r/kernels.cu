@@ -173,7 +173,7 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -222,40 +222,71 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
         // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
         // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-        if (hector_active_0) {
+        {
           const scalar_t *s9_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
           const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
           scalar_t *s9_t = (b.alpha_1 + (v_e) * sz_alpha_1);
           const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
           scalar_t *s11_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-            scalar_t v_s9;
-            {
-              scalar_t v = 0;
-              for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
-                v += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+          if (hector_lanes <= hector::trav::kWarpSize) {
+            for (int i = 0; i < sz_alpha_1; ++i) {
+              scalar_t v_s9 = 0;
+              if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                v_s9 += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
               }
-              v_s9 = v;
+              v_s9 = hector::trav::foldSum(v_s9, hector_lanes);
+              if (hector_active_0 && i % hector_lanes == hector_lane) {
+                s9_t[i] = v_s9;
+                scalar_t v_s10;
+                {
+                  const scalar_t v = v_s9 * s10_o1[i];
+                  v_s10 = v;
+                }
+                scalar_t v_s11;
+                {
+                  const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                  v_s11 = v;
+                }
+                s11_t[i] = v_s11;
+                scalar_t v_s12;
+                {
+                  const scalar_t v = v_s11;
+                  v_s12 = v;
+                }
+                s12_t[i] = hector::trav::max(s12_t[i], v_s12);
+              }
             }
-            s9_t[i] = v_s9;
-            scalar_t v_s10;
-            {
-              const scalar_t v = v_s9 * s10_o1[i];
-              v_s10 = v;
+          }
+          else if (hector_active_0) {
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+              scalar_t v_s9;
+              {
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                  v += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                }
+                v_s9 = v;
+              }
+              s9_t[i] = v_s9;
+              scalar_t v_s10;
+              {
+                const scalar_t v = v_s9 * s10_o1[i];
+                v_s10 = v;
+              }
+              scalar_t v_s11;
+              {
+                const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                v_s11 = v;
+              }
+              s11_t[i] = v_s11;
+              scalar_t v_s12;
+              {
+                const scalar_t v = v_s11;
+                v_s12 = v;
+              }
+              s12_t[i] = hector::trav::max(s12_t[i], v_s12);
             }
-            scalar_t v_s11;
-            {
-              const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
-              v_s11 = v;
-            }
-            s11_t[i] = v_s11;
-            scalar_t v_s12;
-            {
-              const scalar_t v = v_s11;
-              v_s12 = v;
-            }
-            s12_t[i] = hector::trav::max(s12_t[i], v_s12);
           }
         }
       }
@@ -1940,7 +1971,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -1963,7 +1994,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kWarpSize);
       const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);

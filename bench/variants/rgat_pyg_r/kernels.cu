@@ -439,7 +439,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
   const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, kGroupSize);
@@ -525,21 +525,36 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         }
         HECTOR_GROUP_SYNC();
         // s3: grad_alpha[e] = sum_to(d_1[e]) shape [heads]
-        if (hector_active_0) {
+        {
           const scalar_t *o0 = r_d_1;
           scalar_t *t = r_grad_alpha;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
-              scalar_t v = 0;
-              for (int64_t kk = 0; kk < hp_out_dim; ++kk) {
-                v += o0[i * hp_out_dim + kk];
+          if (hector_lanes <= hector::trav::kWarpSize) {
+            for (int i = 0; i < sz_grad_alpha; ++i) {
+              scalar_t v_s3 = 0;
+              if (hector_active_0) for (int kk = hector_lane; kk < hp_out_dim; kk += hector_lanes) {
+                v_s3 += o0[i * hp_out_dim + kk];
               }
-              hv[u] = v;
+              v_s3 = hector::trav::foldSum(v_s3, hector_lanes);
+              if (hector_active_0 && i % hector_lanes == hector_lane) {
+                const scalar_t v = v_s3;
+                t[i] = v;
+              }
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
-              const scalar_t v = hv[u];
-              t[i] = v;
+          }
+          else if (hector_active_0) {
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < hp_out_dim; ++kk) {
+                  v += o0[i * hp_out_dim + kk];
+                }
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
             }
           }
         }
@@ -1220,7 +1235,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -1237,7 +1252,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::check(cudaGetLastError(), "backward_trav_0");
       }
       const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_workers_1 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads), hector::trav::kWarpSize);
       const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
       const int64_t hector_stride_w_r_d_1 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_0, hector::trav::kWarpSize);
