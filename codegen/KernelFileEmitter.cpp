@@ -31,8 +31,7 @@ std::string hostSignature(const ProgramLayout &p, Target target,
   if (target == Target::Cpu)
     return fmt::format("void {}_cpu{})", p.entry(), common);
   return fmt::format("void {}{}, void *stream_handle)",
-                     cudaName.empty() ? p.entry() + "_cuda" : cudaName,
-                     common);
+                     cudaName.empty() ? p.entry() + "_cuda" : cudaName, common);
 }
 
 /// The CUDA host function's body: a template over kFixedHypers, which its

@@ -1377,8 +1377,8 @@ std::string traversalKernelName(const ProgramLayout &layout,
   return layout.entry() + "_" + t.name;
 }
 
-void printPrologue(CodeWriter &w, const ProgramLayout &layout,
-                   bool int32Sizes, bool fixedHypers) {
+void printPrologue(CodeWriter &w, const ProgramLayout &layout, bool int32Sizes,
+                   bool fixedHypers) {
   const char *type = int32Sizes ? "int" : "int64_t";
   for (const ir::HyperDecl &h : layout.program().hypers) {
     if (h.type != ir::HyperDecl::Type::Int)
@@ -1387,8 +1387,7 @@ void printPrologue(CodeWriter &w, const ProgramLayout &layout,
     else if (fixedHypers)
       w.line("[[maybe_unused]] const int {} = kFixedHypers ? {} : "
              "static_cast<int>(hp.{});",
-             hyperLocal(h.name), static_cast<int64_t>(h.defaultValue),
-             h.name);
+             hyperLocal(h.name), static_cast<int64_t>(h.defaultValue), h.name);
     else if (int32Sizes)
       w.line("[[maybe_unused]] const int {} = static_cast<int>(hp.{});",
              hyperLocal(h.name), h.name);
@@ -1588,15 +1587,15 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
   for (int lanes : {1, 2, 4, 8, 16, 32}) {
     w.open(lanes == 32 ? std::string("default:") : fmt::format("case {}:", lanes));
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}("
-           "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, {}>), rows, "
-           "scratch_size, sizeof(scalar_t), {}, {});",
-           launchShapeFunction(nest), name,
-           lanes, nest.hasAtomics() ? "hp.hector_deterministic" : "false",
-           lanes);
-    w.line("{}<scalar_t, kFixedHypers, {}><<<static_cast<unsigned>(shape.blocks), "
-           "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, "
-           "hp, scratch_size, INT64_MAX);",
-           name, lanes);
+           "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, {}>), "
+           "rows, scratch_size, sizeof(scalar_t), {}, {});",
+           launchShapeFunction(nest), name, lanes,
+           nest.hasAtomics() ? "hp.hector_deterministic" : "false", lanes);
+    w.line(
+        "{}<scalar_t, kFixedHypers, {}><<<static_cast<unsigned>(shape.blocks), "
+        "shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, "
+        "hp, scratch_size, INT64_MAX);",
+        name, lanes);
     w.line("break;");
     w.close();
   }
@@ -1612,9 +1611,10 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
   printWorkerCounts(w, nest, "hector::trav::kWarpSize");
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
-  const std::string kernel = fmt::format(
-      "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>)",
-      name);
+  const std::string kernel =
+      fmt::format("reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
+                  "hector::trav::kWarpSize>)",
+                  name);
   const std::string single =
       nest.hasAtomics() ? "hp.hector_deterministic" : "false";
   const std::string stream = afterHeavy ? "warp_stream" : "stream";
@@ -1629,13 +1629,13 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
       stream);
   const std::string queuedShape = fmt::format(
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&{}<"
-      "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, "
-      "sizeof(scalar_t), {}, {})",
+      "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, "
+      "scratch_size, sizeof(scalar_t), {}, {})",
       name, single, stream);
-  const std::string queuedCall =
-      fmt::format("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>{}({}, "
-                  "launch.queue);",
-                  name, config, args);
+  const std::string queuedCall = fmt::format(
+      "{}<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>{}({}, "
+      "launch.queue);",
+      name, config, args);
   if (nest.takesRowQueue() && !afterHeavy) {
     // Rows of uneven cost: the warps take them from a queue.
     w.line("const hector::trav::QueuedLaunch launch = {};", queuedShape);
@@ -1660,7 +1660,8 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}({}, "
            "rows, scratch_size, sizeof(scalar_t), {});",
            launchShapeFunction(nest), kernel, single);
-    w.line("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({});", name, config, args);
+    w.line("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({});", name,
+           config, args);
   }
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   if (nest.takesRowQueue())
@@ -1685,7 +1686,8 @@ void printBlockPerTypeLaunch(CodeWriter &w, const NestPrinter &nest,
          "&{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), rows, "
          "block_scratch_size, sizeof(scalar_t));",
          name);
-  w.line("{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
+  w.line("{}<scalar_t, kFixedHypers, "
+         "hector::trav::kHeavyGroupSize><<<static_cast<unsigned>("
          "shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, "
          "stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX{});",
          name, noRowQueue(nest));
@@ -1717,10 +1719,10 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
                                          : "") +
                           heavy->count + " > 0 && ");
   }
-  const std::string heavyKernel = fmt::format(
-      "reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
-      "hector::trav::kHeavyGroupSize>)",
-      name);
+  const std::string heavyKernel =
+      fmt::format("reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
+                  "hector::trav::kHeavyGroupSize>)",
+                  name);
   if (heavy) {
     // The heavy launch first; on large graphs the warp launch overlaps it
     // from the side stream, on small ones it follows on the op's stream
@@ -1750,7 +1752,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "launchCooperative({}, shape, heavy_stream, g, gv, b, hp, "
              "heavy_scratch_size, int64_t{{INT64_MAX}}, hub{}), \"{}\");",
              heavyKernel, noRowQueue(nest), name);
-      w.line("else {}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<"
+      w.line("else {}<scalar_t, kFixedHypers, "
+             "hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX, hub{});",
@@ -1760,7 +1763,8 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
              "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
              "sizeof(scalar_t));",
              heavyKernel, heavy->count);
-      w.line("{}<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<"
+      w.line("{}<scalar_t, kFixedHypers, "
+             "hector::trav::kHeavyGroupSize><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX{});",

@@ -146,9 +146,11 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
           "__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
           "256)\n" +
           kernel + "([[maybe_unused]] const hector::rt::GraphArrays g";
-      EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize>\n" +
+      EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, "
+                            "int kGroupSize>\n" +
                                 declared) +
-                    countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize, "
+                    countOf(cu, "template <typename scalar_t, bool "
+                                "kFixedHypers, int kGroupSize, "
                                 "bool kRowQueue = false>\n" +
                                     declared),
                 1u)
@@ -176,12 +178,18 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
                     1u)
               << kernel << " " << lanes;
       }
-      EXPECT_EQ(countOf(cu, kernel + "<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
-                flat ? 0u : 1u)
+      EXPECT_EQ(
+          countOf(cu,
+                  kernel +
+                      "<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
+          flat ? 0u : 1u)
           << kernel;
-      EXPECT_LE(countOf(cu, kernel +
-                                "<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<"),
-                1u)
+      EXPECT_LE(
+          countOf(
+              cu,
+              kernel +
+                  "<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<"),
+          1u)
           << kernel;
     }
     EXPECT_EQ(countOf(cpu, "\nvoid " + entry + "_trav"), here) << entry;
@@ -714,17 +722,21 @@ TEST(EmitterBlockPerType, RelationLoopsLaunchABlockPerRelation) {
                           "&& hector::trav::fitsInBlock(block_scratch_size * "
                           "sizeof(scalar_t));"),
             1u);
-  EXPECT_EQ(countOf(host, "hector::trav::heavyLaunchShape(reinterpret_cast<"
-                          "const void *>(&backward_trav_10<scalar_t, kFixedHypers, "
-                          "hector::trav::kHeavyGroupSize>), rows, "
-                          "block_scratch_size, sizeof(scalar_t));"),
+  EXPECT_EQ(countOf(host,
+                    "hector::trav::heavyLaunchShape(reinterpret_cast<"
+                    "const void *>(&backward_trav_10<scalar_t, kFixedHypers, "
+                    "hector::trav::kHeavyGroupSize>), rows, "
+                    "block_scratch_size, sizeof(scalar_t));"),
             1u);
   // The warp launch is the fallback, one warp in deterministic mode.
   EXPECT_EQ(countOf(host, "else {"), 1u);
-  EXPECT_EQ(countOf(host, "backward_trav_10<scalar_t, kFixedHypers, hector::trav::kWarpSize>"
-                          "), rows, scratch_size, sizeof(scalar_t), "
-                          "hp.hector_deterministic);"),
-            1u);
+  EXPECT_EQ(
+      countOf(
+          host,
+          "backward_trav_10<scalar_t, kFixedHypers, hector::trav::kWarpSize>"
+          "), rows, scratch_size, sizeof(scalar_t), "
+          "hp.hector_deterministic);"),
+      1u);
   // The relation loop is the only one (the flag declared, then tested).
   EXPECT_EQ(countOf(cu, "block_launch"), 2u);
 }
@@ -740,10 +752,11 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string bias =
       textFrom(cu, "      // @trav_0: access none", "\n      }\n");
-  EXPECT_EQ(countOf(bias, "hector::trav::rowSumsLaunchShape(reinterpret_cast<"
-                          "const void *>(&backward_trav_0<scalar_t, kFixedHypers, "
-                          "hector::trav::kWarpSize>), rows, scratch_size, "
-                          "sizeof(scalar_t), hp.hector_deterministic);"),
+  EXPECT_EQ(countOf(bias,
+                    "hector::trav::rowSumsLaunchShape(reinterpret_cast<"
+                    "const void *>(&backward_trav_0<scalar_t, kFixedHypers, "
+                    "hector::trav::kWarpSize>), rows, scratch_size, "
+                    "sizeof(scalar_t), hp.hector_deterministic);"),
             1u)
       << bias;
   // ... and the warp fallback of the relation loop summing grad_q.
@@ -775,14 +788,19 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
   EXPECT_EQ(countOf(host, "switch (row_lanes)"), 1u);
   EXPECT_EQ(countOf(host, "case 1: {"), 1u);
   EXPECT_EQ(countOf(host, "default: {"), 1u);
-  EXPECT_EQ(countOf(host, "hector::trav::launchShape(reinterpret_cast<const "
-                          "void *>(&backward_trav_2<scalar_t, kFixedHypers, 1>), rows, "
-                          "scratch_size, sizeof(scalar_t), "
-                          "hp.hector_deterministic, 1);"),
-            1u);
+  EXPECT_EQ(
+      countOf(host,
+              "hector::trav::launchShape(reinterpret_cast<const "
+              "void *>(&backward_trav_2<scalar_t, kFixedHypers, 1>), rows, "
+              "scratch_size, sizeof(scalar_t), "
+              "hp.hector_deterministic, 1);"),
+      1u);
   // Node loops keep their warp launch.
-  EXPECT_EQ(countOf(cu, "forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
-            1u);
+  EXPECT_EQ(
+      countOf(
+          cu,
+          "forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
+      1u);
 }
 
 // A node-row kernel with neighbour loops and a partial-atomic sum (the
@@ -798,11 +816,12 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
   const std::string backward =
       textFrom(cu, "void backward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(backward.empty());
-  EXPECT_EQ(countOf(backward, "hector::trav::partialRowsLaunchShape("
-                              "reinterpret_cast<const void *>(&backward_trav_2<"
-                              "scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, "
-                              "scratch_size, sizeof(scalar_t), "
-                              "hp.hector_deterministic);"),
+  EXPECT_EQ(countOf(backward,
+                    "hector::trav::partialRowsLaunchShape("
+                    "reinterpret_cast<const void *>(&backward_trav_2<"
+                    "scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, "
+                    "scratch_size, sizeof(scalar_t), "
+                    "hp.hector_deterministic);"),
             1u)
       << backward;
   EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
@@ -824,7 +843,8 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool "
+  EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int "
+                        "kGroupSize, bool "
                         "kRowQueue = false>\n__global__ void "
                         "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
                         "256)\nforward_trav_2("),
@@ -844,21 +864,25 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
                             "hector_queue))"),
             1u)
       << kernel;
-  const std::string forward = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
+  const std::string forward =
+      textFrom(cu, "void forward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(forward.empty());
   const size_t shape = forward.find(
       "const hector::trav::QueuedLaunch launch = warp_stream == stream ? "
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
-      "*>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, "
+      "*>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, "
+      "true>), rows, "
       "scratch_size, sizeof(scalar_t), false, warp_stream) : "
       "hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<"
-      "const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), "
+      "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
+      "hector::trav::kWarpSize>), "
       "rows, scratch_size, sizeof(scalar_t), false), {}};");
   const size_t queued = forward.find(
       "if (launch.queue.next) forward_trav_2<scalar_t, kFixedHypers, "
       "hector::trav::kWarpSize, true><<<");
   const size_t chunked =
-      forward.find("else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<");
+      forward.find("else forward_trav_2<scalar_t, kFixedHypers, "
+                   "hector::trav::kWarpSize><<<");
   const size_t release = forward.find(
       "hector::trav::rowQueueRelease(launch.queue, warp_stream);");
   ASSERT_NE(shape, std::string::npos) << forward;
@@ -902,24 +926,28 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
   std::optional<Emitted> e = compileAndEmitIr(kTwoDirectionModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string forward = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
+  const std::string forward =
+      textFrom(cu, "void forward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(forward.empty());
   EXPECT_EQ(countOf(forward, "heavy_launch"), 0u) << forward;
   EXPECT_EQ(countOf(forward, "warp_stream"), 0u) << forward;
-  EXPECT_EQ(countOf(forward, "const hector::trav::QueuedLaunch launch = "
-                             "hector::trav::queuedLaunchShape("
-                             "reinterpret_cast<const void *>(&forward_trav_0<"
-                             "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), "
-                             "rows, scratch_size, sizeof(scalar_t), false, "
-                             "stream);"),
+  EXPECT_EQ(countOf(forward,
+                    "const hector::trav::QueuedLaunch launch = "
+                    "hector::trav::queuedLaunchShape("
+                    "reinterpret_cast<const void *>(&forward_trav_0<"
+                    "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), "
+                    "rows, scratch_size, sizeof(scalar_t), false, "
+                    "stream);"),
             1u)
       << forward;
-  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
-                             "kWarpSize, true><<<"),
+  EXPECT_EQ(countOf(forward,
+                    "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
+                    "kWarpSize, true><<<"),
             1u);
   EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u);
-  EXPECT_EQ(countOf(forward, "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
-                             "kWarpSize><<<"),
+  EXPECT_EQ(countOf(forward,
+                    "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
+                    "kWarpSize><<<"),
             0u);
   EXPECT_EQ(countOf(forward, "RowQueue{}"), 0u);
   EXPECT_EQ(countOf(forward, "hector::trav::rowQueueRelease(launch.queue, "
@@ -952,11 +980,12 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
     const std::string args = "(g, gv, b, hp, stream_handle);";
     const size_t fixed = dispatch.find(
         "if constexpr (std::is_same_v<scalar_t, float>) {\n      if "
-        "(hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {\n        " +
+        "(hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim "
+        "== 64 && hp.heads == 1) {\n        " +
         std::string(entry) + "_cuda_body<scalar_t, true>" + args +
         "\n        return;");
-    const size_t general =
-        dispatch.find(std::string(entry) + "_cuda_body<scalar_t, false>" + args);
+    const size_t general = dispatch.find(std::string(entry) +
+                                         "_cuda_body<scalar_t, false>" + args);
     ASSERT_NE(fixed, std::string::npos) << dispatch;
     ASSERT_NE(general, std::string::npos) << dispatch;
     EXPECT_LT(fixed, general);
@@ -977,8 +1006,9 @@ TEST(EmitterFixedHypers, ConstantsAreTheModulesDeclaredValues) {
   EXPECT_EQ(countOf(cu, "const int hp_d = kFixedHypers ? 8 : "
                         "static_cast<int>(hp.d);"),
             countOf(cu, "__global__ void"));
-  EXPECT_EQ(countOf(cu, "if (hector::trav::fixedHypersEnabled() && hp.d == 8) {"),
-            2u);
+  EXPECT_EQ(
+      countOf(cu, "if (hector::trav::fixedHypersEnabled() && hp.d == 8) {"),
+      2u);
 }
 
 // A contraction in a worker-split edge loop (HGT's attention score: one

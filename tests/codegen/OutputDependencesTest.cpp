@@ -177,8 +177,8 @@ TEST(OutputDependencesTest, BundledRgcnSkipsTheInputGradient) {
       << binding;
   EXPECT_EQ(countOf(binding, "ctx->needs_input_grad(0) ? out["), 1u);
   // grad_x (output 0 of rgcn's backward) has instances of its own.
-  const std::string backward =
-      codegentest::textFrom(cu, "void backward_cuda_body(", "// The scalar types");
+  const std::string backward = codegentest::textFrom(
+      cu, "void backward_cuda_body(", "// The scalar types");
   EXPECT_GE(countOf(backward, "if (hp.hector_needed_outputs & UINT64_C(0x1))"),
             1u)
       << backward;
