@@ -222,6 +222,22 @@ def test_tf32_allowed_for_the_timed_runs_not_the_reference(tmp_path,
         assert "TF32 matmuls allowed" in f.read()
 
 
+def test_hector_environment_recorded(tmp_path, monkeypatch):
+    """The HECTOR_* switches of the run (which kernels ran) are in
+    meta.json and the table's header; other variables are not."""
+    monkeypatch.setenv("HECTOR_FIXED_HYPERS", "0")
+    monkeypatch.setenv("NOT_HECTOR_X", "1")
+    records, out = bench.run(_cfg(tmp_path, datasets=["aifb"],
+                                  models=["rgcn"], modes=["inference"],
+                                  systems=["pyg-rgcn"]), log=_quiet)
+    with open(os.path.join(out, "meta.json")) as f:
+        env = json.load(f)["environment"]
+    assert env["HECTOR_FIXED_HYPERS"] == "0"
+    assert "NOT_HECTOR_X" not in env
+    with open(os.path.join(out, "table.md")) as f:
+        assert "HECTOR_FIXED_HYPERS=0; " in f.read()
+
+
 def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
     import time as _time
 

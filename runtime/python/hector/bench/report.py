@@ -120,6 +120,9 @@ def table_md(records, meta):
                  # Older runs' meta has no tf32: they ran without it.
                  + ("TF32 matmuls allowed (--tf32); " if meta.get("tf32")
                     else "fp32 matmuls; ")
+                 # Kernel switches set for the run (older runs: none).
+                 + "".join(f"{k}={v}; " for k, v in
+                           meta.get("environment", {}).items())
                  + f"{meta['date']}; "
                  + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     lines.append("")

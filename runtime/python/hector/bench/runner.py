@@ -114,6 +114,14 @@ def _versions():
     return v
 
 
+def hector_environment():
+    """The HECTOR_* variables of this process (kernel switches such as
+    HECTOR_FIXED_HYPERS and HECTOR_GEMM_MMA, hub and heavy-row limits):
+    they change which kernels run, so a run records them."""
+    return {k: v for k, v in sorted(os.environ.items())
+            if k.startswith("HECTOR_")}
+
+
 @contextlib.contextmanager
 def matmul_tf32(allowed):
     """torch.backends.cuda.matmul.allow_tf32 set to `allowed` inside, and
@@ -169,7 +177,7 @@ def _run(cfg, log):
                             or platform.machine()),
             "copy_bandwidth_Bps": bw, "dim": cfg.dim, "heads": cfg.heads,
             "scale": cfg.scale, "repeats": cfg.repeats, "warmup": cfg.warmup,
-            "tf32": cfg.tf32,
+            "tf32": cfg.tf32, "environment": hector_environment(),
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "versions": _versions(), "argv": sys.argv}
     log(f"hector.bench on {meta['device_name']} ({device}); copy bandwidth "
