@@ -4,7 +4,9 @@
 // Each template call is also timed with rowIds = 0..M-1 (the cost of the
 // row-id lookup alone) and rowIds = a random permutation (rows visited in a
 // random order, as edges sorted by etype are); both give the same Y and dW.
-// Then the same linear and outer calls in double (SegmentGemmArgsT<double>,
+// The linear call is timed again with W transposed ([N, K], nn.Linear's
+// layout, against cublasSgemm with op T). Then the same linear and outer
+// calls in double (SegmentGemmArgsT<double>,
 // the general kernels) against cublasDgemm.
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M] [N]
 // (default 2^20 rows, N = 64); HECTOR_GEMM_MMA=0 times the CUDA-core
@@ -224,6 +226,21 @@ int main(int argc, char **argv) {
       timeMs([&] { CHECK_CUDA(launchSegmentGemm(linTf32, nullptr)); });
   const double linTf32Diff = maxRelDiff(Y1, Y2, size_t(M) * N);
 
+  // Transposed weight ([N, K], nn.Linear's layout, as HGT's projections
+  // take it): W read as an [N, K] matrix. Row-major Y = X W^T is
+  // column-major Y^T = W X^T with W column-major [K, N] transposed.
+  SegmentGemmArgs linT = lin;
+  linT.transposeW = true;
+  CHECK_CUDA(cudaMemset(Y1, 0, size_t(M) * N * 4));
+  const float tLinT =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(linT, nullptr)); });
+  const float tLinTBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one,
+                             W, K, X, K, &zero, Y2, N));
+  });
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const double linTDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+
   // Outer: dW = X^T B (zeroed, then atomically accumulated).
   SegmentGemmArgs outer;
   outer.mode = SegmentGemmArgs::Mode::Outer;
@@ -261,6 +278,10 @@ int main(int argc, char **argv) {
               tLin, linBytes / tLin / 1e6, tLinBlas, tLin / tLinBlas, linDiff);
   std::printf("linear  tf32 %.4f ms (%.0f GB/s)  max rel diff %.2e\n",
               tLinTf32, linBytes / tLinTf32 / 1e6, linTf32Diff);
+  std::printf("linear  transposed W %.4f ms (%.0f GB/s)  cublas %.4f ms  "
+              "ratio template/cublas %.2f  max rel diff %.2e\n",
+              tLinT, linBytes / tLinT / 1e6, tLinTBlas, tLinT / tLinTBlas,
+              linTDiff);
   std::printf("outer   template %.4f ms  cublas %.4f ms  "
               "ratio template/cublas %.2f  max rel diff %.2e\n",
               tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);

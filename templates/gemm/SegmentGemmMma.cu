@@ -10,15 +10,26 @@
 // general kernel (HGT's 64 -> 192 projection, 3.8 ms on am; its weight
 // gradient, 8.1 ms a training step on am, in the general outer kernel).
 //
-// Shape. A block of 4 warps owns 64-row tiles of one head: warp w takes
-// rows 16w .. 16w + 15, and each pass of the warps covers 64 output
-// columns (8 mma tiles of 8 columns). The block takes a contiguous run of
-// tiles, so that rows sorted by slice (segmentPtr) change slice rarely
-// within a block and the weight slice, staged whole in shared memory,
-// stays. Each tile's gathered X rows are copied into one of two shared
-// buffers with cp.async (16-byte words) while the tile before is
-// multiplied; each row's id, slice, output row and scale are looked up by
-// the two threads that copy the row.
+// Shape. A block of 4 warps owns 64-row tiles of one head and one window
+// of 64 output columns (8 mma tiles of 8 columns): warp w takes rows
+// 16w .. 16w + 15. Wider outputs (N up to 256) run one block per window,
+// the windows of a run of rows side by side in launch order, so that the
+// gathered X rows the first window reads from DRAM are still in L2 for the
+// others. The block takes a contiguous run of tiles, so that rows sorted by
+// slice (segmentPtr) change slice rarely within a block and the weight
+// window, staged in shared memory, stays. Each tile's gathered X rows are
+// copied into one of two shared buffers with cp.async (16-byte words)
+// while the tile before is multiplied; each row's id, slice, output row
+// and scale are looked up by the two threads that copy the row.
+//
+// Issue. A 64 x 64 tile takes 192 mma a warp when products are exact to
+// fp32 (three a term, see SegmentGemmMma.h), so every other instruction in
+// the inner loop costs: the weight window is staged already rounded to
+// TF32, as a head plane and (split) a tail plane, once per slice instead of
+// being converted by every warp for every tile, and both factors are read
+// with ldmatrix, one instruction for four 8 x 4 fragments. Nsight Compute
+// had the old form (per-fragment loads and conversions) at 40% of DRAM
+// bandwidth on am, waiting on dependent conversions half its cycles.
 //
 // Slices. A tile's rows may have several slices (a segment boundary, or
 // rowType). The warps find the tile's distinct slices in increasing order
@@ -27,11 +38,10 @@
 // slice, each row's X fragment zeroed in the passes of other slices. The
 // accumulators carry over, so each output is stored once.
 //
-// Shared-memory strides are chosen for conflict-free fragment loads: X rows
-// and transposed weight rows are K + 4 floats (a multiple of 4 that is 4
-// modulo 8: the 8 rows of a fragment fall in distinct groups of 4 banks),
-// weight rows of [K, N] slices round N up to 32 and add 8 (the 4 k-rows of
-// a fragment fall 8 banks apart).
+// Shared-memory rows (X rows, and the weight window stored [n][k] whether
+// W is [K, N] or [N, K]) are K + 4 words: 16-byte aligned for ldmatrix,
+// and 4 modulo 8, so that the 8 rows of an 8 x 4 fragment fall in distinct
+// groups of 4 banks.
 #include "templates/gemm/SegmentGemmMma.h"
 
 #include "templates/DeviceQueries.h"
@@ -67,23 +77,24 @@ constexpr unsigned kNoSlice32 = 0xffffffffu;
 static_assert(kMmaThreads == 2 * kTileRows, "two threads copy each row");
 
 /// Shared-memory layout of one launch, the same on the host (its size)
-/// and in the kernel (its offsets). Floats first, so every float array
-/// starts on a 16-byte boundary; then the per-row fields.
+/// and in the kernel (its offsets). Words first (X buffers, then the
+/// weight planes), so every array starts on a 16-byte boundary; then the
+/// per-row fields.
 struct MmaSmem {
-  int xStride = 0; ///< floats a staged X row (K + 4)
-  int wStride = 0; ///< floats a staged weight row: N rounded up to 32,
-                   ///< plus 8; transposed: K + 4
-  int wFloats = 0; ///< the staged weight slice
+  int stride = 0; ///< words a staged X row or weight row (K + 4)
+  int planes = 0; ///< weight planes: TF32 heads, and with kSplit tails
 
-  __host__ __device__ MmaSmem(int K, int N, bool transposeW)
-      : xStride(K + 4), wStride(transposeW ? K + 4 : (N + 31) / 32 * 32 + 8),
-        wFloats(transposeW ? N * (K + 4) : K * ((N + 31) / 32 * 32 + 8)) {}
+  __host__ __device__ MmaSmem(int K, bool split)
+      : stride(K + 4), planes(split ? 2 : 1) {}
 
-  __host__ __device__ int xFloats() const { return kTileRows * xStride; }
-  /// Bytes: two X buffers, the weight, then per buffer and row the output
-  /// row (int64), the scale (float) and the slice (unsigned).
+  __host__ __device__ int xFloats() const { return kTileRows * stride; }
+  /// Words of one weight plane: the window's 64 rows.
+  __host__ __device__ int planeWords() const { return kPassCols * stride; }
+  /// Bytes: two X buffers, the weight planes, then per buffer and row the
+  /// output row (int64), the scale (float) and the slice (unsigned).
   __host__ __device__ size_t bytes() const {
-    return size_t(2 * xFloats() + wFloats) * 4 + 2 * kTileRows * (8 + 4 + 4);
+    return size_t(2 * xFloats() + planes * planeWords()) * 4 +
+           2 * kTileRows * (8 + 4 + 4);
   }
 };
 
@@ -147,6 +158,39 @@ __device__ __forceinline__ void mmaTerm(float (&d)[4],
   mmaTf32(d, a.head, b.head);
 }
 
+/// mmaTerm with the B factor already split (the staged weight planes):
+/// the same three products in the same order.
+template <bool kSplit>
+__device__ __forceinline__ void mmaTerm(float (&d)[4],
+                                        const Tf32Parts<kSplit, 4> &a,
+                                        const uint32_t (&bHead)[2],
+                                        const uint32_t (&bTail)[2]) {
+  if constexpr (kSplit) {
+    mmaTf32(d, a.tail, bHead);
+    mmaTf32(d, a.head, bTail);
+  }
+  mmaTf32(d, a.head, bHead);
+}
+
+/// Four 8 x 4 fragments of 32-bit words from shared memory, one per
+/// register: lanes 8q .. 8q + 7 give the addresses of fragment q's rows
+/// (16 bytes each), and lane l receives word l % 4 of row l / 4 of each
+/// (ldmatrix on b16 pairs moves 32-bit words whole).
+__device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
+                                              const void *rowAddress) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  const unsigned addr =
+      static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+               "{%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+#else
+  (void)r, (void)rowAddress;
+  __trap(); // tensorCoresUsable keeps older devices away
+#endif
+}
+
 /// Looks up the fields of tile `tile`'s rows and starts copying their X
 /// rows (head h) into `xs`: two threads a row, each copying every other
 /// 16-byte word, so that no thread waits for another's lookups.
@@ -179,20 +223,28 @@ __device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
     __pipeline_memcpy_async(xs + i * xStride + q, x + q, 16);
 }
 
-/// Stages weight slice s, head h, into ws (layout of MmaSmem) with 16-byte
-/// loads. Called by the whole block.
-template <bool kTransW>
+/// Stages the window of weight slice s, head h, whose output columns
+/// start at c0 into the weight planes (MmaSmem): row n - c0 of each plane
+/// holds column n's K weights, rounded to TF32 (head) and, with kSplit,
+/// what rounding left (tail, rounded again); rows past N hold zeros.
+/// Called by the whole block.
+template <bool kSplit, bool kTransW>
 __device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a, int64_t s,
-                                            int64_t h, float *ws, int wStride) {
+                                            int64_t h, int c0, uint32_t *head,
+                                            uint32_t *tail, int stride) {
   const int K = int(a.K), N = int(a.N);
-  const float4 *w =
-      reinterpret_cast<const float4 *>(a.W + (s * a.H + h) * K * N);
-  // [K, N] rows of N floats, or (transposed) [N, K] rows of K floats.
-  const int rowWords = (kTransW ? K : N) / 4;
-  const int words = K * N / 4;
-  for (int e = threadIdx.x; e < words; e += kMmaThreads) {
-    const int row = e / rowWords, q = e % rowWords;
-    *reinterpret_cast<float4 *>(ws + row * wStride + 4 * q) = __ldg(w + e);
+  const float *w = a.W + (s * a.H + h) * K * N;
+  // Consecutive threads read consecutive words of W: along k when W is
+  // [N, K], along n when it is [K, N].
+  for (int e = threadIdx.x; e < kPassCols * K; e += kMmaThreads) {
+    const int row = kTransW ? e / K : e % kPassCols;
+    const int k = kTransW ? e % K : e / kPassCols;
+    const int n = c0 + row;
+    const float v = n < N ? __ldg(w + (kTransW ? n * K + k : k * N + n)) : 0.f;
+    const uint32_t hv = toTf32(v);
+    head[row * stride + k] = hv;
+    if constexpr (kSplit)
+      tail[row * stride + k] = toTf32(v - __uint_as_float(hv));
   }
 }
 
@@ -239,15 +291,18 @@ __device__ __forceinline__ void storePair(const SegmentGemmArgs &a, float *y,
 template <bool kSplit, bool kTransW>
 __global__ void __launch_bounds__(kMmaThreads)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
-                    int64_t tilesPerBlock) {
+                    int64_t tilesPerRun, int windows) {
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
-  const MmaSmem layout(K, N, kTransW);
+  const MmaSmem layout(K, kSplit);
   // Buffer b's X rows and row fields (computed, not an array of pointers:
   // an array indexed by the buffer number would live in local memory).
   float *const xBase = reinterpret_cast<float *>(mmaSmem);
-  float *const ws = xBase + 2 * layout.xFloats();
-  int64_t *const dstBase = reinterpret_cast<int64_t *>(ws + layout.wFloats);
+  uint32_t *const wHead =
+      reinterpret_cast<uint32_t *>(xBase + 2 * layout.xFloats());
+  uint32_t *const wTail = wHead + (kSplit ? layout.planeWords() : 0);
+  int64_t *const dstBase = reinterpret_cast<int64_t *>(
+      wHead + layout.planes * layout.planeWords());
   float *const scaleBase = reinterpret_cast<float *>(dstBase + 2 * kTileRows);
   unsigned *const sliceBase =
       reinterpret_cast<unsigned *>(scaleBase + 2 * kTileRows);
@@ -258,25 +313,35 @@ __global__ void __launch_bounds__(kMmaThreads)
   };
 
   const int64_t h = blockIdx.y;
-  const int64_t first = blockIdx.x * tilesPerBlock;
-  const int64_t last = min(first + tilesPerBlock, rowTiles);
+  const int64_t first = blockIdx.x / windows * tilesPerRun;
+  const int64_t last = min(first + tilesPerRun, rowTiles);
   if (first >= last)
     return;
+  const int c0 = int(blockIdx.x % windows) * kPassCols;
+  const int nTiles = min(kPassTiles, (N - c0) / 8);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int rowA = 16 * warp + g, rowB = rowA + 8; // this lane's rows
-  const int xs = layout.xStride, wsd = layout.wStride;
-  unsigned loaded = kNoSlice32; // the slice whose weight is in ws
+  const int st = layout.stride;
+  // The rows whose addresses this lane gives ldmatrix. X: fragments 0..3
+  // are (rows 0-7, words 0-3), (rows 8-15, 0-3), (0-7, 4-7), (8-15, 4-7)
+  // of the warp's rows, which is the mma's A layout. Weight: (tile j,
+  // words 0-3), (j, 4-7), (j + 1, 0-3), (j + 1, 4-7): b0 and b1 of two
+  // mma tiles.
+  const int q = lane / 8, r = lane % 8;
+  const int xLaneWord = (16 * warp + r + 8 * (q & 1)) * st + 4 * (q >> 1);
+  const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
+  unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile(a, first, h, xbuf(0), rowsOf(0), xs);
+  stageTile(a, first, h, xbuf(0), rowsOf(0), st);
   __pipeline_commit();
   for (int64_t tile = first; tile < last; ++tile) {
     const int cur = int(tile - first) & 1;
     // The other buffer was last read before the previous tile's closing
     // sync, so the next tile's copies may start now.
     if (tile + 1 < last)
-      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), xs);
+      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st);
     __pipeline_commit();
     __pipeline_wait_prior(1); // this tile's copies (this thread's)
     __syncthreads();          // everyone's copies and row fields
@@ -284,64 +349,65 @@ __global__ void __launch_bounds__(kMmaThreads)
     const float *x = xbuf(cur);
     const TileRows tr = rowsOf(cur);
     const unsigned sliceA = tr.slice[rowA], sliceB = tr.slice[rowB];
-    for (int c0 = 0; c0 < N; c0 += kPassCols) {
-      const int nTiles = min(kPassTiles, (N - c0) / 8);
-      float acc[kPassTiles][4] = {};
-      for (unsigned lowest = 0;;) {
-        const unsigned s = nextSlice(tr.slice, lowest, lane);
-        if (s == kNoSlice32)
-          break;
-        lowest = s + 1;
-        if (s != loaded) { // the same s on every warp: a block-wide branch
-          __syncthreads(); // nobody reads the old slice any more
-          stageWeight<kTransW>(a, s, h, ws, wsd);
-          __syncthreads();
-          loaded = s;
-        }
-        const bool liveA = sliceA == s, liveB = sliceB == s;
-        for (int k0 = 0; k0 < K; k0 += 8) {
-          const float av[4] = {liveA ? x[rowA * xs + k0 + t] : 0.f,
-                               liveB ? x[rowB * xs + k0 + t] : 0.f,
-                               liveA ? x[rowA * xs + k0 + t + 4] : 0.f,
-                               liveB ? x[rowB * xs + k0 + t + 4] : 0.f};
-          const Tf32Parts<kSplit, 4> af(av);
-#pragma unroll
-          for (int j = 0; j < kPassTiles; ++j) {
-            if (j >= nTiles)
-              break;
-            const int n = c0 + 8 * j + g;
-            const float bv[2] = {kTransW ? ws[n * wsd + k0 + t]
-                                         : ws[(k0 + t) * wsd + n],
-                                 kTransW ? ws[n * wsd + k0 + t + 4]
-                                         : ws[(k0 + t + 4) * wsd + n]};
-            mmaTerm<kSplit>(acc[j], af, Tf32Parts<kSplit, 2>(bv));
-          }
-        }
+    float acc[kPassTiles][4] = {};
+    for (unsigned lowest = 0;;) {
+      const unsigned s = nextSlice(tr.slice, lowest, lane);
+      if (s == kNoSlice32)
+        break;
+      lowest = s + 1;
+      if (s != loaded) { // the same s on every warp: a block-wide branch
+        __syncthreads(); // nobody reads the old slice any more
+        stageWeight<kSplit, kTransW>(a, s, h, c0, wHead, wTail, st);
+        __syncthreads();
+        loaded = s;
       }
-      // The epilogue: rows g and g + 8 of the warp, columns 2t, 2t + 1 of
-      // each mma tile.
+      const bool liveA = sliceA == s, liveB = sliceB == s;
+      for (int k0 = 0; k0 < K; k0 += 8) {
+        uint32_t xw[4];
+        loadFragments(xw, x + xLaneWord + k0);
+        const float av[4] = {liveA ? __uint_as_float(xw[0]) : 0.f,
+                             liveB ? __uint_as_float(xw[1]) : 0.f,
+                             liveA ? __uint_as_float(xw[2]) : 0.f,
+                             liveB ? __uint_as_float(xw[3]) : 0.f};
+        const Tf32Parts<kSplit, 4> af(av);
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = half ? rowB : rowA;
-        const int64_t dst = tr.dst[row];
-        if (dst < 0)
-          continue;
-        const float sc = tr.scale[row];
-        float *y = a.Y + (dst * a.H + h) * N + c0 + 2 * t;
-#pragma unroll
-        for (int j = 0; j < kPassTiles; ++j) {
+        for (int j = 0; j < kPassTiles; j += 2) {
           if (j >= nTiles)
             break;
-          float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
-          if (a.epilogue == EpilogueOp::Mul) {
-            v.x *= sc;
-            v.y *= sc;
-          } else if (a.epilogue == EpilogueOp::Div) {
-            v.x /= sc;
-            v.y /= sc;
-          }
-          storePair(a, y + 8 * j, v);
+          const int word = wLaneWord + 8 * j * st + k0;
+          uint32_t bh[4], bt[4] = {};
+          loadFragments(bh, wHead + word);
+          if constexpr (kSplit)
+            loadFragments(bt, wTail + word);
+          mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
+          if (j + 1 < nTiles)
+            mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
         }
+      }
+    }
+    // The epilogue: rows g and g + 8 of the warp, columns 2t, 2t + 1 of
+    // each mma tile.
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = half ? rowB : rowA;
+      const int64_t dst = tr.dst[row];
+      if (dst < 0)
+        continue;
+      const float sc = tr.scale[row];
+      float *y = a.Y + (dst * a.H + h) * N + c0 + 2 * t;
+#pragma unroll
+      for (int j = 0; j < kPassTiles; ++j) {
+        if (j >= nTiles)
+          break;
+        float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
+        if (a.epilogue == EpilogueOp::Mul) {
+          v.x *= sc;
+          v.y *= sc;
+        } else if (a.epilogue == EpilogueOp::Div) {
+          v.x /= sc;
+          v.y /= sc;
+        }
+        storePair(a, y + 8 * j, v);
       }
     }
     __syncthreads(); // this buffer is staged again two tiles on
@@ -518,8 +584,7 @@ bool mmaEnabledByEnvironment() {
 
 template <bool kSplit, bool kTransW>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
-  const MmaSmem layout(int(a.K), int(a.N), kTransW);
-  const size_t smem = layout.bytes();
+  const size_t smem = MmaSmem(int(a.K), kSplit).bytes();
   const auto kernel = linearMmaKernel<kSplit, kTransW>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
@@ -527,15 +592,20 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
   HECTOR_CUDA_TRY(blocksPerMultiprocessor(symbol, kMmaThreads, smem, &perSm));
   const int64_t rowTiles = (a.M + kTileRows - 1) / kTileRows;
-  // One resident wave over all heads; each block a contiguous run of tiles.
-  int64_t blocksPerHead =
-      (int64_t(sms) * (perSm < 1 ? 1 : perSm) + a.H - 1) / a.H;
-  if (blocksPerHead > rowTiles)
-    blocksPerHead = rowTiles;
-  const int64_t tilesPerBlock = (rowTiles + blocksPerHead - 1) / blocksPerHead;
-  const int64_t blocks = (rowTiles + tilesPerBlock - 1) / tilesPerBlock;
-  const dim3 grid{unsigned(blocks), unsigned(a.H)};
-  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerBlock);
+  const int windows = int((a.N + kPassCols - 1) / kPassCols);
+  // One resident wave over all heads and windows; each run of rows a
+  // contiguous run of tiles, its windows adjacent blocks.
+  const int64_t perRunOfRows = a.H * windows;
+  int64_t runs =
+      (int64_t(sms) * (perSm < 1 ? 1 : perSm) + perRunOfRows - 1) /
+      perRunOfRows;
+  if (runs > rowTiles)
+    runs = rowTiles;
+  const int64_t tilesPerRun = (rowTiles + runs - 1) / runs;
+  runs = (rowTiles + tilesPerRun - 1) / tilesPerRun;
+  const dim3 grid{unsigned(runs * windows), unsigned(a.H)};
+  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun,
+                                              windows);
   return cudaGetLastError();
 }
 

@@ -29,8 +29,9 @@ bool linearMmaFits(const SegmentGemmArgs &a);
 
 /// Launches the tensor-core kernel for `a` on `stream` (linearMmaFits must
 /// hold). A resident wave of blocks, each taking a contiguous run of
-/// 64-row tiles, with the next tile's gathered rows copied into shared
-/// memory while the current one is multiplied.
+/// 64-row tiles and one window of 64 output columns, with the next tile's
+/// gathered rows copied into shared memory while the current one is
+/// multiplied.
 cudaError_t launchLinearMma(const SegmentGemmArgs &a, cudaStream_t stream);
 
 /// Whether the tensor-core kernel computes outer call `a` (weight
