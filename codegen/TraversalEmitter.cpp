@@ -1220,15 +1220,18 @@ void NestPrinter::print(CodeWriter &w) {
       Binding{v, ir::loopVarSpace(root.kind), "", std::nullopt, "", ""};
   if (bindHeavy_) {
     // A block group takes the k-th heavy row whole, or in a split heavy
-    // launch its k-th item: a piece of a hub or a whole heavy row
-    // (HubSplit.h). A warp group skips the heavy rows when the heavy
-    // launch takes them (hector_heavy_limit is the edge count above which
-    // a row is heavy, or INT64_MAX when there is no heavy launch).
-    if (splitsHubs_)
+    // launch its k-th item: a piece of a hub, then whole heavy rows off
+    // the launch's queue until they run out (HubSplit.h). A warp group
+    // skips the heavy rows when the heavy launch takes them
+    // (hector_heavy_limit is the edge count above which a row is heavy,
+    // or INT64_MAX when there is no heavy launch).
+    if (splitsHubs_) {
       w.line("const hector::trav::HubItem hector_item = hector_heavy && "
-             "hector_hub.workspace ? hector::trav::hubItem(hub_work, {}, k) "
-             ": hector::trav::HubItem{{k, 0, -1, 1}};",
+             "hector_hub.workspace ? hector::trav::hubNextItem(hub_work, {}, "
+             "k, hector_hub) : hector::trav::HubItem{{k, 0, -1, 1}};",
              heavyRows_->edgePtr);
+      w.line("if (hector_item.row < 0) break;");
+    }
     w.line("const int64_t {} = hector_heavy ? {}[{}] : {};", v,
            heavyRows_->rows, splitsHubs_ ? "hector_item.row" : "k",
            rowBinding_);

@@ -19,8 +19,16 @@
 // never split).
 //
 // A row's pieces go to consecutive blocks in one round of the launch, and
-// every block takes its pieces before its whole rows, so the parts of a
-// row start together and wait for each other for at most a piece. (An
+// every block takes its pieces before any whole row, so the parts of a
+// row start together and wait for each other for at most a piece. The
+// whole rows (the heavy rows no longer than a piece) are not given out in
+// advance: a block that is done with its pieces takes the next whole row
+// from a queue (a counter in the workspace), largest first, until none is
+// left. Given out statically by edges, they had left the SMs idle for 40%
+// to 46% of am's heavy launches (Nsight Compute, docs/perf-notes.md
+// section 30): a block's share counted its edges, not its rows' fixed
+// costs (folds, syncs, the row's stores), nor the round of pieces that
+// some blocks took twice. (An
 // earlier version split the heavy edges evenly over the blocks, rows and
 // all: a block then met its last row, shared with the next block, only at
 // the end of its span, while that block took it first and waited, and so
@@ -51,9 +59,10 @@ namespace hector::trav {
 constexpr int64_t kHubPieceEdges = HECTOR_HUB_PIECE_EDGES;
 
 /// What a split heavy launch gets besides the graph: a zeroed workspace
-/// of one arrival counter per heavy row and then `width` combining slots
-/// per heavy row, and the smallest share of edges per block. A null
-/// workspace: no split (the warp launch, deterministic mode, the CPU).
+/// of one arrival counter per heavy row, the whole-row queue's counter,
+/// and then `width` combining slots per heavy row; and the smallest share
+/// of edges per block. A null workspace: no split (the warp launch,
+/// deterministic mode, the CPU).
 struct HubArgs {
   void *workspace = nullptr;
   int64_t rows = 0;       ///< heavy rows (counters)
@@ -61,10 +70,10 @@ struct HubArgs {
   int64_t pieceEdges = kHubPieceEdges;
 };
 
-/// Bytes of the arrival counters, rounded up so that the slots after them
-/// stay 16-byte aligned.
+/// Bytes of the counters (one per heavy row, then the whole-row queue's),
+/// rounded up so that the slots after them stay 16-byte aligned.
 HECTOR_HD int64_t hubCounterBytes(int64_t rows) {
-  return (rows * static_cast<int64_t>(sizeof(unsigned)) + 15) / 16 * 16;
+  return ((rows + 1) * static_cast<int64_t>(sizeof(unsigned)) + 15) / 16 * 16;
 }
 
 /// The blocks that take part, of `launched`: one per heavy row (what the
@@ -112,18 +121,19 @@ HECTOR_HD int64_t hubRowAt(const int64_t *edgePtr, int64_t lo, int64_t hi,
 ///   ceil(degree / C) even pieces, at most B per row and at most 2B in
 ///   all; piece p goes to block p mod B, so that a row's pieces start
 ///   together in one round (or two);
-/// - every other heavy row goes whole to one block: the one whose share of
-///   those rows' edges (split evenly, as the rows' first edges fall) holds
-///   its first edge.
-/// A block takes its pieces first and then its whole rows, so every
-/// barrier (in a piece) comes before anything that does not wait.
+/// - every other heavy row, [bigRows, rows), goes whole to the block that
+///   takes it from the queue (hubWholeRow).
+/// A block takes its pieces first and then whole rows, so every barrier
+/// (in a piece) comes before anything that does not wait.
 struct HubWork {
   int64_t block = 0, blocks = 1;
-  int64_t pieceEdges = 1;           ///< C
-  int64_t bigRows = 0;              ///< rows [0, bigRows) are cut
-  int64_t pieces = 0;               ///< this block's pieces
-  int64_t wholeBegin = 0, wholeEnd = 0; ///< this block's whole rows
-  HECTOR_HD int64_t items() const { return pieces + wholeEnd - wholeBegin; }
+  int64_t pieceEdges = 1; ///< C
+  int64_t rows = 0;       ///< heavy rows
+  int64_t bigRows = 0;    ///< rows [0, bigRows) are cut
+  int64_t pieces = 0;     ///< this block's pieces
+  /// The most items a block may take: its pieces, then at most every
+  /// whole row.
+  HECTOR_HD int64_t items() const { return pieces + rows - bigRows; }
 };
 
 HECTOR_HD HubWork hubWork(const int64_t *edgePtr, int64_t rows,
@@ -134,6 +144,7 @@ HECTOR_HD HubWork hubWork(const int64_t *edgePtr, int64_t rows,
   const int64_t edges = edgePtr[rows];
   if (block >= blocks || edges == 0)
     return w;
+  w.rows = rows;
   w.pieceEdges = ceilDiv(edges, blocks);
   // Degrees do not increase with k: the big rows are a prefix.
   int64_t lo = 0, hi = rows;
@@ -149,28 +160,21 @@ HECTOR_HD HubWork hubWork(const int64_t *edgePtr, int64_t rows,
   for (int64_t k = 0; k < w.bigRows; ++k)
     allPieces += ceilDiv(hubDegree(edgePtr, k), w.pieceEdges);
   w.pieces = block < allPieces ? ceilDiv(allPieces - block, blocks) : 0;
-  const int64_t wholeEdges = edges - edgePtr[w.bigRows];
-  w.wholeBegin = hubRowAt(edgePtr, w.bigRows, rows,
-                          wholeEdges * block / blocks);
-  w.wholeEnd = hubRowAt(edgePtr, w.bigRows, rows,
-                        wholeEdges * (block + 1) / blocks);
   return w;
 }
 
 /// One item of a block's work: heavy row `row`, edges [begin, end) of it
 /// (offsets within the row; end < 0: all of them), shared by `parts`
-/// blocks.
+/// blocks. row < 0: no more work.
 struct HubItem {
   int64_t row;
   int64_t begin, end;
   int64_t parts;
 };
 
-/// Item `item` of `w`: its pieces first, then its whole rows.
-HECTOR_HD HubItem hubItem(const HubWork &w, const int64_t *edgePtr,
-                          int64_t item) {
-  if (item >= w.pieces)
-    return {w.wholeBegin + (item - w.pieces), 0, -1, 1};
+/// Piece `item` (< w.pieces) of `w`.
+HECTOR_HD HubItem hubPiece(const HubWork &w, const int64_t *edgePtr,
+                           int64_t item) {
   int64_t p = w.block + item * w.blocks;
   for (int64_t k = 0;; ++k) {
     const int64_t degree = hubDegree(edgePtr, k);
@@ -179,6 +183,15 @@ HECTOR_HD HubItem hubItem(const HubWork &w, const int64_t *edgePtr,
       return {k, degree * p / parts, degree * (p + 1) / parts, parts};
     p -= parts;
   }
+}
+
+/// The whole row that the queue's `taken`-th take gives (counting from 0
+/// over all blocks), or row -1 when the whole rows have run out.
+HECTOR_HD HubItem hubWholeRow(const HubWork &w, int64_t taken) {
+  const int64_t row = w.bigRows + taken;
+  if (row >= w.rows)
+    return {-1, 0, -1, 0};
+  return {row, 0, -1, 1};
 }
 
 /// The edges of one row a thread group takes, as CSR positions, and how
@@ -208,6 +221,23 @@ __device__ __forceinline__ T *hubSlots(const HubArgs &hub, int64_t k) {
 __device__ __forceinline__ unsigned *hubCounter(const HubArgs &hub,
                                                 int64_t k) {
   return static_cast<unsigned *>(hub.workspace) + k;
+}
+
+/// Item k of this block's work (called by the whole block, with the same
+/// k in every thread): piece k while there are pieces, then the next whole
+/// row off the queue, which one thread takes for the block. row < 0 when
+/// the whole rows have run out.
+__device__ __forceinline__ HubItem hubNextItem(const HubWork &w,
+                                               const int64_t *edgePtr,
+                                               int64_t k, const HubArgs &hub) {
+  if (k < w.pieces)
+    return hubPiece(w, edgePtr, k);
+  __shared__ unsigned taken;
+  __syncthreads(); // every thread has read the previous take
+  if (threadIdx.x == 0)
+    taken = ::atomicAdd(hubCounter(hub, hub.rows), 1u);
+  __syncthreads();
+  return hubWholeRow(w, static_cast<int64_t>(taken));
 }
 
 // Max-combining stores a float (double) as an unsigned key whose order is

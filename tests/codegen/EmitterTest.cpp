@@ -597,10 +597,13 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
   // through every row and pushed the kernel into spills).
   EXPECT_EQ(countOf(kernel, "__shared__ hector::trav::HubWork hub_work;"),
             1u);
-  EXPECT_EQ(countOf(kernel, "hector::trav::hubItem(hub_work, "
-                            "g.heavy_dst_edge_ptr, k) : "
+  // Pieces first, then whole rows off the queue; a block leaves the row
+  // loop when the queue runs out.
+  EXPECT_EQ(countOf(kernel, "hector::trav::hubNextItem(hub_work, "
+                            "g.heavy_dst_edge_ptr, k, hector_hub) : "
                             "hector::trav::HubItem{k, 0, -1, 1};"),
             1u);
+  EXPECT_EQ(countOf(kernel, "if (hector_item.row < 0) break;"), 1u);
   EXPECT_EQ(countOf(kernel, "const hector::trav::EdgeSpan hector_span = "
                             "hector::trav::hubSpan(g.dst_ptr, v_n, "
                             "hector_item);"),

@@ -35,14 +35,17 @@ struct HeavyCsr {
   int64_t heavyRows() const { return static_cast<int64_t>(rows.size()); }
 };
 
-/// What every block of a launch of `launched` blocks takes: checks that
-/// each heavy row's edges are taken exactly once, every piece is
-/// non-empty, no block takes two pieces of one row, no row has more
-/// pieces than blocks, a block takes at most two pieces and all of them
-/// before its whole rows, and every part of a row reports the number of
-/// blocks that share it. Returns the largest part count.
-int64_t checkPartition(const HeavyCsr &g, int64_t pieceEdges,
-                       int64_t launched) {
+/// What every block of a launch of `launched` blocks takes, the whole
+/// rows going off the queue in the order of `order` (a permutation of the
+/// participating blocks: each in turn, while the queue lasts, takes one
+/// row): checks that each heavy row's edges are taken exactly once, every
+/// piece is non-empty, no block takes two pieces of one row, no row has
+/// more pieces than blocks, a block takes at most two pieces and all of
+/// them before any whole row, a block takes no more items than items()
+/// allows, and every part of a row reports the number of blocks that share
+/// it. Returns the largest part count.
+int64_t checkPartition(const HeavyCsr &g, int64_t pieceEdges, int64_t launched,
+                       uint64_t seed = 1) {
   const int64_t rows = g.heavyRows();
   const int64_t edges = g.edgePtr[rows];
   const int64_t blocks =
@@ -52,6 +55,24 @@ int64_t checkPartition(const HeavyCsr &g, int64_t pieceEdges,
   std::vector<int> taken(static_cast<size_t>(g.ptr.back()), 0);
   std::map<int64_t, std::vector<int64_t>> blocksOfRow;
   std::map<int64_t, std::set<int64_t>> reportedParts;
+  std::vector<HubWork> work;
+  std::vector<std::set<int64_t>> rowsOfBlock(static_cast<size_t>(blocks));
+  auto take = [&](int64_t b, int64_t it, const HubItem &item) {
+    EXPECT_EQ(item.parts > 1 || item.end >= 0,
+              it < work[static_cast<size_t>(b)].pieces)
+        << "block " << b << " item " << it;
+    EXPECT_TRUE(rowsOfBlock[static_cast<size_t>(b)].insert(item.row).second)
+        << "block " << b << " takes row " << item.row << " twice";
+    const int64_t node = g.rows[static_cast<size_t>(item.row)];
+    const EdgeSpan span = hector::trav::hubSpan(g.ptr.data(), node, item);
+    EXPECT_LT(span.begin, span.end) << "block " << b << " item " << it;
+    EXPECT_GE(span.begin, g.ptr[node]);
+    EXPECT_LE(span.end, g.ptr[node + 1]);
+    for (int64_t e = span.begin; e < span.end; ++e)
+      ++taken[static_cast<size_t>(e)];
+    blocksOfRow[item.row].push_back(b);
+    reportedParts[item.row].insert(span.parts);
+  };
   for (int64_t b = 0; b < launched; ++b) {
     const HubWork w =
         hector::trav::hubWork(g.edgePtr.data(), rows, b, blocks);
@@ -60,22 +81,33 @@ int64_t checkPartition(const HeavyCsr &g, int64_t pieceEdges,
       continue;
     }
     EXPECT_LE(w.pieces, 2) << "block " << b;
-    std::set<int64_t> rowsOfBlock;
-    for (int64_t it = 0; it < w.items(); ++it) {
-      const HubItem item = hector::trav::hubItem(w, g.edgePtr.data(), it);
-      EXPECT_EQ(item.parts > 1 || item.end >= 0, it < w.pieces)
-          << "block " << b << " item " << it;
-      EXPECT_TRUE(rowsOfBlock.insert(item.row).second)
-          << "block " << b << " takes row " << item.row << " twice";
-      const int64_t node = g.rows[static_cast<size_t>(item.row)];
-      const EdgeSpan span = hector::trav::hubSpan(g.ptr.data(), node, item);
-      EXPECT_LT(span.begin, span.end) << "block " << b << " item " << it;
-      EXPECT_GE(span.begin, g.ptr[node]);
-      EXPECT_LE(span.end, g.ptr[node + 1]);
-      for (int64_t e = span.begin; e < span.end; ++e)
-        ++taken[static_cast<size_t>(e)];
-      blocksOfRow[item.row].push_back(b);
-      reportedParts[item.row].insert(span.parts);
+    work.push_back(w);
+    for (int64_t it = 0; it < w.pieces; ++it)
+      take(b, it, hector::trav::hubPiece(w, g.edgePtr.data(), it));
+  }
+  // The queue: blocks in a shuffled order take one whole row each, round
+  // after round, until a take comes back empty.
+  std::vector<int64_t> order(static_cast<size_t>(blocks));
+  for (int64_t b = 0; b < blocks; ++b)
+    order[static_cast<size_t>(b)] = b;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  std::vector<int64_t> items(static_cast<size_t>(blocks));
+  for (int64_t b = 0; b < blocks; ++b)
+    items[static_cast<size_t>(b)] = work[static_cast<size_t>(b)].pieces;
+  for (int64_t queue = 0, done = 0; done < blocks;) {
+    for (int64_t b : order) {
+      int64_t &it = items[static_cast<size_t>(b)];
+      if (it < 0)
+        continue;
+      const HubWork &w = work[static_cast<size_t>(b)];
+      const HubItem item = hector::trav::hubWholeRow(w, queue++);
+      if (item.row < 0) {
+        it = -1;
+        ++done;
+        continue;
+      }
+      EXPECT_LT(it, w.items()) << "block " << b;
+      take(b, it++, item);
     }
   }
   int64_t widest = 0;
@@ -110,7 +142,7 @@ TEST(HubSplit, OneHubOverManyBlocks) {
   EXPECT_EQ(w.pieceEdges, 3584);
   EXPECT_EQ(w.bigRows, 1);
   EXPECT_EQ(w.pieces, 1);
-  EXPECT_EQ(w.wholeBegin, w.wholeEnd);
+  EXPECT_EQ(w.items(), w.pieces); // no whole rows
 }
 
 TEST(HubSplit, SmallGraphGetsABlockPerRow) {
@@ -140,8 +172,8 @@ TEST(HubSplit, TheTestsSplitOfTwoSmallHubs) {
 TEST(HubSplit, PiecesOfARowGoToConsecutiveBlocks) {
   // 4 blocks, 1000 edges: C = 250; the 600-edge row is cut into 3 pieces
   // (blocks 0 to 2), the 300-edge one into 2 (blocks 3 and 0, the next
-  // round); the 100-edge row goes whole to the block whose share of the
-  // whole rows' edges holds its first edge.
+  // round); the 100-edge row goes whole to the first block to take it off
+  // the queue, and the next take finds the queue empty.
   HeavyCsr g({600, 300, 100});
   const int64_t blocks = hector::trav::hubBlocks(1000, 3, 100, 4);
   ASSERT_EQ(blocks, 4);
@@ -150,22 +182,24 @@ TEST(HubSplit, PiecesOfARowGoToConsecutiveBlocks) {
     const HubWork w = hector::trav::hubWork(g.edgePtr.data(), 3, b, blocks);
     EXPECT_EQ(w.bigRows, 2);
     EXPECT_EQ(w.pieces, b == 0 ? 2 : 1);
-    EXPECT_EQ(w.wholeEnd - w.wholeBegin, b == 0 ? 1 : 0);
+    EXPECT_EQ(w.items(), w.pieces + 1); // and at most the one whole row
   }
   const HubWork w0 = hector::trav::hubWork(g.edgePtr.data(), 3, 0, blocks);
-  const HubItem first = hector::trav::hubItem(w0, g.edgePtr.data(), 0);
+  const HubItem first = hector::trav::hubPiece(w0, g.edgePtr.data(), 0);
   EXPECT_EQ(first.row, 0);
   EXPECT_EQ(first.begin, 0);
   EXPECT_EQ(first.end, 200);
   EXPECT_EQ(first.parts, 3);
-  const HubItem second = hector::trav::hubItem(w0, g.edgePtr.data(), 1);
+  const HubItem second = hector::trav::hubPiece(w0, g.edgePtr.data(), 1);
   EXPECT_EQ(second.row, 1);
   EXPECT_EQ(second.begin, 150);
   EXPECT_EQ(second.end, 300);
   EXPECT_EQ(second.parts, 2);
-  const HubItem whole = hector::trav::hubItem(w0, g.edgePtr.data(), 2);
+  const HubItem whole = hector::trav::hubWholeRow(w0, 0);
   EXPECT_EQ(whole.row, 2);
   EXPECT_LT(whole.end, 0);
+  EXPECT_EQ(whole.parts, 1);
+  EXPECT_LT(hector::trav::hubWholeRow(w0, 1).row, 0);
   EXPECT_EQ(checkPartition(g, 100, 4), 3);
 }
 
@@ -185,7 +219,7 @@ TEST(HubSplit, RandomPowerLawRows) {
     SCOPED_TRACE(testing::Message() << "trial " << trial << ": " << n
                                     << " rows, piece " << piece << ", "
                                     << launched << " blocks");
-    checkPartition(g, piece, launched);
+    checkPartition(g, piece, launched, static_cast<uint64_t>(trial));
   }
 }
 
@@ -197,10 +231,12 @@ TEST(HubSplit, NoHeavyEdges) {
 }
 
 TEST(HubSplit, CountersKeepTheSlotsAligned) {
-  EXPECT_EQ(hector::trav::hubCounterBytes(0), 0);
-  EXPECT_EQ(hector::trav::hubCounterBytes(1), 16);
-  EXPECT_EQ(hector::trav::hubCounterBytes(4), 16);
-  EXPECT_EQ(hector::trav::hubCounterBytes(5), 32);
+  // One counter per row and the whole-row queue's.
+  EXPECT_EQ(hector::trav::hubCounterBytes(0), 16);
+  EXPECT_EQ(hector::trav::hubCounterBytes(3), 16);
+  EXPECT_EQ(hector::trav::hubCounterBytes(4), 32);
+  EXPECT_EQ(hector::trav::hubCounterBytes(7), 32);
+  EXPECT_EQ(hector::trav::hubCounterBytes(8), 48);
 }
 
 } // namespace

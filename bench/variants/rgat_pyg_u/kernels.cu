@@ -72,7 +72,8 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   const hector::trav::RowRange hector_rows = kRowQueue ? hector::trav::RowRange{0, g.num_nodes} : range;
   for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>(hector_rows, hector_queue); k < hector_rows.end; k = hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue)) {
-    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubItem(hub_work, g.heavy_dst_edge_ptr, k) : hector::trav::HubItem{k, 0, -1, 1};
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
+    if (hector_item.row < 0) break;
     const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
