@@ -153,7 +153,18 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
   } else {
     // The weight is sliced by the segment key (or shared).
     w.line("a.W = {};", dataPtr(layout, g, g.weight));
-    w.line("a.Y = {};", dataPtr(layout, g, g.output));
+    if (g.outputParts.empty()) {
+      w.line("a.Y = {};", dataPtr(layout, g, g.output));
+    } else {
+      // Fused slices: each part of the output row to its own buffer.
+      w.line("a.yParts = {};", g.outputParts.size());
+      for (size_t p = 0; p < g.outputParts.size(); ++p)
+        w.line("a.yPart[{}] = {};", p, dataPtr(layout, g, g.outputParts[p]));
+    }
+    if (g.bias) {
+      w.line("a.bias = {};", dataPtr(layout, g, *g.bias));
+      w.line("a.biasPerSlice = {};", g.bias->global ? "false" : "true");
+    }
     // Only the CUDA tensor-core kernel rounds to TF32 when allowed.
     if (target == Target::Cuda)
       w.line("a.tf32 = hp.hector_tf32;");

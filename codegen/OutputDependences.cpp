@@ -19,7 +19,10 @@ Accesses accessesOf(const intra::Instance &inst) {
     a.reads = {g->input.value, g->weight.value};
     if (g->epilogue)
       a.reads.push_back(g->epilogue->scalar.value);
-    a.writes = {g->output.value};
+    if (g->bias)
+      a.reads.push_back(g->bias->value);
+    for (const intra::RowAccess *out : g->outputs())
+      a.writes.push_back(out->value);
     // An accumulating output (outer mode always accumulates) is read as
     // well: its earlier writers count.
     if (g->mode == intra::GemmInstance::Mode::Outer ||

@@ -167,11 +167,16 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   if (g.perHead)
     os << " per_head";
   os << "\n";
-  os << "    output " << g.output.str(v) << " "
-     << ir::reduceToken(g.accumulate);
+  os << "    output ";
+  const std::vector<const RowAccess *> outs = g.outputs();
+  for (size_t i = 0; i < outs.size(); ++i)
+    os << (i ? ", " : "") << outs[i]->str(v);
+  os << " " << ir::reduceToken(g.accumulate);
   if (g.atomic)
     os << " atomic";
   os << "\n";
+  if (g.bias)
+    os << "    bias " << g.bias->str(v) << "\n";
   if (g.epilogue)
     os << "    epilogue " << ir::opName(g.epilogue->op) << " "
        << g.epilogue->scalar.str(v) << (g.epilogue->perHead ? " per_head" : "")
@@ -319,6 +324,25 @@ private:
     if (g.epilogue && g.epilogue->op != ir::OpKind::Mul &&
         g.epilogue->op != ir::OpKind::Div)
       error("gemm @" + g.name + " has an epilogue other than mul/div");
+    if ((g.bias || !g.outputParts.empty()) &&
+        (!linear || g.accumulate != ir::Reduce::None))
+      error("gemm @" + g.name +
+            " has a bias or output parts without being a plain linear GEMM");
+    if (g.bias && !g.bias->global &&
+        (!g.segmentBy || g.bias->path != *g.segmentBy))
+      error("gemm @" + g.name +
+            " slices its bias by other than the segment key");
+    if (!g.outputParts.empty()) {
+      if (g.outputParts.size() < 2 || g.outputParts.size() > 4 || g.perHead)
+        error("gemm @" + g.name + " cuts its output into " +
+              std::to_string(g.outputParts.size()) +
+              " parts (2 to 4, without heads)");
+      if (!(g.output == g.outputParts.front()))
+        error("gemm @" + g.name + "'s output is not its first part");
+      for (const RowAccess &p : g.outputParts)
+        if (!p.isIdentity())
+          error("gemm @" + g.name + " scatters an output part");
+    }
   }
 
   void checkNest(const std::string &name, const TravLoop &loop, bool isRoot,
@@ -409,7 +433,10 @@ private:
         reads = {g->input.value, g->weight.value};
         if (g->epilogue)
           reads.insert(g->epilogue->scalar.value);
-        writes.insert(g->output.value);
+        if (g->bias)
+          reads.insert(g->bias->value);
+        for (const RowAccess *out : g->outputs())
+          writes.insert(out->value);
       } else {
         const TravLoop *root =
             std::holds_alternative<TraversalInstance>(inst)

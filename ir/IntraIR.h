@@ -76,6 +76,9 @@ struct RowAccess {
   std::vector<ir::Attr> path;
   bool global = false;
   bool isIdentity() const { return !global && path.empty(); }
+  bool operator==(const RowAccess &o) const {
+    return value == o.value && path == o.path && global == o.global;
+  }
   /// "x[e.src]", "msg[e]", "W[e.etype]", "bias" for row variable `var`.
   std::string str(const std::string &var) const;
 };
@@ -98,7 +101,8 @@ struct GemmEpilogue {
 };
 
 /// A segment-MM instance of the GEMM template (hector.txt Algorithm 1).
-///   Linear mode: out[scatter(row)] (=|+=) epilogue(gather(A)[row] x W[seg])
+///   Linear mode: out[scatter(row)] (=|+=)
+///                epilogue(gather(A)[row] x W[seg] + bias[seg])
 ///   Outer mode:  W_out[seg] += sum over rows of seg: outer(A[row], B[row])
 struct GemmInstance {
   std::string name;
@@ -120,12 +124,32 @@ struct GemmInstance {
   /// (the output is zero-filled first).
   bool atomic = false;
   std::optional<GemmEpilogue> epilogue;
+  /// Linear: a row of width n added before the epilogue (a fused
+  /// `add(row, b)`), shared (global) or sliced by the segment key. Only
+  /// without accumulation.
+  std::optional<RowAccess> bias;
+  /// Linear: the output row cut by columns into these values, in order,
+  /// each n / size() wide (fused `slice`s that partition the row); then
+  /// `output` is the first of them. Empty: `output` holds the whole row.
+  /// Only without accumulation or heads.
+  std::vector<RowAccess> outputParts;
   ir::Dim k, n;       ///< per-row contraction and output widths
   ir::Dim heads;      ///< perHead: H; otherwise 1
   GemmKnobs knobs;
   /// The inter-op statements lowered here: the linear/outer, then the
-  /// reshapes and the scaling consumer fused into the epilogue.
+  /// reshapes, the bias and the scaling consumer or slices fused into the
+  /// epilogue.
   std::vector<int> stmts;
+
+  /// The values this instance writes: the output, or every part.
+  std::vector<const RowAccess *> outputs() const {
+    if (outputParts.empty())
+      return {&output};
+    std::vector<const RowAccess *> parts;
+    for (const RowAccess &p : outputParts)
+      parts.push_back(&p);
+    return parts;
+  }
 };
 
 /// How a traversal reduction reaches its target rows.

@@ -113,6 +113,12 @@ private:
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
+  bool readsRowOnce(const StmtInfo &r, const StmtInfo &gemm,
+                    const std::string &row) const;
+  bool biasInEpilogue(GemmInstance &g, const StmtInfo &sum,
+                      const std::string &row);
+  bool cutIntoParts(GemmInstance &g, const StmtInfo &gemm,
+                    const std::string &row, const std::vector<int> &readers);
   bool scaleInEpilogue(GemmInstance &g, const StmtInfo &consumer,
                        const std::string &row);
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
@@ -256,37 +262,46 @@ std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
   return g;
 }
 
-/// Extends a plain linear GEMM with the reshapes that follow it and a
-/// consumer in the same loop that scales its rows by a scalar
-/// (scaleInEpilogue) or adds them to an addend summed earlier
-/// (accumulateIntoAddend), when the GEMM's result (and each reshape's) is
-/// read by nothing else.
+/// Extends a plain linear GEMM with what follows it in the same loop, when
+/// the GEMM's result (and each value on the way) is read by nothing else
+/// and is neither an output nor saved for the backward:
+/// - reshapes (views of the row);
+/// - a bias, `add(row, b)` with b a weight row (biasInEpilogue), after
+///   which the chain goes on;
+/// - then one of: a consumer that scales its rows by a scalar
+///   (scaleInEpilogue) or adds them to an addend summed earlier
+///   (accumulateIntoAddend), these two only without a bias; or slices that
+///   cut the row into equal parts, each written to its own buffer
+///   (cutIntoParts; several readers).
 void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
   if (g.mode != GemmInstance::Mode::Linear ||
       g.accumulate != ir::Reduce::None)
     return;
-  std::vector<int> chain;
-  std::vector<std::string> hidden;
+  std::vector<int> chain;          // reshapes not yet absorbed
+  std::vector<std::string> hidden; // values that stay in the GEMM's registers
   std::string cur = info.stmt->target.value;
+  // Takes the reshapes so far and `stmts` into the GEMM.
+  auto absorb = [&](const std::vector<int> &stmts) {
+    g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
+    g.stmts.insert(g.stmts.end(), stmts.begin(), stmts.end());
+    gemmRegisters_.insert(hidden.begin(), hidden.end());
+    chain.clear();
+    hidden.clear();
+  };
   for (;;) {
     if (decl(cur).kind == ir::ValueKind::Output || options_.saved.count(cur))
       return;
     auto it = readers_.find(cur);
-    if (it == readers_.end() || it->second.size() != 1)
+    if (it == readers_.end())
       return;
+    if (it->second.size() > 1) {
+      hidden.push_back(cur);
+      if (chain.empty() && cutIntoParts(g, info, cur, it->second))
+        absorb(it->second);
+      return;
+    }
     const StmtInfo &r = infos_[it->second.front()];
-    if (r.loop != info.loop || r.id < info.id || unitOf_[r.id] != -1)
-      return;
-    // Every read of `cur` in the reader must be of the row itself.
-    int uses = 0;
-    for (const ir::Operand &op : r.stmt->operands)
-      if (const auto *a = std::get_if<ir::Access>(&op))
-        if (a->value == cur) {
-          if (!normalize(*a, *r.loop).isIdentity())
-            return;
-          ++uses;
-        }
-    if (uses != 1)
+    if (!readsRowOnce(r, info, cur))
       return;
     hidden.push_back(cur);
     if (r.stmt->op == ir::OpKind::Reshape) {
@@ -294,17 +309,107 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
       cur = r.stmt->target.value;
       continue;
     }
+    if (!g.bias && r.stmt->op == ir::OpKind::Add && biasInEpilogue(g, r, cur)) {
+      absorb({r.id});
+      cur = r.stmt->target.value;
+      continue;
+    }
+    if (g.bias)
+      return; // a bias is followed by slices or by nothing
     // The consumer: a per-row scaling (the epilogue) or a sum (in place).
     const bool absorbed = r.stmt->op == ir::OpKind::Add
                               ? accumulateIntoAddend(g, r, cur)
                               : scaleInEpilogue(g, r, cur);
-    if (!absorbed)
-      return;
-    g.stmts.insert(g.stmts.end(), chain.begin(), chain.end());
-    g.stmts.push_back(r.id);
-    gemmRegisters_.insert(hidden.begin(), hidden.end());
+    if (absorbed)
+      absorb({r.id});
     return;
   }
+}
+
+/// Whether `r`, a statement of the GEMM statement `gemm`'s loop that comes
+/// after it and is not lowered yet, reads `row` exactly once, as the row
+/// itself.
+bool Lowering::readsRowOnce(const StmtInfo &r, const StmtInfo &gemm,
+                            const std::string &row) const {
+  if (r.loop != gemm.loop || r.id < gemm.id || unitOf_[r.id] != -1)
+    return false;
+  int uses = 0;
+  for (const ir::Operand &op : r.stmt->operands)
+    if (const auto *a = std::get_if<ir::Access>(&op))
+      if (a->value == row) {
+        if (!normalize(*a, *r.loop).isIdentity())
+          return false;
+        ++uses;
+      }
+  return uses == 1;
+}
+
+/// `add(row, b)` (either order) after a linear GEMM whose result is `row`,
+/// with b a weight of the row's shape, shared or taken by the GEMM's
+/// segment key (HGT's `kqv_bias[n.ntype]`): the bias of the GEMM's
+/// epilogue, and the sum's target its output.
+bool Lowering::biasInEpilogue(GemmInstance &g, const StmtInfo &sum,
+                              const std::string &row) {
+  const ir::Stmt &c = *sum.stmt;
+  if (c.operands.size() != 2 || c.reduce != ir::Reduce::None || g.perHead ||
+      g.epilogue)
+    return false;
+  const auto *x = std::get_if<ir::Access>(&c.operands[0]);
+  const auto *y = std::get_if<ir::Access>(&c.operands[1]);
+  if (!x || !y)
+    return false;
+  const ir::Access &b = x->value == row ? *y : *x;
+  if (b.value == row || decl(b.value).kind != ir::ValueKind::Param ||
+      decl(b.value).shape != decl(row).shape ||
+      !normalize(c.target, *sum.loop).isIdentity())
+    return false;
+  const RowAccess bias = normalize(b, *sum.loop);
+  if (!bias.global && (!g.segmentBy || bias.path != *g.segmentBy))
+    return false;
+  g.bias = bias;
+  g.output = normalize(c.target, *sum.loop);
+  return true;
+}
+
+/// The readers of a linear GEMM's row `row`, when they are 2 to 4 slices
+/// of the row that cut it into equal parts in order (start i * size, size
+/// n / parts) and write whole rows: the GEMM's output parts (HGT's k, q and
+/// v out of one kqv projection, which a traversal copied out before).
+bool Lowering::cutIntoParts(GemmInstance &g, const StmtInfo &gemm,
+                            const std::string &row,
+                            const std::vector<int> &readers) {
+  if (g.perHead || g.epilogue || readers.size() < 2 || readers.size() > 4)
+    return false;
+  std::vector<const StmtInfo *> slices;
+  for (int id : readers) {
+    const StmtInfo &r = infos_[id];
+    if (r.stmt->op != ir::OpKind::Slice || r.stmt->reduce != ir::Reduce::None ||
+        !readsRowOnce(r, gemm, row) ||
+        !normalize(r.stmt->target, *r.loop).isIdentity())
+      return false;
+    slices.push_back(&r);
+  }
+  const ir::Dim size = slices.front()->stmt->sliceSize;
+  const auto parts = static_cast<int64_t>(slices.size());
+  if (!(ir::Dim::constant(parts) * size == g.n))
+    return false;
+  std::vector<RowAccess> outputs(slices.size());
+  std::vector<bool> taken(slices.size(), false);
+  for (const StmtInfo *r : slices) {
+    if (!(r->stmt->sliceSize == size))
+      return false;
+    int64_t part = -1;
+    for (int64_t i = 0; i < parts; ++i)
+      if (r->stmt->sliceStart == ir::Dim::constant(i) * size)
+        part = i;
+    if (part < 0 || taken[part])
+      return false;
+    taken[part] = true;
+    outputs[part] = normalize(r->stmt->target, *r->loop);
+  }
+  g.outputParts = outputs;
+  g.output = outputs.front();
+  return true;
 }
 
 /// The scaling consumer of a linear GEMM's row `row`: `mul(row, s)`,

@@ -155,11 +155,9 @@ namespace hector_gen::hgt_pyg {
     at::Tensor t_h_1 = saved_arena.tensor(13, {g.num_nodes});
     b.h_1 = t_h_1.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_kqv_0, g.num_edges * sz_alpha_score, g.num_nodes * sz_a_1, g.num_nodes * sz_h_2}, options);
-    b.kqv_0 = scratch_arena.data<scalar_t>(0);
-    b.alpha_score = scratch_arena.data<scalar_t>(1);
-    b.a_1 = scratch_arena.data<scalar_t>(2);
-    b.h_2 = scratch_arena.data<scalar_t>(3);
+    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_alpha_score, g.num_nodes * sz_h_2}, options);
+    b.alpha_score = scratch_arena.data<scalar_t>(0);
+    b.h_2 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

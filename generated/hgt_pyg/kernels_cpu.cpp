@@ -12,119 +12,9 @@
 namespace hector_gen::hgt_pyg {
   namespace {
 
-// @trav_1: access none, schedule warp_per_vertex feature_tile 32
+// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_kqv = scratch + 0;
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s1: kqv[n] = add(kqv_0[n], kqv_bias[n.ntype])
-      {
-        const scalar_t *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
-        const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
-        scalar_t *t = r_kqv;
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_kqv) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s2: k_0[n] = slice(kqv[n]) start 0 size in_dim
-      // s4: q_0[n] = slice(kqv[n]) start in_dim size in_dim
-      // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
-      {
-        const scalar_t *s2_o0 = r_kqv;
-        scalar_t *s2_t = (b.k_0 + (v_n) * sz_k_0);
-        const scalar_t *s4_o0 = r_kqv;
-        scalar_t *s4_t = (b.q_0 + (v_n) * sz_q_0);
-        const scalar_t *s6_o0 = r_kqv;
-        scalar_t *s6_t = (b.v_0 + (v_n) * sz_v_0);
-        HECTOR_FOR_ELEMENTS(i, sz_k_0) {
-          scalar_t v_s2;
-          {
-            const scalar_t v = s2_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
-            v_s2 = v;
-          }
-          s2_t[i] = v_s2;
-          scalar_t v_s4;
-          {
-            const scalar_t v = s4_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
-            v_s4 = v;
-          }
-          s4_t[i] = v_s4;
-          scalar_t v_s6;
-          {
-            const scalar_t v = s6_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
-            v_s6 = v;
-          }
-          s6_t[i] = v_s6;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -549,9 +439,9 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   }
 }
 
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -604,26 +494,17 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
-      // s23: a[n] = add(a_1[n], out_lin_bias[n.ntype])
       // s25: h_0[n] = mul(gate[n], a[n])
       // s28: h[n] = add(h_0[n], h_2[n])
       {
-        const scalar_t *s23_o0 = (b.a_1 + (v_n) * sz_a_1);
-        const scalar_t *s23_o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
-        scalar_t *s23_t = (b.a + (v_n) * sz_a);
         const scalar_t *s25_o0 = (b.gate + (v_n) * sz_gate);
+        const scalar_t *s25_o1 = (b.a + (v_n) * sz_a);
         const scalar_t *s28_o1 = (b.h_2 + (v_n) * sz_h_2);
         scalar_t *s28_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_a) {
-          scalar_t v_s23;
-          {
-            const scalar_t v = s23_o0[i] + s23_o1[i];
-            v_s23 = v;
-          }
-          s23_t[i] = v_s23;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           scalar_t v_s25;
           {
-            const scalar_t v = s25_o0[0] * v_s23;
+            const scalar_t v = s25_o0[0] * s25_o1[i];
             v_s25 = v;
           }
           scalar_t v_s28;
@@ -1905,12 +1786,16 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.kqv_weight;
-      a.Y = b.kqv_0;
+      a.yParts = 3;
+      a.yPart[0] = b.k_0;
+      a.yPart[1] = b.q_0;
+      a.yPart[2] = b.v_0;
+      a.bias = b.kqv_bias;
+      a.biasPerSlice = true;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access none, schedule warp_per_vertex feature_tile 32
-    // @gemm_2: linear GEMM, rows pairs
+    // @gemm_1: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_pairs;
@@ -1927,7 +1812,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_3: linear GEMM, rows pairs
+    // @gemm_2: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_pairs;
@@ -1944,8 +1829,8 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_5: linear GEMM, rows nodes
+    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_4: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -1959,11 +1844,13 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.out_lin_weight;
-      a.Y = b.a_1;
+      a.Y = b.a;
+      a.bias = b.out_lin_bias;
+      a.biasPerSlice = true;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>

@@ -194,18 +194,17 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
       scale = a.scale[a.scalePerHead ? sr * H + h : sr];
     }
     const int64_t dst = a.scatter ? a.scatter[id] : id;
-    T *y = a.Y + dst * H * N + h * N;
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
       const int64_t col = col0 + tx + j * TX;
       if (col >= N)
         continue;
-      T v = acc[i][j];
+      T v = acc[i][j] + biasAt(a, int64_t(sliceRow[m]), h, col);
       if (a.epilogue == EpilogueOp::Mul)
         v *= scale;
       else if (a.epilogue == EpilogueOp::Div)
         v /= scale;
-      storeOut(y + col, v, a);
+      storeOut(outputAt(a, dst, h, col), v, a);
     }
   }
 }
@@ -1518,6 +1517,10 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if constexpr (std::is_same_v<T, float>) {
       if (linearMmaFits(a))
         return launchLinearMma(a, stream);
+      // The other fast paths write one plain output buffer; a bias or
+      // output parts take the general kernel.
+      if (!plainOutput(a))
+        return launchLinear<T, 64, 64, 16, 4, 4>(a, stream);
       const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                        a.N % 4 == 0 && hostAligned16(a.X) &&
                        hostAligned16(a.Y);

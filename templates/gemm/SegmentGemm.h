@@ -21,10 +21,12 @@
 //                         rowType: rowType[id]; neither: 0)
 //   x   = X[gather ? gather[id] : id][h*K .. h*K+K)
 //   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW)
+//   y  += bias[s][h] (biasPerSlice) or bias[h]   (when there is a bias)
 //   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[id] : id)
 //         (times H plus h when scalePerHead)
 //   Y[scatter ? scatter[id] : id][h*N .. h*N+N)  = y   (or += y: accumulate;
-//         with atomic adds when atomic)
+//         with atomic adds when atomic); with yParts > 1 (H = 1), columns
+//         [p*w, p*w + w) of the row go to yPart[p] instead (w = N / yParts)
 // Outer mode (weight gradients):
 //   dW[s][h] (= or +=) sum over rows r of slice s of
 //            outer(X[gather ? gather[id] : id][h*K ..+K),
@@ -52,6 +54,15 @@ namespace hector::templates {
 
 /// What the epilogue does with the per-row scalar.
 enum class EpilogueOp { None, Mul, Div };
+
+/// The most buffers a linear call's output rows may be cut into (yParts).
+constexpr int kMaxYParts = 4;
+
+#if defined(__CUDACC__)
+#define HECTOR_GEMM_HD __host__ __device__ __forceinline__
+#else
+#define HECTOR_GEMM_HD inline
+#endif
 
 /// Linear (Y from X and W) or Outer (dW from X and B); see the top of this
 /// file. One type for every scalar type: SegmentGemmArgsT<T>::Mode names it.
@@ -114,6 +125,20 @@ template <typename T> struct SegmentGemmArgsT {
   /// products. The CPU implementation and the other kernels ignore it.
   bool tf32 = false;
 
+  /// Linear: a row added to every output row before the epilogue's scale
+  /// (a fused `+ b`): bias[(s * H + h) * N + n] for a row of slice s with
+  /// biasPerSlice (a bias per node type, as nn.Linear's per type), else
+  /// bias[h * N + n]. Needs accumulate off.
+  const T *bias = nullptr;
+  bool biasPerSlice = false;
+  /// Linear: the output rows cut by columns into yParts buffers (2 to
+  /// kMaxYParts, H = 1, N a multiple of yParts): column n of row `dst`
+  /// goes to yPart[n / w][dst * w + n % w], w = N / yParts (slices of a
+  /// fused projection, as HGT's k, q and v of one kqv GEMM). Y is then
+  /// unused. Needs accumulate off. 1: the output is Y.
+  int yParts = 1;
+  T *yPart[kMaxYParts] = {};
+
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;
   const T *scale = nullptr;
@@ -132,9 +157,43 @@ template <typename T> struct SegmentGemmArgsT {
 /// The float call, as every caller spelled it before the double one.
 using SegmentGemmArgs = SegmentGemmArgsT<float>;
 
+/// Where column n of head h of output row `dst` goes: Y, or its part.
+template <typename T>
+HECTOR_GEMM_HD T *outputAt(const SegmentGemmArgsT<T> &a, int64_t dst, int64_t h,
+                           int64_t n) {
+  if (a.yParts <= 1)
+    return a.Y + (dst * a.H + h) * a.N + n;
+  const int64_t w = a.N / a.yParts, p = n / w;
+  // Selected, not indexed: a run-time index into the kernel's parameter
+  // array would copy it to local memory.
+  T *part = p == 0   ? a.yPart[0]
+            : p == 1 ? a.yPart[1]
+            : p == 2 ? a.yPart[2]
+                     : a.yPart[3];
+  return part + dst * w + (n - p * w);
+}
+
+/// The bias of column n of head h for a row of slice s (0 without one).
+template <typename T>
+HECTOR_GEMM_HD T biasAt(const SegmentGemmArgsT<T> &a, int64_t s, int64_t h,
+                        int64_t n) {
+  if (!a.bias)
+    return T(0);
+  return a.bias[((a.biasPerSlice ? s * a.H : 0) + h) * a.N + n];
+}
+
+/// Whether the output is plain: no bias and one output buffer (the fast
+/// paths that do not take either check this).
+template <typename T>
+HECTOR_GEMM_HD bool plainOutput(const SegmentGemmArgsT<T> &a) {
+  return !a.bias && a.yParts <= 1;
+}
+
 /// "" when the arguments are consistent (pointers present for the mode,
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
-/// accumulate, scale with an epilogue); else what is wrong. rowIds goes with
+/// accumulate, scale with an epilogue, a bias and output parts only in
+/// linear mode without accumulate, parts that divide N with H = 1); else
+/// what is wrong. rowIds goes with
 /// either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace hector::templates {
@@ -28,11 +29,24 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
   if (a.mode == SegmentGemmMode::Linear) {
     if (!a.W && a.K > 0)
       return "W is missing";
-    if (!a.Y)
+    if (a.yParts < 1 || a.yParts > kMaxYParts)
+      return "yParts must be 1 to " + std::to_string(kMaxYParts);
+    if (a.yParts == 1 && !a.Y)
       return "Y is missing";
+    if (a.yParts > 1) {
+      if (a.H != 1 || a.N % a.yParts != 0)
+        return "output parts need H = 1 and N a multiple of yParts";
+      for (int p = 0; p < a.yParts; ++p)
+        if (!a.yPart[p])
+          return "output part " + std::to_string(p) + " is missing";
+    }
+    if ((a.bias || a.yParts > 1) && a.accumulate)
+      return "a bias and output parts need accumulate off";
     if ((a.epilogue == EpilogueOp::None) != (a.scale == nullptr))
       return "scale must be given exactly when there is an epilogue";
   } else {
+    if (a.bias || a.yParts != 1)
+      return "no bias or output parts in outer mode";
     if (!a.B && a.K > 0)
       return "B is missing (outer mode)";
     if (!a.dW && a.K > 0)
@@ -96,10 +110,18 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
               acc[n] += xv * w[k * N + n];
           }
         }
+        if (a.bias)
+          for (int64_t n = 0; n < N; ++n)
+            acc[n] += biasAt(a, s, h, n);
         if (a.epilogue != EpilogueOp::None) {
           const T sc = a.scale[a.scalePerHead ? sr * H + h : sr];
           for (int64_t n = 0; n < N; ++n)
             acc[n] = a.epilogue == EpilogueOp::Mul ? acc[n] * sc : acc[n] / sc;
+        }
+        if (a.yParts > 1) {
+          for (int64_t n = 0; n < N; ++n)
+            *outputAt(a, dst, h, n) = acc[n];
+          continue;
         }
         T *y = a.Y + dst * H * N + h * N;
         if (atomic) {

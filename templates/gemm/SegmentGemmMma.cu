@@ -394,12 +394,17 @@ __global__ void __launch_bounds__(kMmaThreads)
       if (dst < 0)
         continue;
       const float sc = tr.scale[row];
-      float *y = a.Y + (dst * a.H + h) * N + c0 + 2 * t;
+      const int64_t slice = tr.slice[row];
 #pragma unroll
       for (int j = 0; j < kPassTiles; ++j) {
         if (j >= nTiles)
           break;
+        const int n = c0 + 8 * j + 2 * t;
         float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
+        if (a.bias) {
+          v.x += biasAt(a, slice, h, n);
+          v.y += biasAt(a, slice, h, n + 1);
+        }
         if (a.epilogue == EpilogueOp::Mul) {
           v.x *= sc;
           v.y *= sc;
@@ -407,7 +412,7 @@ __global__ void __launch_bounds__(kMmaThreads)
           v.x /= sc;
           v.y /= sc;
         }
-        storePair(a, y + 8 * j, v);
+        storePair(a, outputAt(a, dst, h, n), v);
       }
     }
     __syncthreads(); // this buffer is staged again two tiles on
@@ -670,8 +675,17 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
       a.N % 8 != 0 || a.M < 1 || a.H < 1 || a.H > 65535 ||
       a.numSlices > int64_t(INT32_MAX))
     return false;
-  if (!hostAligned16(a.X) || !hostAligned16(a.W) || !hostAligned16(a.Y))
+  if (!hostAligned16(a.X) || !hostAligned16(a.W))
     return false;
+  if (a.yParts <= 1 && !hostAligned16(a.Y))
+    return false;
+  // Output parts: each a whole number of mma tiles wide, so that a pair
+  // of columns never straddles two parts.
+  if (a.yParts > 1 && (a.N / a.yParts) % 8 != 0)
+    return false;
+  for (int p = 0; a.yParts > 1 && p < a.yParts; ++p)
+    if (!hostAligned16(a.yPart[p]))
+      return false;
   return tensorCoresUsable();
 }
 

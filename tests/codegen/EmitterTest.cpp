@@ -1024,7 +1024,7 @@ TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
   std::optional<Emitted> e = compileAndEmit("hgt_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string kernel = textFrom(cu, "\nforward_trav_4(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_3(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "hector_workers_0 = hector::trav::workersFor("
                             "hector::trav::maxOf(hp_heads, hp_in_dim, "

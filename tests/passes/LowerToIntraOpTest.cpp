@@ -79,12 +79,13 @@ const Expected kExpected[] = {
     // k) -> 4 G, alpha_2/score -> T; softmax -> T T T; alpha, msg -> T
     // (outj has two readers: no epilogue); h_0, h -> T.
     {"rgat_pyg", 4, 6, "GGGGTTTTTT"},
-    // nodes: kqv_0 (linear_t by ntype) -> G, bias + slices -> T; edges:
-    // alpha_0 (per-head k_rel) -> G, scores -> T; softmax -> T T T; alpha
-    // -> T, msg_0 with msg = mul(alpha, msg_0) fused (per head) -> G; last
-    // nest: agg_0, a_0, gate, h_1, h_2 -> T, a_1 (linear_t) -> G,
-    // a, h_0, h -> T.
-    {"hgt_pyg", 4, 8, "GTGTTTTTGTGT"},
+    // nodes: kqv_0 (linear_t by ntype) with the bias and the k, q, v
+    // slices fused (three output parts) -> G; edges: alpha_0 (per-head
+    // k_rel) -> G, scores -> T; softmax -> T T T; alpha -> T, msg_0 with
+    // msg = mul(alpha, msg_0) fused (per head) -> G; last nest: agg_0, a_0,
+    // gate, h_1, h_2 -> T, a_1 (linear_t) with its bias fused -> G, h_0,
+    // h -> T.
+    {"hgt_pyg", 4, 7, "GGTTTTTGTGT"},
 };
 
 class LoweringModelTest : public ::testing::TestWithParam<Expected> {};
@@ -405,11 +406,98 @@ TEST(LowerToIntraOpTest, HgtPerHeadAndTypeSlicedGemms) {
 TEST(LowerToIntraOpTest, HgtPygPerHeadEpilogueAndTransposedWeight) {
   intra::Program p = lower(loadBundledModel("hgt_pyg"));
   EXPECT_TRUE(gemm(p, 0).transposeWeight);
-  const intra::GemmInstance &msg = gemm(p, 8);
+  const intra::GemmInstance &msg = gemm(p, 7);
   ASSERT_TRUE(msg.epilogue);
   EXPECT_TRUE(msg.epilogue->perHead);
   EXPECT_EQ(msg.epilogue->scalar.str("e"), "alpha[e]");
   EXPECT_EQ(msg.output.str("e"), "msg[e]");
+}
+
+// HGT's kqv projection: `linear_t(x, W[ntype]) + b[ntype]` cut by three
+// slices into k, q and v is one GEMM with a per-type bias and three output
+// parts (no traversal copies the slices out); out_lin's bias is fused
+// too, while `a` itself, saved for the backward, stays its output.
+TEST(LowerToIntraOpTest, HgtPygKqvBiasAndSlicesFuseIntoTheGemm) {
+  intra::Program p = lower(loadBundledModel("hgt_pyg"));
+  const intra::GemmInstance &kqv = gemm(p, 0);
+  ASSERT_TRUE(kqv.bias);
+  EXPECT_EQ(kqv.bias->str("n"), "kqv_bias[n.ntype]");
+  ASSERT_EQ(kqv.outputParts.size(), 3u);
+  EXPECT_EQ(kqv.outputParts[0].str("n"), "k_0[n]");
+  EXPECT_EQ(kqv.outputParts[1].str("n"), "q_0[n]");
+  EXPECT_EQ(kqv.outputParts[2].str("n"), "v_0[n]");
+  EXPECT_EQ(kqv.output.str("n"), "k_0[n]");
+  EXPECT_EQ(kqv.stmts.size(), 5u); // linear_t, add, three slices
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("    output k_0[n], q_0[n], v_0[n] =\n"
+                      "    bias kqv_bias[n.ntype]\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("layout kqv : node_rows[3*in_dim] temp register "
+                      "from @gemm_0"),
+            std::string::npos);
+  const intra::GemmInstance &outLin = gemm(p, 9);
+  ASSERT_TRUE(outLin.bias);
+  EXPECT_EQ(outLin.bias->str("n"), "out_lin_bias[n.ntype]");
+  EXPECT_EQ(outLin.output.str("n"), "a[n]");
+  EXPECT_TRUE(outLin.outputParts.empty());
+}
+
+// Slices fuse only when they cut the row into equal parts in order; a
+// bias only when it is a weight of the row's shape taken by the segment
+// key (or shared).
+TEST(LowerToIntraOpTest, OnlyPartitioningSlicesAndWeightBiasesFuse) {
+  ir::Module m = parseVerified(R"(module @parts {
+  hyper d : int = 4
+  input x : node[d]
+  param w : ntype[d, 2*d]
+  param b : ntype[2*d]
+  param c : global[2*d]
+  input x2 : node[2*d]
+  output y1 : node[d]
+  output y2 : node[d]
+  output z1 : node[d]
+  output z2 : node[d]
+  output u : node[2*d]
+  temp p0 : node[2*d]
+  temp p : node[2*d]
+  temp q0 : node[2*d]
+  temp q : node[2*d]
+  temp r0 : node[2*d]
+  foreach n in nodes {
+    p0[n] = linear(x[n], w[n.ntype])
+    p[n] = add(p0[n], b[n.ntype])
+    y1[n] = slice(p[n]) start 0 size d
+    y2[n] = slice(p[n]) start d size d
+    q0[n] = linear(x[n], w[n.ntype])
+    q[n] = add(c, q0[n])
+    z1[n] = slice(q[n]) start 0 size d
+    z2[n] = slice(q[n]) start 1 size d
+    r0[n] = linear(x[n], w[n.ntype])
+    u[n] = add(r0[n], x2[n])
+  }
+}
+)",
+                               "parts.ir");
+  intra::Program p = lower(m);
+  std::vector<const intra::GemmInstance *> gemms;
+  for (const intra::Instance &inst : p.instances)
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
+      gemms.push_back(g);
+  ASSERT_EQ(gemms.size(), 3u);
+  const intra::GemmInstance &first = *gemms[0];
+  ASSERT_TRUE(first.bias);
+  EXPECT_FALSE(first.bias->global);
+  ASSERT_EQ(first.outputParts.size(), 2u);
+  EXPECT_EQ(first.outputParts[1].str("n"), "y2[n]");
+  // A shared bias fuses; slices that overlap do not.
+  const intra::GemmInstance &second = *gemms[1];
+  ASSERT_TRUE(second.bias);
+  EXPECT_TRUE(second.bias->global);
+  EXPECT_TRUE(second.outputParts.empty());
+  EXPECT_EQ(second.output.str("n"), "q[n]");
+  // An input row is no bias.
+  EXPECT_FALSE(gemms[2]->bias);
+  EXPECT_EQ(gemms[2]->output.str("n"), "r0[n]");
 }
 
 TEST(LowerToIntraOpTest, OuterProductIntoWeightRows) {

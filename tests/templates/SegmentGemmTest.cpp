@@ -47,6 +47,8 @@ template <> struct Precision<double> {
 
 enum class Seg { None, Ptr, RowType };
 enum class Scatter { None, Permute, Collide };
+/// SegmentGemmArgs::bias: none, one row for all, or one per slice.
+enum class Bias { None, Shared, PerSlice };
 /// How a case fills SegmentGemmArgs::rowIds.
 enum class RowIds {
   None,
@@ -84,6 +86,10 @@ struct Case {
   /// SegmentGemmArgs::tf32: products may round their factors to TF32
   /// (the tensor-core kernel's one-product mode); checked to tf32Tolerance.
   bool tf32 = false;
+  Bias bias = Bias::None;
+  /// SegmentGemmArgs::yParts: the output cut by columns into this many
+  /// buffers (H = 1), laid end to end in the test's output array.
+  int yParts = 1;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -890,6 +896,70 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
+  // A fused bias (per slice, or one row for all rows) and outputs cut by
+  // columns into separate buffers (HGT's kqv projection: one GEMM writing
+  // k, q and v): the tensor-core kernel where the parts are whole mma
+  // tiles wide, the general kernel otherwise (and for double, and for
+  // every shape when the tensor cores are off: a bias or parts keep the
+  // vec, narrow, dot and scale paths out).
+  {
+    Case c{"mmaBiasPerSliceThreeParts", Mode::Linear, 5003, 64, 192, 1, 7,
+           Seg::Ptr};
+    c.gather = true;
+    c.transposeW = true;
+    c.scatter = Scatter::Permute;
+    c.bias = Bias::PerSlice;
+    c.yParts = 3;
+    add(c);
+  }
+  {
+    Case c{"mmaBiasSharedRowTypeEpilogue", Mode::Linear, 3001, 32, 136, 1,
+           5, Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.bias = Bias::Shared;
+    c.epilogue = EpilogueOp::Mul;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"mmaFourPartsSortedIds", Mode::Linear, 2000, 16, 32, 1, 6,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.bias = Bias::PerSlice;
+    c.yParts = 4;
+    add(c);
+  }
+  {
+    Case c{"biasVecShape", Mode::Linear, 1000, 64, 64, 1, 3, Seg::Ptr};
+    c.bias = Bias::Shared;
+    c.gather = true;
+    add(c);
+  }
+  {
+    Case c{"partsNarrowGeneralEpilogue", Mode::Linear, 777, 5, 6, 1, 4,
+           Seg::RowType};
+    c.bias = Bias::PerSlice;
+    c.yParts = 2;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"biasHeadsPerSlice", Mode::Linear, 900, 24, 40, 2, 3, Seg::Ptr};
+    c.bias = Bias::PerSlice;
+    c.transposeW = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    add(c);
+  }
+  {
+    Case c{"mmaBiasTf32", Mode::Linear, 3000, 64, 64, 1, 5, Seg::Ptr};
+    c.bias = Bias::PerSlice;
+    c.tf32 = true;
+    add(c);
+  }
   return t;
 }
 
@@ -900,7 +970,7 @@ template <typename T> struct Problem {
   /// Row ids range over [0, ids): the size of every per-row list.
   int64_t ids = 0;
   int64_t xRows = 0, yRows = 0, scaleRows = 0, bRows = 0;
-  std::vector<T> X, W, B, scale, Y0, expected;
+  std::vector<T> X, W, B, scale, bias, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
@@ -1023,6 +1093,8 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
         p.scaleGather = randomIndices(rng, I, p.scaleRows);
       p.scale = randomVector<T>(rng, p.scaleRows * (c.scalePerHead ? H : 1));
     }
+    if (c.bias != Bias::None)
+      p.bias = randomVector<T>(rng, (c.bias == Bias::PerSlice ? S : 1) * H * N);
     // Repeated ids write their output rows more than once.
     if (c.rowIds == RowIds::Repeated)
       p.atomic = true;
@@ -1075,6 +1147,9 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
             v += Ref(p.X[(src * H + h) * K + k]) *
                  Ref(p.W[(s * H + h) * K * N + wi]);
           }
+          if (c.bias != Bias::None)
+            v += Ref(p.bias[((c.bias == Bias::PerSlice ? s * H : 0) + h) * N +
+                            n]);
           if (c.epilogue != EpilogueOp::None) {
             const int64_t sr = c.scaleGather ? p.scaleGather[id] : id;
             const Ref sc = p.scale[c.scalePerHead ? sr * H + h : sr];
@@ -1101,6 +1176,22 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     }
   }
   p.expected.assign(out.begin(), out.end());
+  if (c.yParts > 1) {
+    // The parts end to end: part q holds columns [q*w, q*w + w) of every
+    // output row, rows of w scalars.
+    if (H != 1 || N % c.yParts != 0)
+      throw std::logic_error(c.name + ": parts need H = 1, N % yParts == 0");
+    const int64_t w = N / c.yParts;
+    auto toParts = [&](const std::vector<T> &rows) {
+      std::vector<T> parts(rows.size());
+      for (int64_t y = 0; y < p.yRows; ++y)
+        for (int64_t n = 0; n < N; ++n)
+          parts[(n / w) * p.yRows * w + y * w + n % w] = rows[y * N + n];
+      return parts;
+    };
+    p.expected = toParts(p.expected);
+    p.Y0 = toParts(p.Y0);
+  }
   return p;
 }
 
@@ -1128,6 +1219,15 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   if (c.mode == Mode::Linear) {
     a.W = ptr(p.W);
     a.Y = out;
+    if (c.yParts > 1) {
+      a.Y = nullptr;
+      a.yParts = c.yParts;
+      const int64_t w = c.N / c.yParts;
+      for (int q = 0; q < c.yParts; ++q)
+        a.yPart[q] = out + q * p.yRows * w;
+    }
+    a.bias = ptr(p.bias);
+    a.biasPerSlice = c.bias == Bias::PerSlice;
     a.scatter = ptr(p.scatter);
     a.epilogue = c.epilogue;
     a.scale = ptr(p.scale);
@@ -1331,6 +1431,42 @@ TEST(SegmentGemmArgsCheck, ReportsInconsistencies) {
   a.segmentPtr = idx;
   a.rowType = idx;
   EXPECT_NE(checkSegmentGemmArgs(a), "");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {
+  SegmentGemmArgs a;
+  a.M = 4;
+  a.K = 2;
+  a.N = 6;
+  float buf[24] = {};
+  a.X = a.W = buf;
+  a.bias = buf;
+  a.yParts = 3;
+  a.yPart[0] = a.yPart[1] = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "output part 2 is missing");
+  a.yPart[2] = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.N = 7;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "output parts need H = 1 and N a multiple of yParts");
+  a.N = 6;
+  a.H = 2;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "output parts need H = 1 and N a multiple of yParts");
+  a.H = 1;
+  a.yParts = kMaxYParts + 1;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "yParts must be 1 to 4");
+  a.yParts = 1;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "Y is missing");
+  a.Y = buf;
+  a.accumulate = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "a bias and output parts need accumulate off");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.accumulate = false;
+  a.mode = Mode::Outer;
+  a.B = a.dW = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "no bias or output parts in outer mode");
 }
 
 TEST(SegmentGemmArgsCheck, AcceptsRowIdsWithEitherSliceSource) {

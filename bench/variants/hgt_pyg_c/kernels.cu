@@ -15,119 +15,10 @@
 namespace hector_gen::hgt_pyg_c {
   namespace {
 
-// @trav_1: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_msg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *r_kqv = scratch + 0;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s1: kqv[n] = add(kqv_0[n], kqv_bias[n.ntype])
-    {
-      const scalar_t *o0 = (b.kqv_0 + (v_n) * sz_kqv_0);
-      const scalar_t *o1 = (b.kqv_bias + (g.ntype[v_n]) * sz_kqv_bias);
-      scalar_t *t = r_kqv;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_kqv) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_kqv) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    // s2: k_0[n] = slice(kqv[n]) start 0 size in_dim
-    // s4: q_0[n] = slice(kqv[n]) start in_dim size in_dim
-    // s6: v_0[n] = slice(kqv[n]) start 2*in_dim size in_dim
-    {
-      const scalar_t *s2_o0 = r_kqv;
-      scalar_t *s2_t = (b.k_0 + (v_n) * sz_k_0);
-      const scalar_t *s4_o0 = r_kqv;
-      scalar_t *s4_t = (b.q_0 + (v_n) * sz_q_0);
-      const scalar_t *s6_o0 = r_kqv;
-      scalar_t *s6_t = (b.v_0 + (v_n) * sz_v_0);
-      HECTOR_FOR_ELEMENTS(i, sz_k_0) {
-        scalar_t v_s2;
-        {
-          const scalar_t v = s2_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + INT64_C(0) + i % hp_in_dim];
-          v_s2 = v;
-        }
-        s2_t[i] = v_s2;
-        scalar_t v_s4;
-        {
-          const scalar_t v = s4_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + hp_in_dim + i % hp_in_dim];
-          v_s4 = v;
-        }
-        s4_t[i] = v_s4;
-        scalar_t v_s6;
-        {
-          const scalar_t v = s6_o0[(i / hp_in_dim) * (INT64_C(3) * hp_in_dim) + (INT64_C(2) * hp_in_dim) + i % hp_in_dim];
-          v_s6 = v;
-        }
-        s6_t[i] = v_s6;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
+forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -591,10 +482,10 @@ forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -646,26 +537,17 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
-    // s23: a[n] = add(a_1[n], out_lin_bias[n.ntype])
     // s25: h_0[n] = mul(gate[n], a[n])
     // s28: h[n] = add(h_0[n], h_2[n])
     {
-      const scalar_t *s23_o0 = (b.a_1 + (v_n) * sz_a_1);
-      const scalar_t *s23_o1 = (b.out_lin_bias + (g.ntype[v_n]) * sz_out_lin_bias);
-      scalar_t *s23_t = (b.a + (v_n) * sz_a);
       const scalar_t *s25_o0 = (b.gate + (v_n) * sz_gate);
+      const scalar_t *s25_o1 = (b.a + (v_n) * sz_a);
       const scalar_t *s28_o1 = (b.h_2 + (v_n) * sz_h_2);
       scalar_t *s28_t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_a) {
-        scalar_t v_s23;
-        {
-          const scalar_t v = s23_o0[i] + s23_o1[i];
-          v_s23 = v;
-        }
-        s23_t[i] = v_s23;
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
         scalar_t v_s25;
         {
-          const scalar_t v = s25_o0[0] * v_s23;
+          const scalar_t v = s25_o0[0] * s25_o1[i];
           v_s25 = v;
         }
         scalar_t v_s28;
@@ -1942,22 +1824,17 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.kqv_weight;
-      a.Y = b.kqv_0;
+      a.yParts = 3;
+      a.yPart[0] = b.k_0;
+      a.yPart[1] = b.q_0;
+      a.yPart[2] = b.v_0;
+      a.bias = b.kqv_bias;
+      a.biasPerSlice = true;
       a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-    // @trav_1: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = (INT64_C(3) * hp_in_dim);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_1<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        forward_trav_1<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "forward_trav_1");
-      }
-    }
-    // @gemm_2: linear GEMM, rows pairs
+    // @gemm_1: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_pairs;
@@ -1973,9 +1850,9 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.Y = b.alpha_0;
       a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
-    // @gemm_3: linear GEMM, rows pairs
+    // @gemm_2: linear GEMM, rows pairs
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_pairs;
@@ -1991,9 +1868,9 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.Y = b.msg_0;
       a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
-    // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
         const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
@@ -2010,12 +1887,12 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_in_dim), sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_4");
-        else forward_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_3");
+        else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "forward_trav_3");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
@@ -2027,16 +1904,16 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kWarpSize);
       const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s13 * hector_workers_0) + (hector_stride_w_acc_s16 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
       if (rows > 0) {
-        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
         const hector::trav::LaunchShape &shape = launch.shape;
-        if (launch.queue.next) forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-        else forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "forward_trav_4");
+        if (launch.queue.next) forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "forward_trav_3");
         hector::trav::rowQueueRelease(launch.queue, warp_stream);
       }
       hector::trav::joinLaunches(streams, stream);
     }
-    // @gemm_5: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -2050,19 +1927,21 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.out_lin_weight;
-      a.Y = b.a_1;
+      a.Y = b.a;
+      a.bias = b.out_lin_bias;
+      a.biasPerSlice = true;
       a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
-    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    // @trav_5: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "forward_trav_6");
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+        forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "forward_trav_5");
       }
     }
   }
