@@ -288,6 +288,23 @@ __device__ __forceinline__ void storePair(const SegmentGemmArgs &a, float *y,
   }
 }
 
+/// Where a block's window of output columns [c0, c0 + 64) goes: row r's
+/// first column is window + r * stride. In Y, or in the one output part
+/// that holds the whole window (linearMmaFits asks for parts a whole
+/// number of windows wide), worked out once per block: per element,
+/// outputAt's division cost the kqv projection 1.75x.
+struct OutputWindow {
+  float *window;
+  int64_t stride;
+};
+
+__device__ __forceinline__ OutputWindow outputWindow(const SegmentGemmArgs &a,
+                                                     int64_t h, int c0) {
+  if (a.yParts <= 1)
+    return {a.Y + h * a.N + c0, a.H * a.N};
+  return {outputAt(a, 0, 0, c0), a.N / a.yParts}; // H = 1 with parts
+}
+
 template <bool kSplit, bool kTransW>
 __global__ void __launch_bounds__(kMmaThreads)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
@@ -319,6 +336,7 @@ __global__ void __launch_bounds__(kMmaThreads)
     return;
   const int c0 = int(blockIdx.x % windows) * kPassCols;
   const int nTiles = min(kPassTiles, (N - c0) / 8);
+  const OutputWindow out = outputWindow(a, h, c0);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
@@ -394,16 +412,23 @@ __global__ void __launch_bounds__(kMmaThreads)
       if (dst < 0)
         continue;
       const float sc = tr.scale[row];
-      const int64_t slice = tr.slice[row];
+      float *y = out.window + dst * out.stride + 2 * t;
+      // The bias row of this row's slice, at this lane's columns.
+      const float *bias =
+          a.bias ? a.bias + ((a.biasPerSlice ? int64_t(tr.slice[row]) * a.H
+                                             : 0) +
+                             h) * N +
+                       c0 + 2 * t
+                 : nullptr;
 #pragma unroll
       for (int j = 0; j < kPassTiles; ++j) {
         if (j >= nTiles)
           break;
-        const int n = c0 + 8 * j + 2 * t;
         float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
-        if (a.bias) {
-          v.x += biasAt(a, slice, h, n);
-          v.y += biasAt(a, slice, h, n + 1);
+        if (bias) {
+          const float2 b = *reinterpret_cast<const float2 *>(bias + 8 * j);
+          v.x += b.x;
+          v.y += b.y;
         }
         if (a.epilogue == EpilogueOp::Mul) {
           v.x *= sc;
@@ -412,7 +437,7 @@ __global__ void __launch_bounds__(kMmaThreads)
           v.x /= sc;
           v.y /= sc;
         }
-        storePair(a, outputAt(a, dst, h, n), v);
+        storePair(a, y + 8 * j, v);
       }
     }
     __syncthreads(); // this buffer is staged again two tiles on
@@ -679,13 +704,16 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
     return false;
   if (a.yParts <= 1 && !hostAligned16(a.Y))
     return false;
-  // Output parts: each a whole number of mma tiles wide, so that a pair
-  // of columns never straddles two parts.
-  if (a.yParts > 1 && (a.N / a.yParts) % 8 != 0)
+  // Output parts a whole number of 64-column windows wide, so that a
+  // block's window lies in one part (outputWindow); a bias 16-byte aligned
+  // (float2 loads).
+  if (a.yParts > 1 && (a.N / a.yParts) % kPassCols != 0)
     return false;
   for (int p = 0; a.yParts > 1 && p < a.yParts; ++p)
     if (!hostAligned16(a.yPart[p]))
       return false;
+  if (a.bias && !hostAligned16(a.bias))
+    return false;
   return tensorCoresUsable();
 }
 

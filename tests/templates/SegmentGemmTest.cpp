@@ -898,10 +898,10 @@ std::vector<Case> cases() {
   }
   // A fused bias (per slice, or one row for all rows) and outputs cut by
   // columns into separate buffers (HGT's kqv projection: one GEMM writing
-  // k, q and v): the tensor-core kernel where the parts are whole mma
-  // tiles wide, the general kernel otherwise (and for double, and for
-  // every shape when the tensor cores are off: a bias or parts keep the
-  // vec, narrow, dot and scale paths out).
+  // k, q and v): the tensor-core kernel where each part is a whole number
+  // of its 64-column windows wide, the general kernel otherwise (and for
+  // double, and for every shape when the tensor cores are off: a bias or
+  // parts keep the vec, narrow, dot and scale paths out).
   {
     Case c{"mmaBiasPerSliceThreeParts", Mode::Linear, 5003, 64, 192, 1, 7,
            Seg::Ptr};
@@ -922,12 +922,20 @@ std::vector<Case> cases() {
     add(c);
   }
   {
-    Case c{"mmaFourPartsSortedIds", Mode::Linear, 2000, 16, 32, 1, 6,
+    Case c{"fourPartsSortedIds", Mode::Linear, 2000, 16, 32, 1, 6,
            Seg::Ptr};
     c.rowIds = RowIds::SortedByType;
     c.emptySegments = true;
     c.bias = Bias::PerSlice;
     c.yParts = 4;
+    add(c);
+  }
+  {
+    Case c{"mmaTwoWidePartsHeadsOfWindows", Mode::Linear, 1500, 48, 256, 1,
+           3, Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.bias = Bias::Shared;
+    c.yParts = 2;
     add(c);
   }
   {
