@@ -653,6 +653,46 @@ def test_throughput_prints_one_line_per_case(capsys):
         throughput.main(["--systems", "no-such-system"])
 
 
+def test_compare_takes_each_tags_best_round(tmp_path, capsys):
+    from hector.bench import compare
+
+    def rec(tag, case, ms):
+        return json.dumps({"tag": tag, "case": case, "system": "hector",
+                           "ms": ms})
+
+    path = tmp_path / "tp.jsonl"
+    path.write_text("\n".join([
+        rec("old", "am-rgcn-inference", 4.0), rec("new", "am-rgcn-inference",
+                                                  2.5),
+        rec("old", "am-rgcn-inference", 3.0),  # the old build's better round
+        rec("new", "am-rgcn-inference", 2.0),
+        rec("new", "mag-rgcn-inference", 1.0),  # no baseline: left out
+        ""]))
+    assert compare.main([str(path), "--baseline", "old"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1
+    assert out[0].split()[:3] == ["am-rgcn-inference", "hector", "old"]
+    assert float(out[0].split()[3]) == 3.0
+    assert "new     2.000 (1.500x)" in out[0]
+    best = compare.best_times(path.read_text().splitlines())
+    assert best[("am-rgcn-inference", "hector")] == {"old": (3.0, 2),
+                                                      "new": (2.0, 2)}
+
+
+def test_compare_rejects_other_lines_and_a_missing_baseline(tmp_path):
+    from hector.bench import compare
+
+    path = tmp_path / "tp.jsonl"
+    path.write_text('{"tag": "a", "case": "x", "ms": 1}\nnot json\n')
+    with pytest.raises(ValueError, match="line 2"):
+        compare.best_times(path.read_text().splitlines())
+    with pytest.raises(SystemExit):
+        compare.main([str(path), "--baseline", "a"])
+    path.write_text('{"tag": "a", "case": "x", "ms": 1}\n')
+    with pytest.raises(SystemExit):
+        compare.main([str(path), "--baseline", "b"])
+
+
 def test_profile_input_grad_computes_the_features_gradient(tmp_path, capsys):
     from hector.bench import profile
 
