@@ -1518,30 +1518,30 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       if (linearMmaFits(a))
         return launchLinearMma(a, stream);
       // The other fast paths write one plain output buffer; a bias or
-      // output parts take the general kernel.
-      if (!plainOutput(a))
-        return launchLinear<T, 64, 64, 16, 4, 4>(a, stream);
-      const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
-                       a.N % 4 == 0 && hostAligned16(a.X) &&
-                       hostAligned16(a.Y);
-      if (vec && a.N > 32)
-        return launchLinearVec<16, 8>(a, stream);
-      if (vec)
-        return launchLinearVec<8, 4>(a, stream);
-      // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
-      if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
-          hostAligned16(a.X) && hostAligned16(a.W))
-        return launchWarpRuns(linearDotKernel, a, kDotRowsPerStep, stream);
-      // One scalar per row scaling at most 64 aligned weights: 8 lanes a
-      // row.
-      if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
-          hostAligned16(a.Y) && hostAligned16(a.W))
-        return launchWarpRuns(linearScaleKernel, a, kDotRowsPerStep, stream);
-      // The narrow kernels load X unpredicated, so they need K >= 1.
-      if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
-        return launchLinearNarrow</*kDot=*/true>(a, stream);
-      if (a.K >= 1 && a.K <= kNarrowMax && a.N <= kNarrowWide)
-        return launchLinearNarrow</*kDot=*/false>(a, stream);
+      // output parts fall through to the general kernels below.
+      if (plainOutput(a)) {
+        const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
+                         a.N % 4 == 0 && hostAligned16(a.X) &&
+                         hostAligned16(a.Y);
+        if (vec && a.N > 32)
+          return launchLinearVec<16, 8>(a, stream);
+        if (vec)
+          return launchLinearVec<8, 4>(a, stream);
+        // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
+        if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
+            hostAligned16(a.X) && hostAligned16(a.W))
+          return launchWarpRuns(linearDotKernel, a, kDotRowsPerStep, stream);
+        // One scalar per row scaling at most 64 aligned weights: 8 lanes a
+        // row.
+        if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
+            hostAligned16(a.Y) && hostAligned16(a.W))
+          return launchWarpRuns(linearScaleKernel, a, kDotRowsPerStep, stream);
+        // The narrow kernels load X unpredicated, so they need K >= 1.
+        if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
+          return launchLinearNarrow</*kDot=*/true>(a, stream);
+        if (a.K >= 1 && a.K <= kNarrowMax && a.N <= kNarrowWide)
+          return launchLinearNarrow</*kDot=*/false>(a, stream);
+      }
     }
     // Wide outputs take 64x64 tiles with 4x4 per thread; narrow ones 32x32
     // with 2x2, so that few columns of a tile are wasted. Both 256 threads.
