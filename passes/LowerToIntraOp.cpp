@@ -112,6 +112,7 @@ private:
   void indexModule();
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
+  bool dstRowProductInTraversal(const GemmInstance &g) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
   bool readsRowOnce(const StmtInfo &r, const StmtInfo &gemm,
                     const std::string &row) const;
@@ -176,6 +177,31 @@ void Lowering::indexModule() {
 }
 
 // ------------------------------------------------------------------ scan 1
+
+/// The most scalars per edge a product over the destination's own row may
+/// make and still run in the traversal (one per head of an attention
+/// logit).
+constexpr int64_t kMaxDstRowProductWidth = 4;
+
+/// Whether a linear that a GEMM would run is better left to the traversal:
+/// a narrow product of the edge's destination row, one scalar per head per
+/// edge (RGAT's `alpha_0[e] = linear(x[e.dst], w[e.etype])`). As a GEMM it
+/// gathers the destination's whole row once per edge; a traversal over the
+/// destination's in-edges reads that row once and keeps it in cache for
+/// every edge of the node (perf-notes 34).
+bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
+  if (!options_.traversal || g.mode != GemmInstance::Mode::Linear ||
+      g.rows != RowDomain::Edges || g.accumulate != ir::Reduce::None || !g.output.isIdentity() ||
+      g.input.global || g.input.path != std::vector<ir::Attr>{ir::Attr::Dst})
+    return false;
+  std::map<std::string, int64_t> defaults;
+  for (const ir::HyperDecl &h : module_.hypers)
+    if (h.type == ir::HyperDecl::Type::Int)
+      defaults[h.name] = static_cast<int64_t>(h.defaultValue);
+  const std::optional<int64_t> width = (g.n * g.heads).evaluate(defaults);
+  return width && *width <= kMaxDstRowProductWidth;
+}
+
 
 std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
   const ir::Stmt &s = *info.stmt;
@@ -948,7 +974,7 @@ intra::Program Lowering::run() {
     if (!options_.gemm || unitOf_[info.id] != -1)
       continue;
     std::optional<GemmInstance> g = matchGemm(info);
-    if (!g)
+    if (!g || dstRowProductInTraversal(*g))
       continue;
     if (options_.fuse)
       fuseEpilogue(*g, info);

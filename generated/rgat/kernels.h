@@ -43,7 +43,6 @@ namespace hector_gen::rgat {
     T *alpha_1_w = nullptr; // temp etype_rows[heads, in_dim]
     T *z_0 = nullptr; // temp pair_rows[out_dim]
     T *alpha_0 = nullptr; // temp pair_rows[heads]
-    T *alpha_1 = nullptr; // temp edge_rows[heads]
     T *alpha_2 = nullptr; // temp edge_rows[heads]
     T *alpha_score = nullptr; // temp edge_rows[heads]
     T *alpha_exp = nullptr; // temp edge_rows[heads]

@@ -766,7 +766,7 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 2u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_4<scalar_t, kFixedHypers, "
+                        "const void *>(&forward_trav_3<scalar_t, kFixedHypers, "
                         "hector::trav::kWarpSize, true>)"),
             1u);
 }
@@ -802,7 +802,7 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
   EXPECT_EQ(
       countOf(
           cu,
-          "forward_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
+          "forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
       1u);
 }
 
@@ -966,7 +966,7 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string kernel = textFrom(cu, "\nforward_trav_4(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_3(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const int hp_in_dim = kFixedHypers ? 64 : "
                             "static_cast<int>(hp.in_dim);"),
@@ -996,9 +996,9 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   }
   // Every launch passes the flag on.
   const std::string body = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
-  EXPECT_EQ(countOf(body, "forward_trav_4<scalar_t, "),
-            countOf(body, "forward_trav_4<scalar_t, kFixedHypers, "));
-  EXPECT_GT(countOf(body, "forward_trav_4<scalar_t, kFixedHypers, "), 0u);
+  EXPECT_EQ(countOf(body, "forward_trav_3<scalar_t, "),
+            countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "));
+  EXPECT_GT(countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "), 0u);
 }
 
 // The constants are whatever the module declares.

@@ -762,6 +762,60 @@ TEST(LowerToIntraOpTest, GemmLeavesAnAddendItMayNotOverwrite) {
             intra::Storage::View);
 }
 
+// An attention logit from the destination's own row (RGAT's alpha_0 after
+// linear reordering) stays in the traversal over the destination's
+// in-edges; from the source's row, or wider than a few scalars a row, it
+// is a GEMM.
+const char *kDstLogit = R"(module @logit {
+  hyper d : int = 8
+  hyper heads : int = 2
+  input x : node[d]
+  param w : etype[d, heads]
+  temp s : edge[heads]
+  output h : node[heads]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[e] = linear(x[e.dst], w[e.etype])
+      h[n] += exp(s[e])
+    }
+  }
+}
+)";
+
+TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowStaysInTraversal) {
+  auto edited = [](const std::string &from, const std::string &to) {
+    std::string text = kDstLogit;
+    if (!from.empty())
+      text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  auto lowered = [&](const std::string &from, const std::string &to) {
+    return lower(parseVerified(edited(from, to), "logit.ir"));
+  };
+  EXPECT_EQ(shape(lowered("x[e.dst]", "x[e.src]")), "GT");
+  EXPECT_EQ(shape(lowered("heads : int = 2", "heads : int = 8")), "GT");
+  // The node's row by its own name, and linear_t (w stored as [heads,
+  // d]) too; each computes what the module does.
+  std::string transposed = edited("etype[d, heads]", "etype[heads, d]");
+  transposed.replace(transposed.find("linear("), 7, "linear_t(");
+  for (const std::string &text :
+       {std::string(kDstLogit), edited("x[e.dst]", "x[n]"), transposed}) {
+    ir::Module m = parseVerified(text, "logit.ir");
+    intra::Program p = lower(m);
+    EXPECT_EQ(shape(p), "T") << intra::printProgram(p);
+    EXPECT_EQ(p.findLayout("s")->storage, intra::Storage::Register);
+    auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
+    auto args = passtest::randomArguments(m, *graph, 7);
+    ir::DiagnosticEngine diags;
+    ir::Module lin = linearize(m, p);
+    ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+    EXPECT_LE(passtest::maxRelativeError(
+                  runtime::interpret(lin, *graph, args.inputs, args.params),
+                  runtime::interpret(m, *graph, args.inputs, args.params)),
+              1e-12);
+  }
+}
+
 // ------------------------------------------------------------- verifier
 
 TEST(LowerToIntraOpTest, VerifierRejectsStatementLoweredTwiceOrNever) {

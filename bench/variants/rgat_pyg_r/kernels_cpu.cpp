@@ -12,9 +12,9 @@
 namespace hector_gen::rgat_pyg_r {
   namespace {
 
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -41,7 +41,7 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
   const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -82,19 +82,31 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s2: alpha_0[e] = linear(x[e.dst], alpha_0_w[e.etype])
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s4_o0 = (b.alpha_0 + (v_e) * sz_alpha_0);
+            const scalar_t *s2_o0 = (b.x + (v_n) * sz_x);
+            const scalar_t *s2_o1 = (b.alpha_0_w + (g.dst_csr_etype[c_e]) * sz_alpha_0_w);
             const scalar_t *s4_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
             scalar_t *s4_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_0) {
+              scalar_t v_s2;
+              {
+                const int64_t col = i % hp_heads;
+                const int64_t lead = i / hp_heads;
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                  v += s2_o0[lead * hp_in_dim + kk] * s2_o1[(INT64_C(0) * hp_in_dim + kk) * hp_heads + col];
+                }
+                v_s2 = v;
+              }
               scalar_t v_s4;
               {
-                const scalar_t v = s4_o0[i] + s4_o1[i];
+                const scalar_t v = v_s2 + s4_o1[i];
                 v_s4 = v;
               }
               s4_t[i] = v_s4;
@@ -1044,24 +1056,6 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_edges;
-      a.K = hp_in_dim;
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.dst;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.W = b.alpha_0_w;
-      a.Y = b.alpha_0;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
-    }
-    // @gemm_3: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
       a.K = (hp_heads * hp_out_dim);
       a.N = hp_heads;
       a.H = 1;
@@ -1073,7 +1067,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
