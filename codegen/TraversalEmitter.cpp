@@ -98,6 +98,9 @@ public:
   NestPrinter(const ProgramLayout &layout, const intra::TraversalInstance &t)
       : layout_(layout), inst_(t), grouper_(layout, t),
         unstored_(grouper_.unstoredRegisters(*t.root)) {
+    for (const ir::HyperDecl &h : layout_.program().hypers)
+      if (h.type == ir::HyperDecl::Type::Int)
+        declaredHypers_[h.name] = static_cast<int64_t>(h.defaultValue);
     collectSlots();
     chooseRows();
     findHeavyRows();
@@ -177,11 +180,31 @@ private:
   void printSubLoop(CodeWriter &w, const TravLoop &loop,
                     const std::string &nodeVar);
   void printStmt(CodeWriter &w, const TravStmt &s);
-  /// A statement's element loop in batches (HECTOR_FOR_ELEMENT_BATCHES).
+  /// A statement's element loop in batches (HECTOR_FOR_ELEMENT_BATCHES),
+  /// behind a quad loop where `quads` and its rows allow one
+  /// (printQuadLoop).
   void printBatchLoop(CodeWriter &w, const ir::Stmt &stmt,
                       const ir::Shape &shape,
                       const std::vector<OperandRef> &ops,
-                      const std::string &size, const std::string &store) const;
+                      const std::string &size, const std::string &store,
+                      bool quads = true) const;
+  /// `ops` with the row operands that `stmt` reads at element i alone
+  /// renamed to their quads (q_<ptr>), whose names go to `quads`; none
+  /// outside worker-split edge loops, or when the row is not a whole
+  /// number of quads at the declared hypers.
+  std::vector<OperandRef> quadOperands(const ir::Stmt &stmt,
+                                       const ir::Shape &shape,
+                                       const std::vector<OperandRef> &ops,
+                                       std::vector<std::string> &quads) const;
+  /// An element loop over quads of four elements a lane
+  /// (HECTOR_FOR_ELEMENT_QUADS) that loads each of `quads`' rows a quad
+  /// at a time (Traversal.h rowQuad) and runs `element` for each of the
+  /// four elements i, where the rows allow it (quadRows); `fallback`
+  /// otherwise. Without quads, `fallback` alone.
+  void printQuadLoop(CodeWriter &w, const std::string &size,
+                     const std::vector<std::string> &quads,
+                     const std::function<void()> &element,
+                     const std::function<void()> &fallback) const;
   /// A contraction in two forms: lanes splitting each element's terms
   /// (when splitsSum says so at run time), else the batch loop.
   void printSplitSum(CodeWriter &w, const ir::Stmt &stmt,
@@ -269,6 +292,9 @@ private:
 
   const ProgramLayout &layout_;
   const intra::TraversalInstance &inst_;
+  /// The int hypers at their declared values (the kFixedHypers
+  /// instantiation's), for choices by row width.
+  std::map<std::string, int64_t> declaredHypers_;
   ElementGrouper grouper_;
   /// Registers whose value never leaves its element group: no slot.
   std::set<std::string> unstored_;
@@ -565,17 +591,78 @@ void NestPrinter::printBatchLoop(CodeWriter &w, const ir::Stmt &stmt,
                                  const ir::Shape &shape,
                                  const std::vector<OperandRef> &ops,
                                  const std::string &size,
-                                 const std::string &store) const {
-  w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
-  w.line("scalar_t hv[HECTOR_GROUP_BATCH];");
-  w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
-  printElement(w, stmt, shape, ops);
-  w.line("hv[u] = v;");
+                                 const std::string &store, bool quads) const {
+  std::vector<std::string> quadRows;
+  const std::vector<OperandRef> quadOps =
+      quads ? quadOperands(stmt, shape, ops, quadRows) : ops;
+  printQuadLoop(
+      w, size, quadRows,
+      [&] {
+        printElement(w, stmt, shape, quadOps);
+        w.raw(store);
+      },
+      [&] {
+        w.open(fmt::format("HECTOR_FOR_ELEMENT_BATCHES(i0, {})", size));
+        w.line("scalar_t hv[HECTOR_GROUP_BATCH];");
+        w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+        printElement(w, stmt, shape, ops);
+        w.line("hv[u] = v;");
+        w.close();
+        w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
+        w.line("const scalar_t v = hv[u];");
+        w.raw(store);
+        w.close();
+        w.close();
+      });
+}
+
+std::vector<OperandRef>
+NestPrinter::quadOperands(const ir::Stmt &stmt, const ir::Shape &shape,
+                          const std::vector<OperandRef> &ops,
+                          std::vector<std::string> &quads) const {
+  std::vector<OperandRef> renamed = ops;
+  // Only edge loops split over workers gather a row per edge; elsewhere
+  // the quads' extra registers cost more than their loads save (HGT's
+  // node-level kernels went from 22 to 38 registers, 0.97x on am).
+  if (!inWorkerLoop_)
+    return renamed;
+  const std::optional<int64_t> width =
+      shapeSize(shape).evaluate(declaredHypers_);
+  if (!width || *width < 4 || *width % 4 != 0)
+    return renamed;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (ops[k].isScalar() || !readsOnlyElement(stmt, k, shape, ops[k].shape))
+      continue;
+    quads.push_back(ops[k].ptr);
+    renamed[k].ptr = "q_" + ops[k].ptr;
+  }
+  return renamed;
+}
+
+void NestPrinter::printQuadLoop(CodeWriter &w, const std::string &size,
+                                const std::vector<std::string> &quads,
+                                const std::function<void()> &element,
+                                const std::function<void()> &fallback) const {
+  if (quads.empty()) {
+    fallback();
+    return;
+  }
+  std::string rows;
+  for (const std::string &q : quads)
+    rows += ", " + q;
+  w.open(
+      fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", size, rows));
+  w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
+  for (const std::string &q : quads)
+    w.line("const auto q_{0} = hector::trav::rowQuad({0}, i0);", q);
+  w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
+  w.line("const auto i = i0 + c;");
+  element();
   w.close();
-  w.open(fmt::format("HECTOR_FOR_BATCH(u, i, i0, {})", size));
-  w.line("const scalar_t v = hv[u];");
-  w.raw(store);
   w.close();
+  w.close();
+  w.open("else");
+  fallback();
   w.close();
 }
 
@@ -716,7 +803,13 @@ void NestPrinter::printStmt(CodeWriter &w, const TravStmt &s) {
   } else if (s.reduction == ReductionScheme::Atomic) {
     printQuadAtomic(w, stmt, shape, ops, size, store);
   } else {
-    printBatchLoop(w, stmt, shape, ops, size, store);
+    // A partial-atomic accumulator is cleared and flushed by element
+    // (HECTOR_FOR_ELEMENTS) with no sync in between, and a hoisted row is
+    // stored to the edges the same way: their lanes must keep that
+    // element order.
+    const bool quads = s.reduction != ReductionScheme::PartialAtomic &&
+                       !(s.hoisted && s.storeInInnerLoop);
+    printBatchLoop(w, stmt, shape, ops, size, store, quads);
   }
   w.close();
   if (!omitBodySync_)
@@ -826,11 +919,23 @@ void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
     if (!g.unstored.count(s.id))
       w.line("scalar_t *s{}_t = {};", s.id, plainTargetPtr(s));
   }
+  const std::string size = sizeOf(g.members.front()->stmt.target.value);
+  std::vector<std::string> quads;
+  std::vector<std::vector<OperandRef>> quadOps;
+  for (size_t m = 0; m < g.members.size(); ++m) {
+    const ir::Stmt &stmt = g.members[m]->stmt;
+    quadOps.push_back(quadOperands(stmt,
+                                   layout_.layout(stmt.target.value).decl.shape,
+                                   operands[m], quads));
+  }
   const auto elementLoop = [&] {
-    w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})",
-                       sizeOf(g.members.front()->stmt.target.value)));
-    printGroupMembers(w, g, operands, false);
-    w.close();
+    printQuadLoop(
+        w, size, quads, [&] { printGroupMembers(w, g, quadOps, false); },
+        [&] {
+          w.open(fmt::format("HECTOR_FOR_ELEMENTS(i, {})", size));
+          printGroupMembers(w, g, operands, false);
+          w.close();
+        });
   };
   if (split)
     printWorkerSplit(

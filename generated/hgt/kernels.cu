@@ -357,15 +357,27 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o0 = (b.att + (v_e) * sz_att);
           const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
           scalar_t *t = w_acc_s16 + hector_worker_2 * hector_stride_w_acc_s16;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-              hv[u] = v;
+          if (hector::trav::quadRows<scalar_t>(sz_t_0, o1)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_t_0) {
+              const auto q_o1 = hector::trav::rowQuad(o1, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+                t[i] += v;
+              }
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-              const scalar_t v = hv[u];
-              t[i] += v;
+          }
+          else {
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
             }
           }
         }
@@ -1005,15 +1017,28 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);
           const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
           scalar_t *t = r_d_4;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-              const scalar_t v = o0[i] * o1[i];
-              hv[u] = v;
+          if (hector::trav::quadRows<scalar_t>(sz_d_4, o0, o1)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_d_4) {
+              const auto q_o0 = hector::trav::rowQuad(o0, i0);
+              const auto q_o1 = hector::trav::rowQuad(o1, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = q_o0[i] * q_o1[i];
+                t[i] = v;
+              }
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-              const scalar_t v = hv[u];
-              t[i] = v;
+          }
+          else {
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+                const scalar_t v = o0[i] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
             }
           }
         }
@@ -1070,15 +1095,27 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             }
           }
           else {
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-                const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_grad_msg, o0)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+                  hector::trav::accumulate(t + i, v, hector_ordered);
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
-                const scalar_t v = hv[u];
-                hector::trav::accumulate(t + i, v, hector_ordered);
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+                  const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg) {
+                  const scalar_t v = hv[u];
+                  hector::trav::accumulate(t + i, v, hector_ordered);
+                }
               }
             }
           }

@@ -444,15 +444,27 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
             scalar_t *t = w_acc_s14 + hector_worker_2 * hector_stride_w_acc_s14;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_h_0, o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_h_0) {
+                const auto q_o1 = hector::trav::rowQuad(o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * q_o1[i];
+                  t[i] += v;
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = hv[u];
-                t[i] += v;
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                  const scalar_t v = hv[u];
+                  t[i] += v;
+                }
               }
             }
           }
@@ -644,15 +656,28 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.z + (g.dst_csr_pair[c_e]) * sz_z);
             scalar_t *t = r_d_2;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_d_2, o0, o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_d_2) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                const auto q_o1 = hector::trav::rowQuad(o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] * q_o1[i];
+                  t[i] = v;
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_2) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+                  const scalar_t v = o0[i] * o1[i];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_d_2) {
+                  const scalar_t v = hv[u];
+                  t[i] = v;
+                }
               }
             }
           }
@@ -709,15 +734,27 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
               }
             }
             else {
-              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
-                scalar_t hv[HECTOR_GROUP_BATCH];
-                HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
-                  const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
-                  hv[u] = v;
+              if (hector::trav::quadRows<scalar_t>(sz_grad1_z, o0)) {
+                HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad1_z) {
+                  const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                    const auto i = i0 + c;
+                    const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
+                    hector::trav::accumulate(t + i, v, hector_ordered);
+                  }
                 }
-                HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
-                  const scalar_t v = hv[u];
-                  hector::trav::accumulate(t + i, v, hector_ordered);
+              }
+              else {
+                HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad1_z) {
+                  scalar_t hv[HECTOR_GROUP_BATCH];
+                  HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
+                    const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
+                    hv[u] = v;
+                  }
+                  HECTOR_FOR_BATCH(u, i, i0, sz_grad1_z) {
+                    const scalar_t v = hv[u];
+                    hector::trav::accumulate(t + i, v, hector_ordered);
+                  }
                 }
               }
             }

@@ -83,18 +83,39 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s1_o0 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
           const scalar_t *s1_o1 = (gv.rel_in_degree + v_e);
           scalar_t *s2_t = w_acc_s2 + hector_worker_0 * hector_stride_w_acc_s2;
-          HECTOR_FOR_ELEMENTS(i, sz_msg) {
-            scalar_t v_s1;
-            {
-              const scalar_t v = s1_o0[i] / s1_o1[0];
-              v_s1 = v;
+          if (hector::trav::quadRows<scalar_t>(sz_msg, s1_o0)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
+              const auto q_s1_o0 = hector::trav::rowQuad(s1_o0, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                scalar_t v_s1;
+                {
+                  const scalar_t v = q_s1_o0[i] / s1_o1[0];
+                  v_s1 = v;
+                }
+                scalar_t v_s2;
+                {
+                  const scalar_t v = v_s1;
+                  v_s2 = v;
+                }
+                s2_t[i] += v_s2;
+              }
             }
-            scalar_t v_s2;
-            {
-              const scalar_t v = v_s1;
-              v_s2 = v;
+          }
+          else {
+            HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s1;
+              {
+                const scalar_t v = s1_o0[i] / s1_o1[0];
+                v_s1 = v;
+              }
+              scalar_t v_s2;
+              {
+                const scalar_t v = v_s1;
+                v_s2 = v;
+              }
+              s2_t[i] += v_s2;
             }
-            s2_t[i] += v_s2;
           }
         }
       }

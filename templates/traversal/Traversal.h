@@ -172,6 +172,59 @@ HECTOR_HD bool quadAccumulates(const T *target, int64_t size, bool ordered) {
   return false;
 }
 
+/// Whether an element loop may read its rows `rows` four elements at a
+/// time (rowQuad, HECTOR_FOR_ELEMENT_QUADS): float rows of whole 16-byte
+/// quads, on the GPU. A 64-wide row gathered per edge takes two 16-byte
+/// loads a lane instead of eight 4-byte ones; RGCN's edge loop reached
+/// 39% of DRAM bandwidth with the scalar loads (docs/perf-notes.md
+/// section 35).
+template <typename T, typename... Rows>
+HECTOR_HD bool quadRows(int64_t size, const Rows *...rows) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same<T, float>::value)
+    return size % 4 == 0 &&
+           ((reinterpret_cast<uintptr_t>(rows) | ... | uintptr_t{0}) & 15) == 0;
+#endif
+  (void)size;
+  ((void)rows, ...);
+  return false;
+}
+
+/// Elements i0 to i0 + 3 of a row, loaded at once (one 16-byte load for a
+/// float row on the GPU; quadRows says when the row allows it) and read
+/// back by their element index: quad[i] is row[i] for i0 <= i < i0 + 4.
+/// In a loop unrolled over the four elements, i - i0 is a constant and the
+/// quad stays in registers.
+template <typename T, typename I> struct RowQuad {
+  T v[4];
+  I first;
+  HECTOR_HD T operator[](I i) const { return v[i - first]; }
+};
+
+template <typename T, typename I>
+HECTOR_HD RowQuad<T, I> rowQuad(const T *row, I first) {
+  RowQuad<T, I> q;
+  q.first = first;
+#if defined(__CUDA_ARCH__)
+  constexpr bool kVector = std::is_same<T, float>::value;
+#else
+  constexpr bool kVector = false;
+#endif
+  if constexpr (kVector) {
+#if defined(__CUDA_ARCH__)
+    const float4 f = *reinterpret_cast<const float4 *>(row + first);
+    q.v[0] = f.x;
+    q.v[1] = f.y;
+    q.v[2] = f.z;
+    q.v[3] = f.w;
+#endif
+  } else {
+    for (int c = 0; c < 4; ++c)
+      q.v[c] = row[first + c];
+  }
+  return q;
+}
+
 /// `target[c] += value[c]` for c < 4, atomically: one 16-byte vector
 /// atomic where quadAccumulates holds, else four scalar ones.
 template <typename T>

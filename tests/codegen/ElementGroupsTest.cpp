@@ -131,9 +131,20 @@ TEST(ElementGroupsTest, ChainKernelForwardsAndSyncsOnceAfterTheLoop) {
   const std::string cu = emitKernelFile(f, b, Target::Cuda);
   const std::string body = textFrom(cu, "// s0:", "HECTOR_GROUP_SYNC();");
   ASSERT_FALSE(body.empty()) << cu;
+  // One element loop over quads (d = 4 at the declared hypers) and its
+  // fallback: each computes a and h once. The gathered row x[e.src] is
+  // read a quad at a time; the per-edge scalar rel_in_degree[e] is not.
+  EXPECT_EQ(countOf(body, "HECTOR_FOR_ELEMENT_QUADS(i0, "), 1u) << body;
+  EXPECT_EQ(countOf(body, "hector::trav::quadRows<scalar_t>(sz_a, s0_o0))"), 1u)
+      << body;
+  EXPECT_EQ(countOf(body, "const auto q_s0_o0 = hector::trav::rowQuad(s0_o0, "
+                          "i0);"),
+            1u)
+      << body;
+  EXPECT_EQ(countOf(body, "q_s0_o0[i] / s0_o1[0]"), 1u) << body;
   EXPECT_EQ(countOf(body, "HECTOR_FOR_ELEMENTS(i, "), 1u) << body;
-  EXPECT_EQ(countOf(body, "hector::trav::relu(v_s0)"), 1u) << body;
-  EXPECT_EQ(countOf(body, "/ s0_o1[0]"), 1u) << body;
+  EXPECT_EQ(countOf(body, "hector::trav::relu(v_s0)"), 2u) << body;
+  EXPECT_EQ(countOf(body, "/ s0_o1[0]"), 2u) << body;
   // No scratch slot for a, and no store of it.
   EXPECT_EQ(countOf(cu, "*r_a = "), 0u) << cu;
   EXPECT_EQ(countOf(cu, "*w_r_a = "), 0u) << cu;
@@ -142,6 +153,21 @@ TEST(ElementGroupsTest, ChainKernelForwardsAndSyncsOnceAfterTheLoop) {
   const std::string loop = textFrom(cu, "for (int64_t hector_base_0", "\n    }\n");
   ASSERT_FALSE(loop.empty()) << cu;
   EXPECT_EQ(countOf(loop, "HECTOR_GROUP_SYNC();"), 0u) << loop;
+}
+
+// Rows narrower than a quad, or not a whole number of quads, at the
+// declared hypers keep the one loop of single elements.
+TEST(ElementGroupsTest, RowsOfPartialQuadsHaveNoQuadLoop) {
+  for (const char *d : {"2", "6"}) {
+    std::string text = kChain;
+    text.replace(text.find("d : int = 4"), 11, std::string("d : int = ") + d);
+    Lowered l = lowerModule(text.c_str());
+    ASSERT_NE(l.traversal, nullptr);
+    const ProgramLayout f(l.program, "forward"), b(l.program, "backward");
+    const std::string cu = emitKernelFile(f, b, Target::Cuda);
+    EXPECT_EQ(countOf(cu, "HECTOR_FOR_ELEMENT_QUADS"), 0u) << d << cu;
+    EXPECT_EQ(countOf(cu, "rowQuad"), 0u) << d;
+  }
 }
 
 // The attention weight has one scalar per edge, the message d: different

@@ -363,18 +363,39 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s18_o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s18_o1 = (b.msg_0 + (v_e) * sz_msg_0);
           scalar_t *s19_t = w_acc_s19 + hector_worker_2 * hector_stride_w_acc_s19;
-          HECTOR_FOR_ELEMENTS(i, sz_msg) {
-            scalar_t v_s18;
-            {
-              const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * s18_o1[i];
-              v_s18 = v;
+          if (hector::trav::quadRows<scalar_t>(sz_msg, s18_o1)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
+              const auto q_s18_o1 = hector::trav::rowQuad(s18_o1, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                scalar_t v_s18;
+                {
+                  const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_s18_o1[i];
+                  v_s18 = v;
+                }
+                scalar_t v_s19;
+                {
+                  const scalar_t v = v_s18;
+                  v_s19 = v;
+                }
+                s19_t[i] += v_s19;
+              }
             }
-            scalar_t v_s19;
-            {
-              const scalar_t v = v_s18;
-              v_s19 = v;
+          }
+          else {
+            HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s18;
+              {
+                const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * s18_o1[i];
+                v_s18 = v;
+              }
+              scalar_t v_s19;
+              {
+                const scalar_t v = v_s18;
+                v_s19 = v;
+              }
+              s19_t[i] += v_s19;
             }
-            s19_t[i] += v_s19;
           }
         }
         HECTOR_GROUP_SYNC();

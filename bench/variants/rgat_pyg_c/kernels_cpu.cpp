@@ -274,18 +274,39 @@ void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s12_o1 = (b.outj + (g.dst_csr_pair[c_e]) * sz_outj);
             scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
-            HECTOR_FOR_ELEMENTS(i, sz_msg) {
-              scalar_t v_s12;
-              {
-                const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
-                v_s12 = v;
+            if (hector::trav::quadRows<scalar_t>(sz_msg, s12_o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
+                const auto q_s12_o1 = hector::trav::rowQuad(s12_o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  scalar_t v_s12;
+                  {
+                    const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * q_s12_o1[i];
+                    v_s12 = v;
+                  }
+                  scalar_t v_s13;
+                  {
+                    const scalar_t v = v_s12;
+                    v_s13 = v;
+                  }
+                  s13_t[i] += v_s13;
+                }
               }
-              scalar_t v_s13;
-              {
-                const scalar_t v = v_s12;
-                v_s13 = v;
+            }
+            else {
+              HECTOR_FOR_ELEMENTS(i, sz_msg) {
+                scalar_t v_s12;
+                {
+                  const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
+                  v_s12 = v;
+                }
+                scalar_t v_s13;
+                {
+                  const scalar_t v = v_s12;
+                  v_s13 = v;
+                }
+                s13_t[i] += v_s13;
               }
-              s13_t[i] += v_s13;
             }
           }
           HECTOR_GROUP_SYNC();

@@ -286,18 +286,39 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s12_o1 = (b.outj + (v_e) * sz_outj);
             scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
-            HECTOR_FOR_ELEMENTS(i, sz_msg) {
-              scalar_t v_s12;
-              {
-                const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
-                v_s12 = v;
+            if (hector::trav::quadRows<scalar_t>(sz_msg, s12_o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
+                const auto q_s12_o1 = hector::trav::rowQuad(s12_o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  scalar_t v_s12;
+                  {
+                    const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * q_s12_o1[i];
+                    v_s12 = v;
+                  }
+                  scalar_t v_s13;
+                  {
+                    const scalar_t v = v_s12;
+                    v_s13 = v;
+                  }
+                  s13_t[i] += v_s13;
+                }
               }
-              scalar_t v_s13;
-              {
-                const scalar_t v = v_s12;
-                v_s13 = v;
+            }
+            else {
+              HECTOR_FOR_ELEMENTS(i, sz_msg) {
+                scalar_t v_s12;
+                {
+                  const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
+                  v_s12 = v;
+                }
+                scalar_t v_s13;
+                {
+                  const scalar_t v = v_s12;
+                  v_s13 = v;
+                }
+                s13_t[i] += v_s13;
               }
-              s13_t[i] += v_s13;
             }
           }
           HECTOR_GROUP_SYNC();
@@ -479,15 +500,28 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
             scalar_t *t = r_d_1;
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
-                const scalar_t v = o0[i] * o1[i];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_d_1, o0, o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_d_1) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                const auto q_o1 = hector::trav::rowQuad(o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] * q_o1[i];
+                  t[i] = v;
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_1) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+                  const scalar_t v = o0[i] * o1[i];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_d_1) {
+                  const scalar_t v = hv[u];
+                  t[i] = v;
+                }
               }
             }
           }
@@ -532,15 +566,27 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
             const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
             scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-                const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_grad_msg_0, o0)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
+                  t[i] = v;
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-                const scalar_t v = hv[u];
-                t[i] = v;
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+                  const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / hp_out_dim)];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+                  const scalar_t v = hv[u];
+                  t[i] = v;
+                }
               }
             }
           }

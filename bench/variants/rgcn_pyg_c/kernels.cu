@@ -81,15 +81,27 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *o0 = (b.h_1 + (g.dst_csr_pair[c_e]) * sz_h_1);
           const scalar_t *o1 = (gv.rel_in_degree + v_e);
           scalar_t *t = w_acc_s1 + hector_worker_0 * hector_stride_w_acc_s1;
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-              const scalar_t v = o0[i] / o1[0];
-              hv[u] = v;
+          if (hector::trav::quadRows<scalar_t>(sz_h_0, o0)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_h_0) {
+              const auto q_o0 = hector::trav::rowQuad(o0, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = q_o0[i] / o1[0];
+                t[i] += v;
+              }
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-              const scalar_t v = hv[u];
-              t[i] += v;
+          }
+          else {
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = o0[i] / o1[0];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
+                const scalar_t v = hv[u];
+                t[i] += v;
+              }
             }
           }
         }
@@ -254,15 +266,27 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
             }
           }
           else {
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-                const scalar_t v = o0[i] / o1[0];
-                hv[u] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_grad_h_1, o0)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_h_1) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] / o1[0];
+                  hector::trav::accumulate(t + i, v, hector_ordered);
+                }
               }
-              HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
-                const scalar_t v = hv[u];
-                hector::trav::accumulate(t + i, v, hector_ordered);
+            }
+            else {
+              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_h_1) {
+                scalar_t hv[HECTOR_GROUP_BATCH];
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+                  const scalar_t v = o0[i] / o1[0];
+                  hv[u] = v;
+                }
+                HECTOR_FOR_BATCH(u, i, i0, sz_grad_h_1) {
+                  const scalar_t v = hv[u];
+                  hector::trav::accumulate(t + i, v, hector_ordered);
+                }
               }
             }
           }
