@@ -134,9 +134,60 @@ void printTranspose(CodeWriter &w, const ir::Stmt &stmt,
 }
 
 /// A contraction's element i: the sum over `var` in [0, terms) of `term`.
+/// When every factor of a term is a row read at `var` from its start,
+/// `rows` holds those starts (C++ pointers), and the terms can be read a
+/// quad at a time (printTermsLoop).
 struct Contraction {
   std::string terms, var, term;
+  std::vector<std::string> rows;
 };
+
+/// The start of `op`'s part for element i, when element i's terms read
+/// `op` at `base + kk` (no broadcast); empty otherwise.
+std::string contiguousRow(const OperandRef &op, const ir::Dim &full,
+                          const std::string &base) {
+  if (op.isScalar() || shapeSize(op.shape) != full)
+    return "";
+  return "(" + op.ptr + " + " + base + ")";
+}
+
+/// `sum += term` over this lane's share of the terms: `var` from `first`
+/// by `step`; over quads (four consecutive terms a lane, one 16-byte load
+/// a row) when the contraction's rows allow it at run time
+/// (hector::trav::quadRows), as the edge loops' rows do (docs/perf-notes.md
+/// section 36).
+void printTermsLoop(CodeWriter &w, const Contraction &c, const std::string &sum,
+                    const std::string &first, const std::string &step) {
+  const auto scalarLoop = [&] {
+    w.open(fmt::format("for (int {0} = {1}; {0} < {2}; {0} += {3})", c.var,
+                       first, c.terms, step));
+    w.line("{} += {};", sum, c.term);
+    w.close();
+  };
+  if (c.rows.empty()) {
+    scalarLoop();
+    return;
+  }
+  std::string rows;
+  for (const std::string &r : c.rows)
+    rows += ", " + r;
+  w.open(fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", c.terms,
+                     rows));
+  w.open(fmt::format("for (int {0} = 4 * ({1}); {0} < {2}; {0} += 4 * ({3}))",
+                     c.var, first, c.terms, step));
+  std::string product;
+  for (size_t r = 0; r < c.rows.size(); ++r) {
+    w.line("const auto hector_q{} = hector::trav::rowQuad({}, {});", r,
+           c.rows[r], c.var);
+    product += (r ? " * " : "") + fmt::format("hector_q{}.v[q]", r);
+  }
+  w.line("HECTOR_UNROLL for (int q = 0; q < 4; ++q) {} += {};", sum, product);
+  w.close();
+  w.close();
+  w.open("else");
+  scalarLoop();
+  w.close();
+}
 
 std::optional<Contraction> contractionOf(const ir::Stmt &stmt,
                                          const ir::Shape &result,
@@ -145,7 +196,11 @@ std::optional<Contraction> contractionOf(const ir::Stmt &stmt,
     // Sums the trailing axes of a's row down to the prefix `result`.
     const ir::Dim whole = shapeSize(ops.at(0).shape);
     const std::string group = ratioExpr(whole, shapeSize(result));
-    return Contraction{group, "kk", at(ops[0], "i * " + group + " + kk")};
+    Contraction c{group, "kk", at(ops[0], "i * " + group + " + kk"), {}};
+    if (const std::string row = contiguousRow(ops[0], whole, "i * " + group);
+        !row.empty())
+      c.rows = {row};
+    return c;
   }
   if (stmt.op == OpKind::Dot) {
     // dot(a:[..,K], b:[..,K]) -> [..]: element i contracts K elements.
@@ -155,9 +210,16 @@ std::optional<Contraction> contractionOf(const ir::Stmt &stmt,
     const ir::Dim k = longer.back();
     const ir::Dim full = shapeSize(result) * k;
     const std::string K = dimExpr(k), index = "i * " + K + " + kk";
-    return Contraction{K, "kk",
-                       broadcastSuffix(ops[0], full, index) + " * " +
-                           broadcastSuffix(ops[1], full, index)};
+    Contraction c{K,
+                  "kk",
+                  broadcastSuffix(ops[0], full, index) + " * " +
+                      broadcastSuffix(ops[1], full, index),
+                  {}};
+    const std::string a = contiguousRow(ops[0], full, "i * " + K),
+                      b = contiguousRow(ops[1], full, "i * " + K);
+    if (!a.empty() && !b.empty())
+      c.rows = {a, b};
+    return c;
   }
   return std::nullopt;
 }
@@ -179,11 +241,7 @@ void printLaneSplitElement(CodeWriter &w, const ir::Stmt &stmt,
     throw EmitError{std::string("no lane-split form for op ") +
                     ir::opName(stmt.op)};
   w.line("scalar_t v = 0;");
-  w.open(fmt::format("for (int64_t {0} = hector_lane; {0} < {1}; {0} += "
-                     "kGroupSize)",
-                     c->var, c->terms));
-  w.line("v += {};", c->term);
-  w.close();
+  printTermsLoop(w, *c, "v", "hector_lane", "kGroupSize");
   w.line("v = hector::trav::groupSum<kGroupSize>(v);");
 }
 
@@ -196,10 +254,8 @@ void printWorkerLaneTerms(CodeWriter &w, const ir::Stmt &stmt,
     throw EmitError{std::string("no lane-split form for op ") +
                     ir::opName(stmt.op)};
   w.line("scalar_t {} = 0;", sum);
-  w.open(fmt::format("if ({0}) for (int {1} = hector_lane; {1} < {2}; {1} += "
-                     "hector_lanes)",
-                     active, c->var, c->terms));
-  w.line("{} += {};", sum, c->term);
+  w.open(fmt::format("if ({})", active));
+  printTermsLoop(w, *c, sum, "hector_lane", "hector_lanes");
   w.close();
 }
 

@@ -119,8 +119,19 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           if (hector_lanes <= hector::trav::kWarpSize) {
             for (int i = 0; i < sz_att_1; ++i) {
               scalar_t v_s8 = 0;
-              if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
-                v_s8 += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
+              if (hector_active_0) {
+                if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s8_o0 + i * (hp_in_dim / hp_heads)), (s8_o1 + i * (hp_in_dim / hp_heads)))) {
+                  for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                    const auto hector_q0 = hector::trav::rowQuad((s8_o0 + i * (hp_in_dim / hp_heads)), kk);
+                    const auto hector_q1 = hector::trav::rowQuad((s8_o1 + i * (hp_in_dim / hp_heads)), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s8 += hector_q0.v[q] * hector_q1.v[q];
+                  }
+                }
+                else {
+                  for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                    v_s8 += s8_o0[i * (hp_in_dim / hp_heads) + kk] * s8_o1[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                }
               }
               v_s8 = hector::trav::foldSum(v_s8, hector_lanes);
               if (hector_active_0 && i % hector_lanes == hector_lane) {
@@ -665,8 +676,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (hector::trav::splitsSum<kGroupSize>(sz_grad_h_2, hp_in_dim)) {
         for (int i = 0; i < sz_grad_h_2; ++i) {
           scalar_t v = 0;
-          for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
-            v += o0[i * hp_in_dim + kk];
+          if (hector::trav::quadRows<scalar_t>(hp_in_dim, (o0 + i * hp_in_dim))) {
+            for (int kk = 4 * (hector_lane); kk < hp_in_dim; kk += 4 * (kGroupSize)) {
+              const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_in_dim), kk);
+              HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+            }
+          }
+          else {
+            for (int kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+              v += o0[i * hp_in_dim + kk];
+            }
           }
           v = hector::trav::groupSum<kGroupSize>(v);
           if (i % kGroupSize == hector_lane) {
@@ -752,8 +771,16 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (hector::trav::splitsSum<kGroupSize>(sz_grad2_gate, hp_in_dim)) {
         for (int i = 0; i < sz_grad2_gate; ++i) {
           scalar_t v = 0;
-          for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
-            v += o0[i * hp_in_dim + kk];
+          if (hector::trav::quadRows<scalar_t>(hp_in_dim, (o0 + i * hp_in_dim))) {
+            for (int kk = 4 * (hector_lane); kk < hp_in_dim; kk += 4 * (kGroupSize)) {
+              const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_in_dim), kk);
+              HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+            }
+          }
+          else {
+            for (int kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+              v += o0[i * hp_in_dim + kk];
+            }
           }
           v = hector::trav::groupSum<kGroupSize>(v);
           if (i % kGroupSize == hector_lane) {
@@ -1050,8 +1077,18 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           if (hector_lanes <= hector::trav::kWarpSize) {
             for (int i = 0; i < sz_grad_att; ++i) {
               scalar_t v_s15 = 0;
-              if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
-                v_s15 += o0[i * (hp_in_dim / hp_heads) + kk];
+              if (hector_active_0) {
+                if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (o0 + i * (hp_in_dim / hp_heads)))) {
+                  for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                    const auto hector_q0 = hector::trav::rowQuad((o0 + i * (hp_in_dim / hp_heads)), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s15 += hector_q0.v[q];
+                  }
+                }
+                else {
+                  for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                    v_s15 += o0[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                }
               }
               v_s15 = hector::trav::foldSum(v_s15, hector_lanes);
               if (hector_active_0 && i % hector_lanes == hector_lane) {

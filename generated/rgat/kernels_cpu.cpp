@@ -136,8 +136,17 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
         if (hector::trav::splitsSum<kGroupSize>(sz_alpha_0, (hp_out_dim / hp_heads))) {
           for (int i = 0; i < sz_alpha_0; ++i) {
             scalar_t v = 0;
-            for (int64_t kk = hector_lane; kk < (hp_out_dim / hp_heads); kk += kGroupSize) {
-              v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
+            if (hector::trav::quadRows<scalar_t>((hp_out_dim / hp_heads), (o0 + i * (hp_out_dim / hp_heads)), (o1 + i * (hp_out_dim / hp_heads)))) {
+              for (int kk = 4 * (hector_lane); kk < (hp_out_dim / hp_heads); kk += 4 * (kGroupSize)) {
+                const auto hector_q0 = hector::trav::rowQuad((o0 + i * (hp_out_dim / hp_heads)), kk);
+                const auto hector_q1 = hector::trav::rowQuad((o1 + i * (hp_out_dim / hp_heads)), kk);
+                HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q] * hector_q1.v[q];
+              }
+            }
+            else {
+              for (int kk = hector_lane; kk < (hp_out_dim / hp_heads); kk += kGroupSize) {
+                v += o0[i * (hp_out_dim / hp_heads) + kk] * o1[i * (hp_out_dim / hp_heads) + kk];
+              }
             }
             v = hector::trav::groupSum<kGroupSize>(v);
             if (i % kGroupSize == hector_lane) {
@@ -689,8 +698,18 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             if (hector_lanes <= hector::trav::kWarpSize) {
               for (int i = 0; i < sz_grad_alpha; ++i) {
                 scalar_t v_s5 = 0;
-                if (hector_active_0) for (int kk = hector_lane; kk < (hp_out_dim / hp_heads); kk += hector_lanes) {
-                  v_s5 += o0[i * (hp_out_dim / hp_heads) + kk];
+                if (hector_active_0) {
+                  if (hector::trav::quadRows<scalar_t>((hp_out_dim / hp_heads), (o0 + i * (hp_out_dim / hp_heads)))) {
+                    for (int kk = 4 * (hector_lane); kk < (hp_out_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                      const auto hector_q0 = hector::trav::rowQuad((o0 + i * (hp_out_dim / hp_heads)), kk);
+                      HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s5 += hector_q0.v[q];
+                    }
+                  }
+                  else {
+                    for (int kk = hector_lane; kk < (hp_out_dim / hp_heads); kk += hector_lanes) {
+                      v_s5 += o0[i * (hp_out_dim / hp_heads) + kk];
+                    }
+                  }
                 }
                 v_s5 = hector::trav::foldSum(v_s5, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {

@@ -138,12 +138,42 @@ TEST(ElementPrinterTest, LaneSplitSumToStridesTheTermsAndSumsTheGroup) {
   s.shape = shape({"heads"});
   const std::vector<OperandRef> ops = {row("o0", shape({"heads", "d"}))};
   EXPECT_EQ(contractionTerms(s, shape({"heads"}), ops), "hp_d");
-  EXPECT_EQ(printSplit(s, shape({"heads"}), ops),
-            "scalar_t v = 0;\n"
-            "for (int64_t kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
-            "  v += o0[i * hp_d + kk];\n"
-            "}\n"
-            "v = hector::trav::groupSum<kGroupSize>(v);\n");
+  // Element i's terms are a run of its row: read a quad at a time where
+  // the row allows it, else one at a time.
+  EXPECT_EQ(
+      printSplit(s, shape({"heads"}), ops),
+      "scalar_t v = 0;\n"
+      "if (hector::trav::quadRows<scalar_t>(hp_d, (o0 + i * hp_d))) {\n"
+      "  for (int kk = 4 * (hector_lane); kk < hp_d; kk += 4 * (kGroupSize)) "
+      "{\n"
+      "    const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_d), kk);\n"
+      "    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];\n"
+      "  }\n"
+      "}\n"
+      "else {\n"
+      "  for (int kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
+      "    v += o0[i * hp_d + kk];\n"
+      "  }\n"
+      "}\n"
+      "v = hector::trav::groupSum<kGroupSize>(v);\n");
+}
+
+TEST(ElementPrinterTest, LaneSplitDotOfTwoRowsReadsQuads) {
+  const std::vector<OperandRef> ops = {row("o0", shape({"heads", "d"})),
+                                       row("o1", shape({"heads", "d"}))};
+  const std::string text =
+      printSplit(stmtOf(OpKind::Dot), shape({"heads"}), ops);
+  EXPECT_NE(text.find("if (hector::trav::quadRows<scalar_t>(hp_d, (o0 + i * "
+                      "hp_d), (o1 + i * hp_d))) {"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += "
+                      "hector_q0.v[q] * hector_q1.v[q];"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("v += o0[i * hp_d + kk] * o1[i * hp_d + kk];"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ElementPrinterTest, LaneSplitDotKeepsSuffixBroadcasting) {
@@ -153,7 +183,7 @@ TEST(ElementPrinterTest, LaneSplitDotKeepsSuffixBroadcasting) {
             "hp_d");
   EXPECT_EQ(printSplit(stmtOf(OpKind::Dot), shape({"heads"}), ops),
             "scalar_t v = 0;\n"
-            "for (int64_t kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
+            "for (int kk = hector_lane; kk < hp_d; kk += kGroupSize) {\n"
             "  v += o0[i * hp_d + kk] * o1[(i * hp_d + kk) % hp_d];\n"
             "}\n"
             "v = hector::trav::groupSum<kGroupSize>(v);\n");

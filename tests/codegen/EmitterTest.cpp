@@ -1033,8 +1033,9 @@ TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
             1u)
       << kernel;
   const size_t sum = kernel.find(
-      "if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / "
-      "hp_heads); kk += hector_lanes) {\n                v_s10 += ");
+      "if (hector_active_0) {\n                if "
+      "(hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s10_o0 + i "
+      "* (hp_in_dim / hp_heads)), (s10_o1 + i * (hp_in_dim / hp_heads)))) {");
   const size_t fold =
       kernel.find("v_s10 = hector::trav::foldSum(v_s10, hector_lanes);");
   const size_t own =

@@ -110,8 +110,19 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             if (hector_lanes <= hector::trav::kWarpSize) {
               for (int i = 0; i < sz_alpha_1; ++i) {
                 scalar_t v_s10 = 0;
-                if (hector_active_0) for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
-                  v_s10 += s10_o0[i * (hp_in_dim / hp_heads) + kk] * s10_o1[i * (hp_in_dim / hp_heads) + kk];
+                if (hector_active_0) {
+                  if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s10_o0 + i * (hp_in_dim / hp_heads)), (s10_o1 + i * (hp_in_dim / hp_heads)))) {
+                    for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                      const auto hector_q0 = hector::trav::rowQuad((s10_o0 + i * (hp_in_dim / hp_heads)), kk);
+                      const auto hector_q1 = hector::trav::rowQuad((s10_o1 + i * (hp_in_dim / hp_heads)), kk);
+                      HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s10 += hector_q0.v[q] * hector_q1.v[q];
+                    }
+                  }
+                  else {
+                    for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                      v_s10 += s10_o0[i * (hp_in_dim / hp_heads) + kk] * s10_o1[i * (hp_in_dim / hp_heads) + kk];
+                    }
+                  }
                 }
                 v_s10 = hector::trav::foldSum(v_s10, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
@@ -663,8 +674,16 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (hector::trav::splitsSum<kGroupSize>(sz_grad_h_1, hp_in_dim)) {
           for (int i = 0; i < sz_grad_h_1; ++i) {
             scalar_t v = 0;
-            for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
-              v += o0[i * hp_in_dim + kk];
+            if (hector::trav::quadRows<scalar_t>(hp_in_dim, (o0 + i * hp_in_dim))) {
+              for (int kk = 4 * (hector_lane); kk < hp_in_dim; kk += 4 * (kGroupSize)) {
+                const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_in_dim), kk);
+                HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+              }
+            }
+            else {
+              for (int kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+                v += o0[i * hp_in_dim + kk];
+              }
             }
             v = hector::trav::groupSum<kGroupSize>(v);
             if (i % kGroupSize == hector_lane) {
@@ -750,8 +769,16 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (hector::trav::splitsSum<kGroupSize>(sz_grad2_gate, hp_in_dim)) {
           for (int i = 0; i < sz_grad2_gate; ++i) {
             scalar_t v = 0;
-            for (int64_t kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
-              v += o0[i * hp_in_dim + kk];
+            if (hector::trav::quadRows<scalar_t>(hp_in_dim, (o0 + i * hp_in_dim))) {
+              for (int kk = 4 * (hector_lane); kk < hp_in_dim; kk += 4 * (kGroupSize)) {
+                const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_in_dim), kk);
+                HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+              }
+            }
+            else {
+              for (int kk = hector_lane; kk < hp_in_dim; kk += kGroupSize) {
+                v += o0[i * hp_in_dim + kk];
+              }
             }
             v = hector::trav::groupSum<kGroupSize>(v);
             if (i % kGroupSize == hector_lane) {
@@ -1129,8 +1156,16 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         if (hector::trav::splitsSum<kGroupSize>(sz_grad_alpha, (hp_in_dim / hp_heads))) {
           for (int i = 0; i < sz_grad_alpha; ++i) {
             scalar_t v = 0;
-            for (int64_t kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += kGroupSize) {
-              v += o0[i * (hp_in_dim / hp_heads) + kk];
+            if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (o0 + i * (hp_in_dim / hp_heads)))) {
+              for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (kGroupSize)) {
+                const auto hector_q0 = hector::trav::rowQuad((o0 + i * (hp_in_dim / hp_heads)), kk);
+                HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+              }
+            }
+            else {
+              for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += kGroupSize) {
+                v += o0[i * (hp_in_dim / hp_heads) + kk];
+              }
             }
             v = hector::trav::groupSum<kGroupSize>(v);
             if (i % kGroupSize == hector_lane) {

@@ -588,8 +588,16 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       if (hector::trav::splitsSum<kGroupSize>(sz_grad_alpha, hp_out_dim)) {
         for (int i = 0; i < sz_grad_alpha; ++i) {
           scalar_t v = 0;
-          for (int64_t kk = hector_lane; kk < hp_out_dim; kk += kGroupSize) {
-            v += o0[i * hp_out_dim + kk];
+          if (hector::trav::quadRows<scalar_t>(hp_out_dim, (o0 + i * hp_out_dim))) {
+            for (int kk = 4 * (hector_lane); kk < hp_out_dim; kk += 4 * (kGroupSize)) {
+              const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_out_dim), kk);
+              HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_q0.v[q];
+            }
+          }
+          else {
+            for (int kk = hector_lane; kk < hp_out_dim; kk += kGroupSize) {
+              v += o0[i * hp_out_dim + kk];
+            }
           }
           v = hector::trav::groupSum<kGroupSize>(v);
           if (i % kGroupSize == hector_lane) {

@@ -519,8 +519,18 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             if (hector_lanes <= hector::trav::kWarpSize) {
               for (int i = 0; i < sz_grad_alpha; ++i) {
                 scalar_t v_s3 = 0;
-                if (hector_active_0) for (int kk = hector_lane; kk < hp_out_dim; kk += hector_lanes) {
-                  v_s3 += o0[i * hp_out_dim + kk];
+                if (hector_active_0) {
+                  if (hector::trav::quadRows<scalar_t>(hp_out_dim, (o0 + i * hp_out_dim))) {
+                    for (int kk = 4 * (hector_lane); kk < hp_out_dim; kk += 4 * (hector_lanes)) {
+                      const auto hector_q0 = hector::trav::rowQuad((o0 + i * hp_out_dim), kk);
+                      HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s3 += hector_q0.v[q];
+                    }
+                  }
+                  else {
+                    for (int kk = hector_lane; kk < hp_out_dim; kk += hector_lanes) {
+                      v_s3 += o0[i * hp_out_dim + kk];
+                    }
+                  }
                 }
                 v_s3 = hector::trav::foldSum(v_s3, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
