@@ -196,6 +196,12 @@ private:
                                        const ir::Shape &shape,
                                        const std::vector<OperandRef> &ops,
                                        std::vector<std::string> &quads) const;
+  /// Whether the nest is a flat loop over edges or pairs (no loop inside).
+  bool flatEdgeRows() const {
+    return (inst_.root->kind == ir::LoopKind::Edges ||
+            inst_.root->kind == ir::LoopKind::Pairs) &&
+           !hasNeighbourLoops();
+  }
   /// An element loop over quads of four elements a lane
   /// (HECTOR_FOR_ELEMENT_QUADS) that loads each of `quads`' rows a quad
   /// at a time (Traversal.h rowQuad) and runs `element` for each of the
@@ -621,10 +627,11 @@ NestPrinter::quadOperands(const ir::Stmt &stmt, const ir::Shape &shape,
                           const std::vector<OperandRef> &ops,
                           std::vector<std::string> &quads) const {
   std::vector<OperandRef> renamed = ops;
-  // Only edge loops split over workers gather a row per edge; elsewhere
-  // the quads' extra registers cost more than their loads save (HGT's
-  // node-level kernels went from 22 to 38 registers, 0.97x on am).
-  if (!inWorkerLoop_)
+  // Only edge loops (split over workers, or flat loops over edges or
+  // pairs) gather a row per edge; in a node's own rows the quads' extra
+  // registers cost more than their loads save (HGT's node-level kernels
+  // went from 22 to 38 registers, 0.97x on am).
+  if (!inWorkerLoop_ && !flatEdgeRows())
     return renamed;
   const std::optional<int64_t> width =
       shapeSize(shape).evaluate(declaredHypers_);
@@ -710,17 +717,42 @@ void NestPrinter::printQuadAtomic(CodeWriter &w, const ir::Stmt &stmt,
                                   const std::string &store) const {
   // Four elements a lane, added with one 16-byte atomic where the row
   // allows it (Traversal.h quadAccumulates); the element loop otherwise.
+  // The operands read at element i alone are loaded a quad at a time too
+  // where their rows allow it (quadOperands, rowQuad).
+  std::vector<std::string> quadRows;
+  const std::vector<OperandRef> quadOps =
+      quadOperands(stmt, shape, ops, quadRows);
+  const auto quadLoop = [&](const std::vector<OperandRef> &operands,
+                            bool loadQuads) {
+    w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
+    if (loadQuads)
+      for (const std::string &q : quadRows)
+        w.line("const auto q_{0} = hector::trav::rowQuad({0}, i0);", q);
+    w.line("scalar_t hv[4];");
+    w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
+    w.line("const auto i = i0 + c;");
+    printElement(w, stmt, shape, operands);
+    w.line("hv[c] = v;");
+    w.close();
+    w.line("hector::trav::accumulateQuad(t + i0, hv);");
+    w.close();
+  };
   w.open(fmt::format(
       "if (hector::trav::quadAccumulates(t, {}, hector_ordered))", size));
-  w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
-  w.line("scalar_t hv[4];");
-  w.open("HECTOR_UNROLL for (int c = 0; c < 4; ++c)");
-  w.line("const auto i = i0 + c;");
-  printElement(w, stmt, shape, ops);
-  w.line("hv[c] = v;");
-  w.close();
-  w.line("hector::trav::accumulateQuad(t + i0, hv);");
-  w.close();
+  if (quadRows.empty()) {
+    quadLoop(ops, false);
+  } else {
+    std::string rows;
+    for (const std::string &q : quadRows)
+      rows += ", " + q;
+    w.open(
+        fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", size, rows));
+    quadLoop(quadOps, true);
+    w.close();
+    w.open("else");
+    quadLoop(ops, false);
+    w.close();
+  }
   w.close();
   w.open("else");
   printBatchLoop(w, stmt, shape, ops, size, store);

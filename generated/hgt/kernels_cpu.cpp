@@ -1075,14 +1075,28 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (b.att + (v_e) * sz_att);
             scalar_t *t = (b.grad_msg + (g.dst_csr_pair[c_e]) * sz_grad_msg);
             if (hector::trav::quadAccumulates(t, sz_grad_msg, hector_ordered)) {
-              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg) {
-                scalar_t hv[4];
-                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                  const auto i = i0 + c;
-                  const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
-                  hv[c] = v;
+              if (hector::trav::quadRows<scalar_t>(sz_grad_msg, o0)) {
+                HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg) {
+                  const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                  scalar_t hv[4];
+                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                    const auto i = i0 + c;
+                    const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+                    hv[c] = v;
+                  }
+                  hector::trav::accumulateQuad(t + i0, hv);
                 }
-                hector::trav::accumulateQuad(t + i0, hv);
+              }
+              else {
+                HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg) {
+                  scalar_t hv[4];
+                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                    const auto i = i0 + c;
+                    const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+                    hv[c] = v;
+                  }
+                  hector::trav::accumulateQuad(t + i0, hv);
+                }
               }
             }
             else {
@@ -1339,26 +1353,52 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o1 = (b.q + (v_e) * sz_q);
         scalar_t *t = (b.grad_att_0 + (g.edge_pair[v_e]) * sz_grad_att_0);
         if (hector::trav::quadAccumulates(t, sz_grad_att_0, hector_ordered)) {
-          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_att_0) {
-            scalar_t hv[4];
-            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-              const auto i = i0 + c;
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-              hv[c] = v;
+          if (hector::trav::quadRows<scalar_t>(sz_grad_att_0, o1)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_att_0) {
+              const auto q_o1 = hector::trav::rowQuad(o1, i0);
+              scalar_t hv[4];
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+                hv[c] = v;
+              }
+              hector::trav::accumulateQuad(t + i0, hv);
             }
-            hector::trav::accumulateQuad(t + i0, hv);
+          }
+          else {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_att_0) {
+              scalar_t hv[4];
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+                hv[c] = v;
+              }
+              hector::trav::accumulateQuad(t + i0, hv);
+            }
           }
         }
         else {
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-              hv[u] = v;
+          if (hector::trav::quadRows<scalar_t>(sz_grad_att_0, o1)) {
+            HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_att_0) {
+              const auto q_o1 = hector::trav::rowQuad(o1, i0);
+              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                const auto i = i0 + c;
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+                hector::trav::accumulate(t + i, v, hector_ordered);
+              }
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
-              const scalar_t v = hv[u];
-              hector::trav::accumulate(t + i, v, hector_ordered);
+          }
+          else {
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_att_0) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
+                const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_grad_att_0) {
+                const scalar_t v = hv[u];
+                hector::trav::accumulate(t + i, v, hector_ordered);
+              }
             }
           }
         }
@@ -1369,15 +1409,27 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         const scalar_t *o0 = r_grad_att_1;
         const scalar_t *o1 = (b.att_0 + (g.edge_pair[v_e]) * sz_att_0);
         scalar_t *t = (b.grad_q + (v_e) * sz_grad_q);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-            hv[u] = v;
+        if (hector::trav::quadRows<scalar_t>(sz_grad_q, o1)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
+            const auto q_o1 = hector::trav::rowQuad(o1, i0);
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+              t[i] = v;
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = hv[u];
-            t[i] = v;
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
           }
         }
       }

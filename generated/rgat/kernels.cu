@@ -785,14 +785,28 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
           scalar_t *t = (b.grad1_z + (g.dst_csr_pair[c_e]) * sz_grad1_z);
           if (hector::trav::quadAccumulates(t, sz_grad1_z, hector_ordered)) {
-            HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad1_z) {
-              scalar_t hv[4];
-              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                const auto i = i0 + c;
-                const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
-                hv[c] = v;
+            if (hector::trav::quadRows<scalar_t>(sz_grad1_z, o0)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad1_z) {
+                const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                scalar_t hv[4];
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
+                  hv[c] = v;
+                }
+                hector::trav::accumulateQuad(t + i0, hv);
               }
-              hector::trav::accumulateQuad(t + i0, hv);
+            }
+            else {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad1_z) {
+                scalar_t hv[4];
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
+                  const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))];
+                  hv[c] = v;
+                }
+                hector::trav::accumulateQuad(t + i0, hv);
+              }
             }
           }
           else {
@@ -1130,15 +1144,27 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_alpha_0 + (v_p) * sz_grad_alpha_0);
       const scalar_t *o1 = (b.a_src + (g.pair_etype[v_p]) * sz_a_src);
       scalar_t *t = r_grad2_z;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_z) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
-          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
-          hv[u] = v;
+      if (hector::trav::quadRows<scalar_t>(sz_grad2_z, o1)) {
+        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad2_z) {
+          const auto q_o1 = hector::trav::rowQuad(o1, i0);
+          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+            const auto i = i0 + c;
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * q_o1[i];
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad2_z) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad2_z) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }
@@ -1175,15 +1201,28 @@ backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad1_z + (v_p) * sz_grad1_z);
       const scalar_t *o1 = r_grad2_z;
       scalar_t *t = (b.grad_z + (v_p) * sz_grad_z);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_z) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
+      if (hector::trav::quadRows<scalar_t>(sz_grad_z, o0, o1)) {
+        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_z) {
+          const auto q_o0 = hector::trav::rowQuad(o0, i0);
+          const auto q_o1 = hector::trav::rowQuad(o1, i0);
+          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+            const auto i = i0 + c;
+            const scalar_t v = q_o0[i] + q_o1[i];
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_z) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_z) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }

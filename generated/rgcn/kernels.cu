@@ -288,26 +288,52 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (gv.rel_in_degree + v_e);
       scalar_t *t = (b.grad_msg_0 + (g.edge_pair[v_e]) * sz_grad_msg_0);
       if (hector::trav::quadAccumulates(t, sz_grad_msg_0, hector_ordered)) {
-        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
-          scalar_t hv[4];
-          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-            const auto i = i0 + c;
-            const scalar_t v = o0[i] / o1[0];
-            hv[c] = v;
+        if (hector::trav::quadRows<scalar_t>(sz_grad_msg_0, o0)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+            const auto q_o0 = hector::trav::rowQuad(o0, i0);
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = q_o0[i] / o1[0];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          hector::trav::accumulateQuad(t + i0, hv);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[i] / o1[0];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
+          }
         }
       }
       else {
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = o0[i] / o1[0];
-            hv[u] = v;
+        if (hector::trav::quadRows<scalar_t>(sz_grad_msg_0, o0)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+            const auto q_o0 = hector::trav::rowQuad(o0, i0);
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = q_o0[i] / o1[0];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+              const scalar_t v = o0[i] / o1[0];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }

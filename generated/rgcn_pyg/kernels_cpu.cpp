@@ -230,14 +230,28 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
             const scalar_t *o1 = (gv.rel_in_degree + v_e);
             scalar_t *t = (b.grad_h_1 + (g.dst_csr_pair[c_e]) * sz_grad_h_1);
             if (hector::trav::quadAccumulates(t, sz_grad_h_1, hector_ordered)) {
-              HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_h_1) {
-                scalar_t hv[4];
-                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                  const auto i = i0 + c;
-                  const scalar_t v = o0[i] / o1[0];
-                  hv[c] = v;
+              if (hector::trav::quadRows<scalar_t>(sz_grad_h_1, o0)) {
+                HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_h_1) {
+                  const auto q_o0 = hector::trav::rowQuad(o0, i0);
+                  scalar_t hv[4];
+                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                    const auto i = i0 + c;
+                    const scalar_t v = q_o0[i] / o1[0];
+                    hv[c] = v;
+                  }
+                  hector::trav::accumulateQuad(t + i0, hv);
                 }
-                hector::trav::accumulateQuad(t + i0, hv);
+              }
+              else {
+                HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_h_1) {
+                  scalar_t hv[4];
+                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                    const auto i = i0 + c;
+                    const scalar_t v = o0[i] / o1[0];
+                    hv[c] = v;
+                  }
+                  hector::trav::accumulateQuad(t + i0, hv);
+                }
               }
             }
             else {

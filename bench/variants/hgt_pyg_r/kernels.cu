@@ -1176,15 +1176,28 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
       const scalar_t *o1 = (b.msg_0 + (v_e) * sz_msg_0);
       scalar_t *t = r_d_5;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
-          const scalar_t v = o0[i] * o1[i];
-          hv[u] = v;
+      if (hector::trav::quadRows<scalar_t>(sz_d_5, o0, o1)) {
+        HECTOR_FOR_ELEMENT_QUADS(i0, sz_d_5) {
+          const auto q_o0 = hector::trav::rowQuad(o0, i0);
+          const auto q_o1 = hector::trav::rowQuad(o1, i0);
+          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+            const auto i = i0 + c;
+            const scalar_t v = q_o0[i] * q_o1[i];
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_5) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+            const scalar_t v = o0[i] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_d_5) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }
@@ -1236,15 +1249,27 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = (b.grad_agg + (g.dst[v_e]) * sz_grad_agg);
       const scalar_t *o1 = (b.alpha + (v_e) * sz_alpha);
       scalar_t *t = (b.grad_msg_0 + (v_e) * sz_grad_msg_0);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-          const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
-          hv[u] = v;
+      if (hector::trav::quadRows<scalar_t>(sz_grad_msg_0, o0)) {
+        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_msg_0) {
+          const auto q_o0 = hector::trav::rowQuad(o0, i0);
+          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+            const auto i = i0 + c;
+            const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_msg_0) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+            const scalar_t v = o0[i] * o1[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_msg_0) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }
@@ -1473,15 +1498,27 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.q + (g.dst[v_e]) * sz_q);
       scalar_t *t = (b.grad_alpha_0 + (v_e) * sz_grad_alpha_0);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
-          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-          hv[u] = v;
+      if (hector::trav::quadRows<scalar_t>(sz_grad_alpha_0, o1)) {
+        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_0) {
+          const auto q_o1 = hector::trav::rowQuad(o1, i0);
+          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+            const auto i = i0 + c;
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+            t[i] = v;
+          }
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+      }
+      else {
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_0) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_0) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
         }
       }
     }
@@ -1492,26 +1529,52 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
       scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
       if (hector::trav::quadAccumulates(t, sz_grad_q, hector_ordered)) {
-        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
-          scalar_t hv[4];
-          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-            const auto i = i0 + c;
-            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-            hv[c] = v;
+        if (hector::trav::quadRows<scalar_t>(sz_grad_q, o1)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
+            const auto q_o1 = hector::trav::rowQuad(o1, i0);
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
           }
-          hector::trav::accumulateQuad(t + i0, hv);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
+            scalar_t hv[4];
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+              hv[c] = v;
+            }
+            hector::trav::accumulateQuad(t + i0, hv);
+          }
         }
       }
       else {
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-            hv[u] = v;
+        if (hector::trav::quadRows<scalar_t>(sz_grad_q, o1)) {
+          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
+            const auto q_o1 = hector::trav::rowQuad(o1, i0);
+            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+              const auto i = i0 + c;
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
+        }
+        else {
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+              const scalar_t v = hv[u];
+              hector::trav::accumulate(t + i, v, hector_ordered);
+            }
           }
         }
       }
