@@ -1063,6 +1063,44 @@ TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
             1u);
 }
 
+// Rows gathered per edge are read a quad at a time (docs/perf-notes.md
+// sections 35 and 37): in a flat edge loop (rgat_pyg's softmax gradient),
+// by plain statements and by the quad atomics, whose per-head broadcast
+// operand stays a pointer; a node's own rows keep the batch loop.
+TEST(EmitterQuads, GatheredRowsAreReadAQuadAtATime) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string flat = textFrom(cu, "\nbackward_trav_1(", "\n}\n");
+  ASSERT_FALSE(flat.empty());
+  EXPECT_EQ(countOf(flat, "if (hector::trav::quadRows<scalar_t>(sz_d_1, o0, "
+                          "o1)) {"),
+            1u)
+      << flat;
+  EXPECT_EQ(countOf(flat, "const scalar_t v = q_o0[i] * q_o1[i];"), 1u);
+  const size_t atomics = flat.find(
+      "if (hector::trav::quadAccumulates(t, sz_grad_msg_0, hector_ordered)) "
+      "{\n        if (hector::trav::quadRows<scalar_t>(sz_grad_msg_0, o0)) {");
+  ASSERT_NE(atomics, std::string::npos) << flat;
+  EXPECT_NE(flat.find("const scalar_t v = q_o0[i] * o1[(hp_heads == 1 ? 0 : "
+                      "i / hp_out_dim)];",
+                      atomics),
+            std::string::npos);
+  // rgcn_pyg's bias gradient, a partial-atomic sum of the node's own row,
+  // and the forward's node-level output keep their element order.
+  std::optional<Emitted> rgcn = compileAndEmit("rgcn_pyg");
+  ASSERT_TRUE(rgcn);
+  const std::string &rgcnCu = fileText(*rgcn, "kernels.cu");
+  const std::string bias = textFrom(
+      rgcnCu, "// s0: grad_bias += copy(grad_h[n]) {partial_atomic}", "// s3:");
+  ASSERT_FALSE(bias.empty());
+  EXPECT_EQ(countOf(bias, "rowQuad"), 0u) << bias;
+  const std::string out = textFrom(rgcnCu, "// s4: h[n] = add(h_3[n], bias)",
+                                   "HECTOR_GROUP_SYNC();");
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(countOf(out, "rowQuad"), 0u) << out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Bundled, EmitterTest,
                          ::testing::Values("rgcn", "rgcn_pyg", "rgat",
                                            "rgat_pyg", "hgt", "hgt_pyg"),
