@@ -168,11 +168,7 @@ void printTermsLoop(CodeWriter &w, const Contraction &c, const std::string &sum,
     scalarLoop();
     return;
   }
-  std::string rows;
-  for (const std::string &r : c.rows)
-    rows += ", " + r;
-  w.open(fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", c.terms,
-                     rows));
+  w.open("if (" + quadRowsTest(c.terms, c.rows) + ")");
   w.open(fmt::format("for (int {0} = 4 * ({1}); {0} < {2}; {0} += 4 * ({3}))",
                      c.var, first, c.terms, step));
   std::string product;
@@ -225,6 +221,14 @@ std::optional<Contraction> contractionOf(const ir::Stmt &stmt,
 }
 
 } // namespace
+
+std::string quadRowsTest(const std::string &size,
+                         const std::vector<std::string> &rows) {
+  std::string args = size;
+  for (const std::string &r : rows)
+    args += ", " + r;
+  return "hector::trav::quadRows<scalar_t>(" + args + ")";
+}
 
 std::optional<std::string>
 contractionTerms(const ir::Stmt &stmt, const ir::Shape &result,

@@ -46,6 +46,11 @@ bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
 void printElement(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
                   const std::vector<OperandRef> &operands);
 
+/// The run-time test that `rows` (C++ pointers to row starts) may be read
+/// a quad at a time over `size` elements (Traversal.h quadRows).
+std::string quadRowsTest(const std::string &size,
+                         const std::vector<std::string> &rows);
+
 /// For a contraction (sum_to, dot): the C++ count of the terms each
 /// element of the result sums; std::nullopt for other ops.
 std::optional<std::string>

@@ -654,11 +654,7 @@ void NestPrinter::printQuadLoop(CodeWriter &w, const std::string &size,
     fallback();
     return;
   }
-  std::string rows;
-  for (const std::string &q : quads)
-    rows += ", " + q;
-  w.open(
-      fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", size, rows));
+  w.open("if (" + quadRowsTest(size, quads) + ")");
   w.open(fmt::format("HECTOR_FOR_ELEMENT_QUADS(i0, {})", size));
   for (const std::string &q : quads)
     w.line("const auto q_{0} = hector::trav::rowQuad({0}, i0);", q);
@@ -742,11 +738,7 @@ void NestPrinter::printQuadAtomic(CodeWriter &w, const ir::Stmt &stmt,
   if (quadRows.empty()) {
     quadLoop(ops, false);
   } else {
-    std::string rows;
-    for (const std::string &q : quadRows)
-      rows += ", " + q;
-    w.open(
-        fmt::format("if (hector::trav::quadRows<scalar_t>({}{}))", size, rows));
+    w.open("if (" + quadRowsTest(size, quadRows) + ")");
     quadLoop(quadOps, true);
     w.close();
     w.open("else");
