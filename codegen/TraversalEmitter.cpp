@@ -190,8 +190,9 @@ private:
                       bool quads = true) const;
   /// `ops` with the row operands that `stmt` reads at element i alone
   /// renamed to their quads (q_<ptr>), whose names go to `quads`; none
-  /// outside worker-split edge loops, or when the row is not a whole
-  /// number of quads at the declared hypers.
+  /// outside edge loops (worker-split, or flat loops over edges or pairs),
+  /// or when the row is not a whole number of quads at the declared
+  /// hypers.
   std::vector<OperandRef> quadOperands(const ir::Stmt &stmt,
                                        const ir::Shape &shape,
                                        const std::vector<OperandRef> &ops,

@@ -191,8 +191,9 @@ constexpr int64_t kMaxDstRowProductWidth = 4;
 /// every edge of the node (perf-notes 34).
 bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
   if (!options_.traversal || g.mode != GemmInstance::Mode::Linear ||
-      g.rows != RowDomain::Edges || g.accumulate != ir::Reduce::None || !g.output.isIdentity() ||
-      g.input.global || g.input.path != std::vector<ir::Attr>{ir::Attr::Dst})
+      g.rows != RowDomain::Edges || g.accumulate != ir::Reduce::None ||
+      !g.output.isIdentity() || g.input.global ||
+      g.input.path != std::vector<ir::Attr>{ir::Attr::Dst})
     return false;
   std::map<std::string, int64_t> defaults;
   for (const ir::HyperDecl &h : module_.hypers)
@@ -201,7 +202,6 @@ bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
   const std::optional<int64_t> width = (g.n * g.heads).evaluate(defaults);
   return width && *width <= kMaxDstRowProductWidth;
 }
-
 
 std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
   const ir::Stmt &s = *info.stmt;
