@@ -96,11 +96,9 @@ struct WorkerLoop {
 class NestPrinter {
 public:
   NestPrinter(const ProgramLayout &layout, const intra::TraversalInstance &t)
-      : layout_(layout), inst_(t), grouper_(layout, t),
-        unstored_(grouper_.unstoredRegisters(*t.root)) {
-    for (const ir::HyperDecl &h : layout_.program().hypers)
-      if (h.type == ir::HyperDecl::Type::Int)
-        declaredHypers_[h.name] = static_cast<int64_t>(h.defaultValue);
+      : layout_(layout), inst_(t),
+        declaredHypers_(ir::declaredIntHypers(layout.program().hypers)),
+        grouper_(layout, t), unstored_(grouper_.unstoredRegisters(*t.root)) {
     collectSlots();
     chooseRows();
     findHeavyRows();

@@ -139,6 +139,15 @@ std::optional<Space> graphValueSpace(const std::string &name) {
   return std::nullopt;
 }
 
+std::map<std::string, int64_t>
+declaredIntHypers(const std::vector<HyperDecl> &hypers) {
+  std::map<std::string, int64_t> bindings;
+  for (const HyperDecl &h : hypers)
+    if (h.type == HyperDecl::Type::Int)
+      bindings[h.name] = static_cast<int64_t>(h.defaultValue);
+  return bindings;
+}
+
 const char *attrName(Attr a) {
   switch (a) {
   case Attr::Src:

@@ -13,6 +13,7 @@
 #include "ir/Dim.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,11 @@ struct HyperDecl {
   double defaultValue = 0; ///< integral when type == Int
   SourceLoc loc;
 };
+
+/// The int hypers among `hypers`, each at its declared (default) value:
+/// the bindings for evaluating Dims as the model declares them.
+std::map<std::string, int64_t>
+declaredIntHypers(const std::vector<HyperDecl> &hypers);
 
 /// Attribute step of an index path (`e.src`, `e.etype`, `n.ntype`, ...).
 enum class Attr { Src, Dst, EType, NType, Pair };

@@ -12,10 +12,8 @@ using ir::OpKind;
 /// The int hypers of `module`: defaults, replaced by those `stats` names.
 std::map<std::string, int64_t> intBindings(const ir::Module &module,
                                            const GraphStats &stats) {
-  std::map<std::string, int64_t> bindings;
-  for (const ir::HyperDecl &h : module.hypers)
-    if (h.type == ir::HyperDecl::Type::Int)
-      bindings[h.name] = static_cast<int64_t>(h.defaultValue);
+  std::map<std::string, int64_t> bindings =
+      ir::declaredIntHypers(module.hypers);
   for (const auto &[name, value] : stats.hypers)
     bindings[name] = value;
   return bindings;

@@ -195,11 +195,8 @@ bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
       !g.output.isIdentity() || g.input.global ||
       g.input.path != std::vector<ir::Attr>{ir::Attr::Dst})
     return false;
-  std::map<std::string, int64_t> defaults;
-  for (const ir::HyperDecl &h : module_.hypers)
-    if (h.type == ir::HyperDecl::Type::Int)
-      defaults[h.name] = static_cast<int64_t>(h.defaultValue);
-  const std::optional<int64_t> width = (g.n * g.heads).evaluate(defaults);
+  const std::optional<int64_t> width =
+      (g.n * g.heads).evaluate(ir::declaredIntHypers(module_.hypers));
   return width && *width <= kMaxDstRowProductWidth;
 }
 
