@@ -183,38 +183,55 @@ const torch::Tensor &Graph::pairEtype() const {
   return derived_.pairEtype;
 }
 
-void Graph::ensureKernelArrays() const {
-  if (!derived_.kernelArrays.empty())
+void Graph::ensureKernelArrays(EdgeOrder order) const {
+  std::vector<torch::Tensor> &cached =
+      derived_.kernelArrays[static_cast<int>(order)];
+  if (!cached.empty())
     return;
   ensureDegrees();
   ensureRelInDegree();
   ensurePairs();
+  // The per-edge arrays in the kernels' numbering: kernel edge i is given
+  // edge perm[i] (ByDst), or edge i itself (Given).
+  torch::Tensor src = src_, dst = dst_, etype = etype_;
+  torch::Tensor relInDegree = derived_.relInDegree,
+                edgePair = derived_.edgePair;
+  if (order == EdgeOrder::ByDst) {
+    auto key = dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
+    auto [sortedKey, perm] = stableSort(key);
+    (void)sortedKey;
+    src = src_.index_select(0, perm);
+    dst = dst_.index_select(0, perm);
+    etype = etype_.index_select(0, perm);
+    relInDegree = relInDegree.index_select(0, perm);
+    edgePair = edgePair.index_select(0, perm);
+  }
   using rt::GraphArray;
   std::vector<torch::Tensor> arrays(rt::kNumGraphArrays);
   auto set = [&](GraphArray a, torch::Tensor t) {
     arrays[static_cast<int>(a)] = t.contiguous();
   };
-  set(GraphArray::Src, src_);
-  set(GraphArray::Dst, dst_);
-  set(GraphArray::Etype, etype_);
+  set(GraphArray::Src, src);
+  set(GraphArray::Dst, dst);
+  set(GraphArray::Etype, etype);
   set(GraphArray::Ntype, ntype_);
   set(GraphArray::InDegree, derived_.inDegree.to(torch::kFloat));
   set(GraphArray::OutDegree, derived_.outDegree.to(torch::kFloat));
-  set(GraphArray::RelInDegree, derived_.relInDegree.to(torch::kFloat));
+  set(GraphArray::RelInDegree, relInDegree.to(torch::kFloat));
 
-  auto [sortedEtype, etypeSortedEid] = stableSort(etype_);
+  auto [sortedEtype, etypeSortedEid] = stableSort(etype);
   set(GraphArray::EtypeSortedEid, etypeSortedEid);
   set(GraphArray::EtypePtr, segmentPointers(sortedEtype, numEtypes_));
 
   // A stable sort by node keeps ascending edge ids within each node.
-  auto [sortedDst, dstEid] = stableSort(dst_);
+  auto [sortedDst, dstEid] = stableSort(dst);
   torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
   set(GraphArray::DstPtr, dstPtr);
   set(GraphArray::DstEid, dstEid);
   const HeavyRowArrays heavyDst = heavyRows(dstPtr);
   set(GraphArray::HeavyDstRows, heavyDst.rows);
   set(GraphArray::HeavyDstEdgePtr, heavyDst.edgePtr);
-  auto [sortedSrc, srcEid] = stableSort(src_);
+  auto [sortedSrc, srcEid] = stableSort(src);
   torch::Tensor srcPtr = segmentPointers(sortedSrc, numNodes_);
   set(GraphArray::SrcPtr, srcPtr);
   set(GraphArray::SrcEid, srcEid);
@@ -226,30 +243,30 @@ void Graph::ensureKernelArrays() const {
   set(GraphArray::PairEtype, derived_.pairEtype);
   // pairEtype is ascending: pairs are numbered in (etype, src) order.
   set(GraphArray::PairPtr, segmentPointers(derived_.pairEtype, numEtypes_));
-  set(GraphArray::EdgePair, derived_.edgePair);
+  set(GraphArray::EdgePair, edgePair);
 
   auto [sortedNtype, ntypeSortedNodes] = stableSort(ntype_);
   set(GraphArray::NtypeSortedNodes, ntypeSortedNodes);
   set(GraphArray::NtypePtr, segmentPointers(sortedNtype, numNtypes_));
-  set(GraphArray::EdgeSrcNtype, ntype_.index_select(0, src_));
-  set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst_));
+  set(GraphArray::EdgeSrcNtype, ntype_.index_select(0, src));
+  set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst));
   set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));
   set(GraphArray::TypeIota,
       torch::arange(std::max(numEtypes_, numNtypes_) + 1, src_.options()));
   // Edge attributes at each CSR position (GraphArrays::dst_csr_src, ...).
-  set(GraphArray::DstCsrSrc, src_.index_select(0, dstEid));
-  set(GraphArray::DstCsrEtype, etype_.index_select(0, dstEid));
-  set(GraphArray::DstCsrPair, derived_.edgePair.index_select(0, dstEid));
-  set(GraphArray::SrcCsrDst, dst_.index_select(0, srcEid));
-  set(GraphArray::SrcCsrEtype, etype_.index_select(0, srcEid));
-  set(GraphArray::SrcCsrPair, derived_.edgePair.index_select(0, srcEid));
-  derived_.kernelArrays = std::move(arrays);
+  set(GraphArray::DstCsrSrc, src.index_select(0, dstEid));
+  set(GraphArray::DstCsrEtype, etype.index_select(0, dstEid));
+  set(GraphArray::DstCsrPair, edgePair.index_select(0, dstEid));
+  set(GraphArray::SrcCsrDst, dst.index_select(0, srcEid));
+  set(GraphArray::SrcCsrEtype, etype.index_select(0, srcEid));
+  set(GraphArray::SrcCsrPair, edgePair.index_select(0, srcEid));
+  cached = std::move(arrays);
 }
 
-const std::vector<torch::Tensor> &Graph::kernelArrays() const {
+const std::vector<torch::Tensor> &Graph::kernelArrays(EdgeOrder order) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  ensureKernelArrays();
-  return derived_.kernelArrays;
+  ensureKernelArrays(order);
+  return derived_.kernelArrays[static_cast<int>(order)];
 }
 
 } // namespace hector::runtime

@@ -16,6 +16,19 @@
 
 namespace hector::runtime {
 
+/// How the kernel arrays number the edges (Graph::kernelArrays).
+enum class EdgeOrder {
+  /// Edge i is the i-th edge as given.
+  Given,
+  /// Edges sorted by destination, then relation, ties in the given order.
+  /// A layer whose values are all node, type or global rows sees the same
+  /// results either way, and its kernels read and write their per-edge
+  /// rows in the order the destination-CSR loops visit them
+  /// (docs/perf-notes.md section 38). A layer with per-edge inputs or
+  /// outputs uses Given, whose edge ids are the caller's.
+  ByDst,
+};
+
 class Graph {
 public:
   /// `src`, `dst`, `etype` are [E] and `ntype` is [N] integer tensors on one
@@ -63,22 +76,27 @@ public:
   /// Every array the generated kernels read, in rt::GraphArray order (see
   /// runtime/GraphArrays.h for each one's meaning and length), on device():
   /// contiguous int64, except in_degree, out_degree and rel_in_degree, which
-  /// are float32. Computed on first use and cached; the tensors share
-  /// storage with src(), dst(), etype(), ntype() and the pair arrays.
-  const std::vector<torch::Tensor> &kernelArrays() const;
+  /// are float32, with the edges numbered as `order` says. Computed on
+  /// first use and cached per order. In the Given order the tensors share
+  /// storage with src(), dst(), etype(), ntype() and the pair arrays; in
+  /// ByDst the node, type and pair arrays are the same and every per-edge
+  /// array is the Given one permuted (pairs keep their numbers).
+  const std::vector<torch::Tensor> &
+  kernelArrays(EdgeOrder order = EdgeOrder::Given) const;
 
 private:
   struct Derived {
     torch::Tensor inDegree, outDegree, relInDegree;
     torch::Tensor edgePair, pairSrc, pairEtype;
-    std::vector<torch::Tensor> kernelArrays;
+    /// Indexed by EdgeOrder.
+    std::vector<torch::Tensor> kernelArrays[2];
   };
   // The ensure* helpers compute one group of derived arrays unless it is
   // cached; the caller holds mutex_.
   void ensureDegrees() const;
   void ensureRelInDegree() const;
   void ensurePairs() const;
-  void ensureKernelArrays() const;
+  void ensureKernelArrays(EdgeOrder order) const;
 
   torch::Tensor src_, dst_, etype_, ntype_;
   int64_t numNodes_ = 0, numEtypes_ = 0, numNtypes_ = 0;

@@ -4,7 +4,10 @@
 // No torch here: CUDA kernels compiled without torch include this header.
 // The arrays are produced by runtime::Graph::kernelArrays() (in GraphArray
 // order) and turned into a GraphArrays, after validation, by
-// runtime::graphArraysFromTensors() (runtime/KernelGraph.h).
+// runtime::graphArraysFromTensors() (runtime/KernelGraph.h). "Edge e"
+// below is edge e of the numbering the arrays were built in (Graph.h
+// EdgeOrder: as given, or sorted by destination); one call's arrays all
+// use one numbering.
 //
 // Sizes: N nodes, E edges, P unique (src, etype) pairs, R edge types, T node
 // types. All pointers point to memory on one device; the struct itself is

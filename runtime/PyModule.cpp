@@ -104,9 +104,21 @@ PYBIND11_MODULE(_C, m) {
       .def("edge_pair", &runtime::Graph::edgePair)
       .def("pair_src", &runtime::Graph::pairSrc)
       .def("pair_etype", &runtime::Graph::pairEtype)
-      .def("kernel_arrays", &runtime::Graph::kernelArrays,
-           "Every array the generated kernels read, as a list in the order "
-           "of graph_array_names()");
+      .def(
+          "kernel_arrays",
+          [](const runtime::Graph &g, const std::string &edgeOrder) {
+            if (edgeOrder != "given" && edgeOrder != "dst")
+              throw py::value_error("edge_order: expected 'given' or 'dst', "
+                                    "got '" +
+                                    edgeOrder + "'");
+            return g.kernelArrays(edgeOrder == "dst"
+                                      ? runtime::EdgeOrder::ByDst
+                                      : runtime::EdgeOrder::Given);
+          },
+          py::arg("edge_order") = "given",
+          "Every array the generated kernels read, as a list in the order "
+          "of graph_array_names(), with the edges numbered as given or "
+          "sorted by destination ('dst')");
 
   m.def(
       "graph_array_names",

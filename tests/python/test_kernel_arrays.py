@@ -183,3 +183,45 @@ def test_kernel_arrays_of_a_graph_without_node_types(device):
     assert arrays["pair_etype"].tolist() == [0, 1, 1]
     assert arrays["edge_pair"].tolist() == [1, 0, 2]
     assert arrays["type_iota"].tolist() == [0, 1, 2]
+
+
+def by_destination(data):
+    """`data` with its edges in the "dst" numbering: sorted by (destination,
+    edge type), ties in the given order (Python's sort is stable)."""
+    src, dst = data.src.tolist(), data.dst.tolist()
+    etype = data.edge_type.tolist()
+    order = sorted(range(len(src)), key=lambda e: (dst[e], etype[e]))
+    index = torch.tensor(order, dtype=torch.long,
+                         device=data.edge_index.device)
+    return type(data)(data.edge_index[:, index], data.edge_type[index],
+                      data.node_type, data.num_nodes, data.num_etypes,
+                      data.num_ntypes)
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_destination_ordered_arrays_are_those_of_the_sorted_graph(graph,
+                                                                   device):
+    """kernel_arrays("dst") is, array by array, what the given numbering of
+    the graph with its edges sorted by (dst, etype) would be; in it every
+    node's incoming edges are consecutive (dst_eid is the identity)."""
+    data = GRAPHS[graph](device)
+    g = data.hector()
+    arrays = g.kernel_arrays("dst")
+    ref = reference(by_destination(data))
+    for name, t in zip(NAMES, arrays):
+        assert t.device.type == device.type, name
+        assert t.dim() == 1 and t.is_contiguous(), name
+        assert t.tolist() == ref[name], name
+    assert ref["dst_eid"] == list(range(g.num_edges))
+    # Cached per order, apart from the given numbering's.
+    again = g.kernel_arrays("dst")
+    assert [t.data_ptr() for t in again] == [t.data_ptr() for t in arrays]
+    given = dict(zip(NAMES, g.kernel_arrays()))
+    assert given["src"].tolist() == data.src.tolist()
+
+
+def test_an_unknown_edge_order_is_rejected(device):
+    g = random_graph(device=device).hector()
+    with pytest.raises(ValueError, match="edge_order: expected 'given' or "
+                       "'dst', got 'src'"):
+        g.kernel_arrays("src")

@@ -178,7 +178,7 @@ def test_shapes_errors():
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", ["rgcn", "rgat"])
+@pytest.mark.parametrize("model", MODELS)
 def test_run_matches_the_op_and_the_interpreter(model, device):
     lib = hector.load(model)
     hypers = small_hypers(lib)
@@ -216,6 +216,30 @@ def test_run_matches_the_op_and_the_interpreter(model, device):
     for k, a, e in zip(names, g32, g64):
         err = rel_err(a, e)
         assert err <= TOL, f"{model}: d/d {k}: rel err {err:.2e}"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_bundled_layers_run_on_the_destination_ordered_edges(model):
+    """No bundled model has a per-edge input or output, so each runs on the
+    graph's "dst" edge numbering (test_run_matches_the_op_and_the_
+    interpreter checks that against the op on the given numbering)."""
+    assert hector.load(model).edge_order == "dst"
+
+
+def test_edge_order_of_a_layer_with_per_edge_values(monkeypatch):
+    from hector.layers import _edge_order
+    node = {"name": "x", "rows": "node_rows"}
+    edge = {"name": "alpha", "rows": "edge_rows"}
+    monkeypatch.delenv("HECTOR_EDGE_ORDER", raising=False)
+    assert _edge_order([node]) == "dst"
+    # The caller's edge ids must reach per-edge values unchanged.
+    assert _edge_order([node, edge]) == "given"
+    monkeypatch.setenv("HECTOR_EDGE_ORDER", "given")
+    assert _edge_order([node]) == "given"
+    monkeypatch.setenv("HECTOR_EDGE_ORDER", "dsts")
+    with pytest.raises(ValueError, match="HECTOR_EDGE_ORDER: expected "
+                       "'given' or unset, got 'dsts'"):
+        _edge_order([node])
 
 
 def test_run_argument_errors():

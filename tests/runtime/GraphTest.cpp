@@ -213,6 +213,51 @@ TEST(Graph, KernelArrays) {
   EXPECT_EQ(values(g.edgePair()), values(array(arrays, GraphArray::EdgePair)));
 }
 
+TEST(Graph, KernelArraysByDestination) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &arrays =
+      g.kernelArrays(runtime::EdgeOrder::ByDst);
+  ASSERT_EQ(arrays.size(), static_cast<size_t>(rt::kNumGraphArrays));
+  // Sorted by (dst, etype), ties as given: kernel edges k0..k6 are the
+  // given e0 e1 e3 e2 e5 e6 e4.
+  std::vector<std::pair<GraphArray, std::vector<int64_t>>> expected = {
+      {GraphArray::Src, {3, 0, 0, 2, 1, 0, 5}},
+      {GraphArray::Dst, {0, 1, 1, 1, 3, 3, 5}},
+      {GraphArray::Etype, {2, 0, 0, 2, 2, 2, 0}},
+      {GraphArray::RelInDegree, {1, 2, 2, 1, 2, 2, 1}},
+      {GraphArray::EdgePair, {5, 0, 0, 4, 3, 2, 1}},
+      // r0: k1 k2 k6; r2: k0 k3 k4 k5.
+      {GraphArray::EtypeSortedEid, {1, 2, 6, 0, 3, 4, 5}},
+      {GraphArray::EtypePtr, {0, 3, 3, 7}},
+      // A node's incoming edges are consecutive.
+      {GraphArray::DstPtr, {0, 1, 4, 4, 6, 6, 7}},
+      {GraphArray::DstEid, {0, 1, 2, 3, 4, 5, 6}},
+      {GraphArray::DstCsrSrc, {3, 0, 0, 2, 1, 0, 5}},
+      {GraphArray::DstCsrPair, {5, 0, 0, 4, 3, 2, 1}},
+      // Out of 0: k1 k2 k5; 1: k4; 2: k3; 3: k0; 5: k6.
+      {GraphArray::SrcPtr, {0, 3, 4, 5, 6, 6, 7}},
+      {GraphArray::SrcEid, {1, 2, 5, 4, 3, 0, 6}},
+      {GraphArray::SrcCsrDst, {1, 1, 3, 3, 1, 0, 5}},
+      {GraphArray::EdgeSrcNtype, {0, 1, 1, 1, 0, 1, 1}},
+      {GraphArray::EdgeDstNtype, {1, 0, 0, 0, 0, 0, 1}},
+  };
+  for (auto [a, want] : expected) {
+    SCOPED_TRACE(rt::graphArrayName(a));
+    EXPECT_EQ(values(array(arrays, a)), want);
+  }
+  // Node, type and pair arrays do not depend on the edge numbering.
+  const std::vector<torch::Tensor> &given = g.kernelArrays();
+  for (GraphArray a : {GraphArray::InDegree, GraphArray::PairSrc,
+                       GraphArray::PairPtr, GraphArray::NtypeSortedNodes}) {
+    SCOPED_TRACE(rt::graphArrayName(a));
+    EXPECT_EQ(values(array(arrays, a)), values(array(given, a)));
+  }
+  // Cached per order; the given numbering is still the graph's own.
+  EXPECT_EQ(&g.kernelArrays(runtime::EdgeOrder::ByDst), &arrays);
+  EXPECT_NE(&given, &arrays);
+  EXPECT_EQ(values(array(given, GraphArray::Src)), values(g.src()));
+}
+
 TEST(Graph, KernelArraysOfEmptyGraph) {
   Graph g(longs({}), longs({}), longs({}), longs({}), 0, 0, 0);
   const std::vector<torch::Tensor> &arrays = g.kernelArrays();

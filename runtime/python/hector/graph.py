@@ -222,10 +222,20 @@ class Graph:
                 self._num_nodes, self._num_etypes, self._num_ntypes)
         return self._cpp
 
-    def kernel_arrays(self) -> list:
+    def kernel_arrays(self, edge_order: str = "given") -> list:
         """Every array the generated kernels read, as a list of 1-d
         contiguous tensors on the graph's device, in the order of
-        :func:`graph_array_names` (computed once and cached by the C++ graph).
+        :func:`graph_array_names` (computed once per `edge_order` and cached
+        by the C++ graph).
+
+        `edge_order` numbers the edges: ``"given"``, edge ``e`` is the
+        graph's edge ``e``; ``"dst"``, the edges sorted by destination, then
+        edge type, ties in the given order (every per-edge array below is
+        then the given one permuted; node, type and pair arrays are the
+        same). A layer without per-edge inputs or outputs runs on the
+        ``"dst"`` numbering: its per-edge temporaries are then written and
+        read in the order the kernels' loops over a node's incoming edges
+        visit them. Any other value raises ValueError.
 
         With N nodes, E edges, R edge types, T node types and P unique
         (src, edge type) pairs:
@@ -262,7 +272,7 @@ class Graph:
 
         All are int64 except the three degree arrays.
         """
-        return list(self.cpp().kernel_arrays())
+        return list(self.cpp().kernel_arrays(edge_order))
 
     def __repr__(self):
         return (f"hector.Graph(num_nodes={self._num_nodes}, "

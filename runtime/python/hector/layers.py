@@ -176,6 +176,22 @@ def _check_hypers(lib, given):
     return out
 
 
+def _edge_order(values):
+    """The numbering of the edges a layer runs on (Graph.kernel_arrays):
+    "dst" when none of its arguments, outputs or gradients is per edge, so
+    that the caller never sees the kernels' edge ids; else "given".
+    HECTOR_EDGE_ORDER=given keeps the given numbering for every layer (to
+    compare the two; docs/perf-notes.md section 38)."""
+    env = os.environ.get("HECTOR_EDGE_ORDER", "")
+    if env not in ("", "given"):
+        raise ValueError(f"HECTOR_EDGE_ORDER: expected 'given' or unset, "
+                         f"got {env!r}")
+    per_edge = [v["name"] for v in values if v["rows"] == "edge_rows"]
+    if env == "given" or per_edge:
+        return "given"
+    return "dst"
+
+
 def _sizes_of(graph_or_sizes, needed):
     """``{size key: int}`` for the keys in `needed`, from a hector.Graph or a
     dict such as ``dict(num_nodes=..., num_edges=..., ...)``."""
@@ -186,7 +202,7 @@ def _sizes_of(graph_or_sizes, needed):
         if "num_pairs" in needed:
             from .graph import graph_array_names
             index = graph_array_names().index("pair_src")
-            sizes["num_pairs"] = g.kernel_arrays()[index].numel()
+            sizes["num_pairs"] = g.cpp().num_pairs
         return sizes
     if not isinstance(graph_or_sizes, dict):
         raise TypeError("graph_or_sizes: expected a hector.Graph or a dict "
@@ -380,6 +396,9 @@ class LayerLibrary:
                                  f"'{a['rows']}'")
             self._decls[a["name"]] = (a["rows"], [
                 (dim, *_parse_dim(dim)) for dim in a["shape"]])
+        self.edge_order = _edge_order(
+            list(info["arguments"]) + list(info["outputs"]) +
+            list(info.get("backward_outputs", [])))
 
         candidates = _library_candidates(self.path, self.library, bundled)
         found = next((p for p in candidates if os.path.isfile(p)), None)
@@ -484,7 +503,7 @@ class LayerLibrary:
         hypers = _check_hypers(self, hypers)
         outs = replay.run(self.ops.forward, self.name, graph,
                           [values[k] for k in self._arguments],
-                          tuple(hypers.values()))
+                          tuple(hypers.values()), self.edge_order)
         return dict(zip(self.outputs, outs))
 
     def __repr__(self):

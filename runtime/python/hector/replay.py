@@ -236,37 +236,42 @@ def _recording_for(graph, key):
     return rec
 
 
-def run(op, lib_name, graph, args, hypers):
-    """``op(graph.kernel_arrays(), *args, *hypers)``, replayed from a CUDA
-    graph when the module docstring's conditions hold. `args` are the
-    op's tensor arguments in order (already type-checked), `hypers` the
-    tuple of its hyper-parameter values. Returns the op's outputs."""
+def run(op, lib_name, graph, args, hypers, edge_order="given"):
+    """``op(graph.kernel_arrays(edge_order), *args, *hypers)``, replayed
+    from a CUDA graph when the module docstring's conditions hold. `args`
+    are the op's tensor arguments in order (already type-checked), `hypers`
+    the tuple of its hyper-parameter values, `edge_order` the numbering of
+    the edges that the layer runs on (hector.Graph.kernel_arrays). Returns
+    the op's outputs."""
+    def arrays():
+        return graph.kernel_arrays(edge_order)
+
     device = graph.device
     if (device.type != "cuda" or not enabled() or
             graph.num_edges > max_edges() or
             torch.cuda.is_current_stream_capturing()):
-        return op(graph.kernel_arrays(), *args, *hypers)
+        return op(arrays(), *args, *hypers)
     grad = torch.is_grad_enabled() and any(t.requires_grad for t in args)
     key = _signature(lib_name, args, hypers, grad)
     rec = _recording_for(graph, key)
     if rec.forward is None:
         if rec.failed or rec.eager_calls < _EAGER_CALLS:
-            outs = op(graph.kernel_arrays(), *args, *hypers)
+            outs = op(arrays(), *args, *hypers)
             # Counted once it succeeded: bad arguments never get recorded.
             rec.eager_calls += 1
             return outs
         try:
             with torch.cuda.device(device):
-                rec.record(op, graph.kernel_arrays(), args, hypers, grad)
+                rec.record(op, arrays(), args, hypers, grad)
         except Exception as exc:  # noqa: BLE001 - any failure: stay eager
             rec.failed = True
             rec.forward = rec.backward = rec.keep = None
             warnings.warn(f"hector: {lib_name}: the op could not be recorded "
                           f"in a CUDA graph ({exc}); it runs eagerly",
                           RuntimeWarning, stacklevel=3)
-            return op(graph.kernel_arrays(), *args, *hypers)
+            return op(arrays(), *args, *hypers)
     if not grad:
         return rec.replay_forward(args)
     if rec.busy():
-        return op(graph.kernel_arrays(), *args, *hypers)
+        return op(arrays(), *args, *hypers)
     return list(_Replayed.apply(rec, *args))
