@@ -1181,6 +1181,12 @@ void NestPrinter::chooseRows() {
   switch (root.kind) {
   case ir::LoopKind::Edges:
     rowCount_ = "g.num_edges";
+    // A partial-atomic sum into e.dst (LowerToIntraOp's reductionFor) needs
+    // no order of its own: layers without per-edge values run on edges
+    // numbered by destination (runtime EdgeOrder::ByDst), where a node's
+    // in-edges are consecutive. On the given numbering it flushes at
+    // nearly every edge, as the plain atomic did, and the edge rows are
+    // still read in order (a dst_eid order made them random reads there).
     rowBinding_ = hasPartialInto(layout_, inst_, ir::Space::EdgeType)
                       ? "g.etype_sorted_eid[k]"
                       : "k";

@@ -12,8 +12,10 @@
 //   partial_atomic contributions are summed in a scratch accumulator while
 //                  the target row stays the same (rows are split into
 //                  contiguous chunks per group, edges visited by etype when
-//                  the target is per etype), then added with one atomic
-//                  per element;
+//                  the target is per etype; a sum into the edge's
+//                  destination row relies on the edges' numbering by
+//                  destination, runtime EdgeOrder::ByDst), then added with
+//                  one atomic per element;
 //   atomic         one atomic add per contribution.
 // The targets differ only in how rows are split over thread groups and how
 // the kernel is declared and launched.

@@ -716,6 +716,15 @@ ReductionScheme reductionFor(const ir::Stmt &s, const TravLoop &loop,
   const ir::Space ts = m.findValue(s.target.value)->space;
   if (ts == ir::Space::Global || isTypeSpace(ts))
     return ReductionScheme::PartialAtomic;
+  // A flat edge loop's sum into each edge's destination row: on edges
+  // numbered by destination (runtime EdgeOrder::ByDst, what layers without
+  // per-edge values run on) a group's run of one node's in-edges adds into
+  // one accumulator and flushes it once. One atomic per edge would queue a
+  // hub's in-edges on the same addresses.
+  if (!outer && loop.kind == ir::LoopKind::Edges &&
+      s.reduce == ir::Reduce::Sum && s.target.index.var == loop.var &&
+      s.target.index.attrs == std::vector<ir::Attr>{ir::Attr::Dst})
+    return ReductionScheme::PartialAtomic;
   return ReductionScheme::Atomic;
 }
 

@@ -576,6 +576,8 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *r_d_1 = scratch + 0;
   scalar_t *r_grad_alpha = scratch + (hp_heads * hp_out_dim);
   scalar_t *r_d_3 = scratch + (hp_heads * hp_out_dim) + hp_heads;
+  scalar_t *acc_s8 = scratch + (hp_heads * hp_out_dim) + hp_heads + hp_heads;
+  int64_t cur_s8 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
@@ -741,36 +743,36 @@ backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s8: grad_alpha_sum[e.dst] += neg(d_3[e]) {atomic}
+    // s8: grad_alpha_sum[e.dst] += neg(d_3[e]) {partial_atomic}
     {
       const scalar_t *o0 = r_d_3;
-      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-      if (hector::trav::quadAccumulates(t, sz_grad_alpha_sum, hector_ordered)) {
-        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_sum) {
-          scalar_t hv[4];
-          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-            const auto i = i0 + c;
-            const scalar_t v = -o0[i];
-            hv[c] = v;
-          }
-          hector::trav::accumulateQuad(t + i0, hv);
+      const int64_t row = g.dst[v_e];
+      if (row != cur_s8) {
+        if (cur_s8 >= 0) {
+          scalar_t *t = b.grad_alpha_sum + cur_s8 * sz_grad_alpha_sum;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) hector::trav::accumulate(t + i, acc_s8[i], hector_ordered);
         }
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) acc_s8[i] = scalar_t(0);
+        cur_s8 = row;
       }
-      else {
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = -o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
-          }
+      scalar_t *t = acc_s8;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = -o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = hv[u];
+          t[i] += v;
         }
       }
     }
     HECTOR_GROUP_SYNC();
+  }
+  if (cur_s8 >= 0) {
+    scalar_t *t = b.grad_alpha_sum + cur_s8 * sz_grad_alpha_sum;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) hector::trav::accumulate(t + i, acc_s8[i], hector_ordered);
   }
 }
 
@@ -1358,37 +1360,37 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       // @trav_1: access coo, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_edges;
-        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hp_heads * hp_out_dim));
+        const int64_t scratch_size = ((INT64_C(3) * hp_heads) + (hp_heads * hp_out_dim));
         if (rows > 0) {
           const int row_lanes = hp.hector_deterministic ? hector::trav::kWarpSize : hector::trav::rowGroupLanes(hector::trav::maxOf((hp_heads * hp_out_dim), hp_heads, (hp_heads * hp_out_dim), hp_heads, hp_heads, hp_heads, hp_heads));
           switch (row_lanes) {
             case 1: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
               backward_trav_1<scalar_t, kFixedHypers, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 2: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
               backward_trav_1<scalar_t, kFixedHypers, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 4: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
               backward_trav_1<scalar_t, kFixedHypers, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 8: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
               backward_trav_1<scalar_t, kFixedHypers, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 16: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
               backward_trav_1<scalar_t, kFixedHypers, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             default: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_1<scalar_t, kFixedHypers, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
               backward_trav_1<scalar_t, kFixedHypers, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }

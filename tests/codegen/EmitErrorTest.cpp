@@ -86,8 +86,9 @@ TEST(EmitErrorTest, EmitLayerReportsALocatedError) {
 }
 
 TEST(EmitErrorTest, AtomicSumIsEmitted) {
-  // The same nest with += emits (atomic adds), so the rejection above is
-  // about max= only.
+  // The same nest with += emits (a partial-atomic sum: a run of one node's
+  // in-edges adds into an accumulator, flushed by atomic adds), so the
+  // rejection above is about max= only.
   std::string text = kAtomicMax;
   text.replace(text.find("max="), 4, "+=");
   ir::Module m = codegentest::parseVerified(text, "asum.ir");
@@ -95,8 +96,9 @@ TEST(EmitErrorTest, AtomicSumIsEmitted) {
   EXPECT_EQ(kernelFileError(p, Target::Cpu), "");
   EXPECT_EQ(kernelFileError(p, Target::Cuda), "");
   const ProgramLayout f(p, "forward"), b(p, "backward");
-  EXPECT_TRUE(contains(emitKernelFile(f, b, Target::Cuda),
-                       "hector::trav::accumulate(t + i, v, hector_ordered);"));
+  EXPECT_TRUE(
+      contains(emitKernelFile(f, b, Target::Cuda),
+               "hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);"));
   EXPECT_EQ(f.zeroFilled().count("m"), 1u);
 }
 

@@ -762,8 +762,10 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
                     "sizeof(scalar_t), hp.hector_deterministic);"),
             1u)
       << bias;
-  // ... and the warp fallback of the relation loop summing grad_q.
-  EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 2u);
+  // ... the warp fallback of the relation loop summing grad_q, and the
+  // softmax-gradient COO loop summing grad_alpha_sum into e.dst (one launch
+  // per row-lane width, six).
+  EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 8u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
                         "const void *>(&forward_trav_3<scalar_t, kFixedHypers, "

@@ -608,8 +608,10 @@ TEST(LowerToIntraOpTest, ReductionSchemes) {
   output b : etype[d]
   output c : node[d]
   output o : node[d]
+  output u : node[d]
   foreach e in edges {
     a[e.dst] += copy(m[e])
+    u[e.src] += copy(m[e])
     b[e.etype] max= copy(m[e])
   }
   foreach n in dst_nodes {
@@ -635,7 +637,11 @@ TEST(LowerToIntraOpTest, ReductionSchemes) {
     intra::forEachTravStmt(*t.root,
                            [&](const intra::TravStmt &s) { got.push_back(s.reduction); });
   }
+  // A flat edge loop's sum into e.dst is aggregated over a node's run of
+  // in-edges (consecutive on edges numbered by destination); into e.src,
+  // no such run: one atomic per edge.
   EXPECT_EQ(got, (std::vector<intra::ReductionScheme>{
+                     intra::ReductionScheme::PartialAtomic,
                      intra::ReductionScheme::Atomic,
                      intra::ReductionScheme::PartialAtomic,
                      intra::ReductionScheme::Segmented,

@@ -1168,6 +1168,8 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *r_d_5 = scratch + 0;
   scalar_t *r_grad_alpha = scratch + hp_in_dim;
   scalar_t *r_d_7 = scratch + hp_in_dim + hp_heads;
+  scalar_t *acc_s25 = scratch + hp_in_dim + hp_heads + hp_heads;
+  int64_t cur_s25 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = k;
@@ -1306,36 +1308,36 @@ backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s25: grad_alpha_sum[e.dst] += neg(d_7[e]) {atomic}
+    // s25: grad_alpha_sum[e.dst] += neg(d_7[e]) {partial_atomic}
     {
       const scalar_t *o0 = r_d_7;
-      scalar_t *t = (b.grad_alpha_sum + (g.dst[v_e]) * sz_grad_alpha_sum);
-      if (hector::trav::quadAccumulates(t, sz_grad_alpha_sum, hector_ordered)) {
-        HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_alpha_sum) {
-          scalar_t hv[4];
-          HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-            const auto i = i0 + c;
-            const scalar_t v = -o0[i];
-            hv[c] = v;
-          }
-          hector::trav::accumulateQuad(t + i0, hv);
+      const int64_t row = g.dst[v_e];
+      if (row != cur_s25) {
+        if (cur_s25 >= 0) {
+          scalar_t *t = b.grad_alpha_sum + cur_s25 * sz_grad_alpha_sum;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) hector::trav::accumulate(t + i, acc_s25[i], hector_ordered);
         }
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) acc_s25[i] = scalar_t(0);
+        cur_s25 = row;
       }
-      else {
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = -o0[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
-            const scalar_t v = hv[u];
-            hector::trav::accumulate(t + i, v, hector_ordered);
-          }
+      scalar_t *t = acc_s25;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_alpha_sum) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = -o0[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_alpha_sum) {
+          const scalar_t v = hv[u];
+          t[i] += v;
         }
       }
     }
     HECTOR_GROUP_SYNC();
+  }
+  if (cur_s25 >= 0) {
+    scalar_t *t = b.grad_alpha_sum + cur_s25 * sz_grad_alpha_sum;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) hector::trav::accumulate(t + i, acc_s25[i], hector_ordered);
   }
 }
 
@@ -1425,7 +1427,9 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *r_grad_alpha_2 = scratch + 0;
   scalar_t *r_grad_alpha_1 = scratch + hp_heads;
   scalar_t *acc_s30 = scratch + hp_heads + hp_heads;
+  scalar_t *acc_s32 = scratch + hp_heads + hp_heads + hp_heads;
   int64_t cur_s30 = -1;
+  int64_t cur_s32 = -1;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_edges, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_e = g.etype_sorted_eid[k];
@@ -1523,59 +1527,29 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s32: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {atomic}
+    // s32: grad_q[e.dst] += mul(grad_alpha_1[e], alpha_0[e]) {partial_atomic}
     {
       const scalar_t *o0 = r_grad_alpha_1;
       const scalar_t *o1 = (b.alpha_0 + (v_e) * sz_alpha_0);
-      scalar_t *t = (b.grad_q + (g.dst[v_e]) * sz_grad_q);
-      if (hector::trav::quadAccumulates(t, sz_grad_q, hector_ordered)) {
-        if (hector::trav::quadRows<scalar_t>(sz_grad_q, o1)) {
-          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
-            const auto q_o1 = hector::trav::rowQuad(o1, i0);
-            scalar_t hv[4];
-            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-              const auto i = i0 + c;
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
-              hv[c] = v;
-            }
-            hector::trav::accumulateQuad(t + i0, hv);
-          }
+      const int64_t row = g.dst[v_e];
+      if (row != cur_s32) {
+        if (cur_s32 >= 0) {
+          scalar_t *t = b.grad_q + cur_s32 * sz_grad_q;
+          HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
         }
-        else {
-          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
-            scalar_t hv[4];
-            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-              const auto i = i0 + c;
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-              hv[c] = v;
-            }
-            hector::trav::accumulateQuad(t + i0, hv);
-          }
-        }
+        HECTOR_FOR_ELEMENTS(i, sz_grad_q) acc_s32[i] = scalar_t(0);
+        cur_s32 = row;
       }
-      else {
-        if (hector::trav::quadRows<scalar_t>(sz_grad_q, o1)) {
-          HECTOR_FOR_ELEMENT_QUADS(i0, sz_grad_q) {
-            const auto q_o1 = hector::trav::rowQuad(o1, i0);
-            HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-              const auto i = i0 + c;
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
-              hector::trav::accumulate(t + i, v, hector_ordered);
-            }
-          }
+      scalar_t *t = acc_s32;
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
+          hv[u] = v;
         }
-        else {
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_q) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-              const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
-              const scalar_t v = hv[u];
-              hector::trav::accumulate(t + i, v, hector_ordered);
-            }
-          }
+        HECTOR_FOR_BATCH(u, i, i0, sz_grad_q) {
+          const scalar_t v = hv[u];
+          t[i] += v;
         }
       }
     }
@@ -1584,6 +1558,10 @@ backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   if (cur_s30 >= 0) {
     scalar_t *t = b.grad_p_rel + cur_s30 * sz_grad_p_rel;
     HECTOR_FOR_ELEMENTS(i, sz_grad_p_rel) hector::trav::accumulate(t + i, acc_s30[i], hector_ordered);
+  }
+  if (cur_s32 >= 0) {
+    scalar_t *t = b.grad_q + cur_s32 * sz_grad_q;
+    HECTOR_FOR_ELEMENTS(i, sz_grad_q) hector::trav::accumulate(t + i, acc_s32[i], hector_ordered);
   }
 }
 
@@ -2211,37 +2189,37 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       // @trav_4: access coo, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_edges;
-        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + hp_in_dim);
+        const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
         if (rows > 0) {
           const int row_lanes = hp.hector_deterministic ? hector::trav::kWarpSize : hector::trav::rowGroupLanes(hector::trav::maxOf(hp_in_dim, hp_heads, hp_in_dim, hp_heads, hp_heads, hp_heads, hp_heads));
           switch (row_lanes) {
             case 1: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 1>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 1);
               backward_trav_4<scalar_t, kFixedHypers, 1><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 2: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 2>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 2);
               backward_trav_4<scalar_t, kFixedHypers, 2><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 4: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 4>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 4);
               backward_trav_4<scalar_t, kFixedHypers, 4><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 8: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 8>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 8);
               backward_trav_4<scalar_t, kFixedHypers, 8><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             case 16: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 16>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 16);
               backward_trav_4<scalar_t, kFixedHypers, 16><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
             default: {
-              const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
+              const hector::trav::LaunchShape shape = hector::trav::rowSumsLaunchShape(reinterpret_cast<const void *>(&backward_trav_4<scalar_t, kFixedHypers, 32>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic, 32);
               backward_trav_4<scalar_t, kFixedHypers, 32><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
               break;
             }
@@ -2302,7 +2280,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       // @trav_7: access coo, schedule warp_per_edge feature_tile 32
       {
         const int64_t rows = g.num_edges;
-        const int64_t scratch_size = (INT64_C(3) * hp_heads);
+        const int64_t scratch_size = ((INT64_C(3) * hp_heads) + hp_in_dim);
         if (rows > 0) {
           const int row_lanes = hp.hector_deterministic ? hector::trav::kWarpSize : hector::trav::rowGroupLanes(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads, hp_heads, hp_in_dim, hp_in_dim));
           switch (row_lanes) {
