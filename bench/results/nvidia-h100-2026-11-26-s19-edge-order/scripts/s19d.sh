@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Session 19 call d: destination-ordered edges plus partial-atomic sums into
+# e.dst in flat edge loops. Build (and ca0096c as build-old), CUDA pytest,
+# racecheck and memcheck, throughput of ca0096c (old), this build on the
+# given numbering (given) and on the default one (dst), 8 datasets, both
+# modes; kernel profile of mag's RGAT training step.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+R=$OUT/r; mkdir -p $R
+trap 'tar czf $OUT/d.tgz -C $OUT r' EXIT
+source scripts/gpu-env.sh
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/gpu.txt; cat $R/gpu.txt
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DHECTOR_BUILD_COMPILER=OFF -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON -DHECTOR_BUILD_TESTS=OFF "${hector_gpu_cmake_args[@]}" > $R/configure.log 2>&1
+cmake --build build-gpu -j16 > $R/build.log 2>&1 || { grep -m5 -B2 -A8 "error" $R/build.log; exit 1; }
+echo "build $(( $(date +%s) - t0 )) s"
+VARIANT_JOBS=10 bash bench/build-variant.sh old "" .devcmd/old > $R/build-old.log 2>&1 &
+export PYTHONPATH=$PWD/runtime/python
+export HECTOR_BUILD_DIR=$PWD/build-gpu
+timeout 150 python3 -m pytest tests/python -q -x -k cuda > $R/pytest.log 2>&1
+echo "pytest rc=$? $(tail -1 $R/pytest.log) $(( $(date +%s) - t0 )) s"
+wait; echo "old built $(( $(date +%s) - t0 )) s"
+timeout 70 compute-sanitizer --tool racecheck --error-exitcode 99 python3 -m pytest tests/python/test_generated.py -q -x -k "cuda and declared and (rgat_pyg or hgt_pyg)" > $R/san-racecheck.log 2>&1
+echo "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|Race reported' $R/san-racecheck.log | head -2) $(tail -1 $R/san-racecheck.log)"
+timeout 50 compute-sanitizer --tool memcheck --error-exitcode 99 python3 -m pytest tests/python/test_generated.py -q -x -k "cuda and declared" > $R/san-memcheck.log 2>&1
+echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' $R/san-memcheck.log | tail -1) $(tail -1 $R/san-memcheck.log) $(( $(date +%s) - t0 )) s"
+DS=aifb,mutag,bgs,biokg,am,fb15k,mag,wikikg2
+A="--datasets $DS --models rgcn,rgat,hgt --modes inference,training"
+HECTOR_BUILD_DIR=$PWD/build-old timeout 100 python3 -m hector.bench.throughput $A --tag old >> $R/tp.jsonl 2>>$R/tp.err
+echo "tp old rc=$? $(( $(date +%s) - t0 )) s"
+HECTOR_EDGE_ORDER=given timeout 100 python3 -m hector.bench.throughput $A --tag given >> $R/tp.jsonl 2>>$R/tp.err
+echo "tp given rc=$? $(( $(date +%s) - t0 )) s"
+timeout 100 python3 -m hector.bench.throughput $A --tag dst >> $R/tp.jsonl 2>>$R/tp.err
+echo "tp dst rc=$? $(( $(date +%s) - t0 )) s"
+echo "== dst against old"; python3 -m hector.bench.compare $R/tp.jsonl --baseline old
+timeout 35 python3 -m hector.bench.profile --datasets mag --models rgat --modes training --out $R/prof-dst > $R/prof-dst.log 2>&1
+echo "profile $(grep -o 'step [0-9.]* ms.*' $R/prof-dst/*.txt)"
+echo "done $(( $(date +%s) - t0 )) s"
