@@ -417,11 +417,17 @@ void NestPrinter::findWorkerLoops() {
   }
 }
 
+/// Whether `s` adds into its target with atomics (atomic or partial-
+/// atomic reductions).
+bool addsAtomically(const TravStmt &s) {
+  return s.reduction == ReductionScheme::Atomic ||
+         s.reduction == ReductionScheme::PartialAtomic;
+}
+
 bool NestPrinter::hasAtomics() const {
   bool found = false;
   intra::forEachTravStmt(*inst_.root, [&](const TravStmt &s) {
-    if (s.reduction == ReductionScheme::Atomic ||
-        s.reduction == ReductionScheme::PartialAtomic)
+    if (addsAtomically(s))
       found = true;
   });
   return found;
@@ -1143,8 +1149,20 @@ void NestPrinter::printWorkerLoop(CodeWriter &w, const TravLoop &loop,
 
 void NestPrinter::printLoopBody(CodeWriter &w, const TravLoop &loop) {
   std::vector<const TravStmt *> run;
+  // In a split heavy launch every part of a hub runs the node's statements
+  // (HubSplit.h); one that adds atomically must add once, so only the part
+  // holding the row's first edges runs it (a whole row's item starts at 0).
+  const bool guardAtomics = &loop == inst_.root.get() && printsHubSpans();
   for (const TravItem &item : loop.body) {
     if (const auto *s = std::get_if<TravStmt>(&item)) {
+      if (guardAtomics && addsAtomically(*s)) {
+        printStatements(w, run);
+        run.clear();
+        w.open("if (hector_item.begin == 0)");
+        printStmt(w, *s);
+        w.close();
+        continue;
+      }
       run.push_back(s);
       continue;
     }
@@ -1239,7 +1257,9 @@ void NestPrinter::findHeavyRows() {
   for (const TravItem &item : root.body)
     if (std::holds_alternative<std::unique_ptr<TravLoop>>(item))
       ++edgeLoops;
-  splitsHubs_ = !hasAtomics() && edgeLoops == workerLoops_.size();
+  // Atomic adds split well: each part adds its own edges' contributions,
+  // and a node-level one runs in one part only (printLoopBody).
+  splitsHubs_ = edgeLoops == workerLoops_.size();
   if (!splitsHubs_)
     return;
   std::string offset = "0";

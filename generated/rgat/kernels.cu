@@ -582,7 +582,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -652,36 +652,46 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   scalar_t *acc_s0 = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0);
   scalar_t *r_grad_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0) + hp_out_dim;
   int64_t cur_s0 = -1;
-  const hector::trav::RowRange range = hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  __shared__ hector::trav::HubWork hub_work;
+  if (hector_heavy && hector_hub.workspace) {
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
+    __syncthreads();
+  }
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[k] : k;
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
+    if (hector_item.row < 0) break;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
-    {
-      const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
-      const int64_t row = 0;
-      if (row != cur_s0) {
-        if (cur_s0 >= 0) {
-          scalar_t *t = b.grad_bias;
-          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
+    if (hector_item.begin == 0) {
+      // s0: grad_bias += copy(grad_h[n]) {partial_atomic}
+      {
+        const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
+        const int64_t row = 0;
+        if (row != cur_s0) {
+          if (cur_s0 >= 0) {
+            scalar_t *t = b.grad_bias;
+            HECTOR_FOR_ELEMENTS(i, sz_grad_bias) hector::trav::accumulate(t + i, acc_s0[i], hector_ordered);
+          }
+          HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
+          cur_s0 = row;
         }
-        HECTOR_FOR_ELEMENTS(i, sz_grad_bias) acc_s0[i] = scalar_t(0);
-        cur_s0 = row;
+        scalar_t *t = acc_s0;
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = o0[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
+            const scalar_t v = hv[u];
+            t[i] += v;
+          }
+        }
       }
-      scalar_t *t = acc_s0;
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_bias) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
-          const scalar_t v = o0[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_bias) {
-          const scalar_t v = hv[u];
-          t[i] += v;
-        }
-      }
+      HECTOR_GROUP_SYNC();
     }
-    HECTOR_GROUP_SYNC();
     {
       scalar_t *t = r_grad_alpha_sum;
       HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = scalar_t(0);
@@ -693,8 +703,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
       const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
       [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+      const int64_t hector_end_0 = hector_span.end;
+      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
         const int64_t k_e = hector_base_0 + hector_worker_0;
         const bool hector_active_0 = k_e < hector_end_0;
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
@@ -892,7 +902,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           }
           acc = hector::trav::foldSum(acc, hector_fold_s10);
           if (i < sz_grad_alpha_sum && hector_part == 0) {
-            t[i] += acc;
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
           }
         }
       }
@@ -902,11 +913,20 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
           for (int64_t w = 0; w < hector_workers_0; ++w) {
             acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
           }
-          t[i] += acc;
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
         }
       }
     }
     if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_grad_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_grad_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + 0 + i);
+      }
+    }
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
     HECTOR_GROUP_SYNC();
@@ -914,8 +934,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
       const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
       [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
-      const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
-      for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+      const int64_t hector_end_1 = hector_span.end;
+      for (int64_t hector_base_1 = hector_span.begin; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
         const int64_t k_e = hector_base_1 + hector_worker_1;
         const bool hector_active_1 = k_e < hector_end_1;
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
@@ -1776,9 +1796,14 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const cudaStream_t heavy_stream = streams.heavy;
         const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
-          const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-          backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX);
+          hector::trav::HubArgs hub{};
+          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+          if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_heads, sizeof(scalar_t), heavy_stream);
+          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "backward_trav_2");
+          else backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
+          hector::trav::hubRelease(hub, heavy_stream);
         }
         const int64_t rows = g.num_nodes;
         const int64_t hector_workers_0 = hp.hector_deterministic ? 1 : hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_heads, hp_out_dim, hp_out_dim, hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
@@ -1789,7 +1814,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_r_d_2 * hector_workers_0) + (hector_stride_w_r_grad_alpha * hector_workers_0));
         if (rows > 0) {
           const hector::trav::LaunchShape shape = hector::trav::partialRowsLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), hp.hector_deterministic);
-          backward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX);
+          backward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{});
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
         }
         hector::trav::joinLaunches(streams, stream);

@@ -15,8 +15,9 @@
 // reads the combined row back. What follows the loop then runs in every
 // part on the same values: per-edge statements on the part's own edges,
 // node statements on all of them alike (the same values stored by each
-// part; a kernel with atomic reductions, whose adds would repeat, is
-// never split).
+// part), except a node statement that adds atomically, which would
+// repeat: only the part holding the row's first edges runs it
+// (codegen/TraversalEmitter.cpp printLoopBody).
 //
 // A row's pieces go to consecutive blocks in one round of the launch, and
 // every block takes its pieces before any whole row, so the parts of a

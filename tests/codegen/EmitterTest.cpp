@@ -662,11 +662,12 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
             1u);
 }
 
-// A kernel with atomic reductions is never split: what follows a loop
-// runs in every part, and its atomic adds would repeat. In the
-// hoisted-store module, the forward's incoming kernel sums into a global;
-// its outgoing kernel and the backward's kernel do not.
-TEST(EmitterHubSplit, KernelsWithAtomicsKeepOneBlockPerHub) {
+// A kernel with atomic reductions splits its hubs too: each part adds its
+// own edges' contributions, and a node-level atomic add, which every part
+// would repeat, runs only in the part holding the row's first edges. In
+// the hoisted-store module the forward's incoming kernel sums x[n] into a
+// global at node level.
+TEST(EmitterHubSplit, KernelsWithAtomicsSplitAndAddOnce) {
   std::optional<Emitted> e = compileAndEmitIr(kHoistedStoreModule);
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
@@ -677,14 +678,19 @@ TEST(EmitterHubSplit, KernelsWithAtomicsKeepOneBlockPerHub) {
     if (kernel.find("constexpr bool hector_heavy") == std::string::npos)
       continue;
     ++heavyKernels;
-    const bool atomics =
-        kernel.find("hector::trav::accumulate(") != std::string::npos;
-    const bool split = kernel.find("hubSpan(") != std::string::npos;
-    EXPECT_NE(atomics, split);
-    splitKernels += split;
+    splitKernels += kernel.find("hubSpan(") != std::string::npos;
   }
   EXPECT_EQ(heavyKernels, 3u);
-  EXPECT_EQ(splitKernels, 2u);
+  EXPECT_EQ(splitKernels, 3u);
+  const std::string forward = textFrom(cu, "\nforward_trav_0(", "\n}\n");
+  const size_t guard = forward.find("if (hector_item.begin == 0) {");
+  const size_t sum = forward.find("c += copy(x[n]) {partial_atomic}");
+  ASSERT_NE(guard, std::string::npos) << forward;
+  ASSERT_NE(sum, std::string::npos) << forward;
+  EXPECT_LT(guard, sum);
+  EXPECT_EQ(countOf(forward, "if (hector_item.begin == 0) {"), 1u);
+  // The edge loop after it runs in every part, on the part's own edges.
+  EXPECT_LT(sum, forward.find("hector_span.begin"));
 }
 
 // The hoisted-store kernel splits its store loop over workers, so it gets
@@ -697,7 +703,7 @@ TEST(EmitterHeavyRows, HoistedStoreKernelHasAHeavyLaunch) {
   const std::string kernel = textFrom(cu, "\nforward_trav_0(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const int64_t v_n = hector_heavy ? "
-                            "g.heavy_dst_rows[k] : k;"),
+                            "g.heavy_dst_rows[hector_item.row] : k;"),
             1u);
   EXPECT_EQ(countOf(cu, "forward_trav_0<scalar_t, kFixedHypers, "
                         "hector::trav::kHeavyGroupSize><<<"),
