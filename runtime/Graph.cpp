@@ -115,12 +115,16 @@ void Graph::ensureDegrees() const {
   derived_.inDegree = torch::bincount(dst_, {}, numNodes_);
 }
 
+torch::Tensor Graph::dstEtypeKeys() const {
+  return dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
+}
+
 void Graph::ensureRelInDegree() const {
   if (derived_.relInDegree.defined())
     return;
   // Key each edge by (dst, etype); the count of its key is its degree.
   // unique() keeps this O(E log E) instead of a dense N x R table.
-  auto key = dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
+  auto key = dstEtypeKeys();
   auto [uniq, inverse, counts] =
       torch::_unique2(key, /*sorted=*/true, /*return_inverse=*/true,
                       /*return_counts=*/true);
@@ -197,9 +201,7 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   torch::Tensor relInDegree = derived_.relInDegree,
                 edgePair = derived_.edgePair;
   if (order == EdgeOrder::ByDst) {
-    auto key = dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
-    auto [sortedKey, perm] = stableSort(key);
-    (void)sortedKey;
+    const torch::Tensor perm = std::get<1>(stableSort(dstEtypeKeys()));
     src = src_.index_select(0, perm);
     dst = dst_.index_select(0, perm);
     etype = etype_.index_select(0, perm);

@@ -97,6 +97,9 @@ private:
   void ensureRelInDegree() const;
   void ensurePairs() const;
   void ensureKernelArrays(EdgeOrder order) const;
+  /// [E] dst * R + etype: each edge's (destination, relation) as one key,
+  /// ascending in that order.
+  torch::Tensor dstEtypeKeys() const;
 
   torch::Tensor src_, dst_, etype_, ntype_;
   int64_t numNodes_ = 0, numEtypes_ = 0, numNtypes_ = 0;

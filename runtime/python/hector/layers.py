@@ -186,7 +186,7 @@ def _edge_order(values):
     if env not in ("", "given"):
         raise ValueError(f"HECTOR_EDGE_ORDER: expected 'given' or unset, "
                          f"got {env!r}")
-    per_edge = [v["name"] for v in values if v["rows"] == "edge_rows"]
+    per_edge = any(v["rows"] == "edge_rows" for v in values)
     if env == "given" or per_edge:
         return "given"
     return "dst"
