@@ -27,6 +27,10 @@
 //   Y[scatter ? scatter[id] : id][h*N .. h*N+N)  = y   (or += y: accumulate;
 //         with atomic adds when atomic); with yParts > 1 (H = 1), columns
 //         [p*w, p*w + w) of the row go to yPart[p] instead (w = N / yParts)
+//   with rowDotY: once the whole output row y (all heads) is written,
+//   rowDotY[scatter ? scatter[id] : id][0 .. D) = y * rowDotW
+//         (rowDotW is [H*N, D], D = rowDotN: a second, narrow linear of the
+//         finished row, as RGAT's attention term outj * k)
 // Outer mode (weight gradients):
 //   dW[s][h] (= or +=) sum over rows r of slice s of
 //            outer(X[gather ? gather[id] : id][h*K ..+K),
@@ -139,6 +143,17 @@ template <typename T> struct SegmentGemmArgsT {
   int yParts = 1;
   T *yPart[kMaxYParts] = {};
 
+  /// Linear: each finished output row times a shared weight [H*N, D]
+  /// (D = rowDotN), written to rowDotY rows of D scalars indexed as Y's
+  /// rows are (a fused `linear(Y_row, rowDotW)` that reads the row from
+  /// registers instead of from Y). Needs accumulate off and yParts = 1.
+  /// The tensor-core kernel computes it in its epilogue when H = 1,
+  /// N <= 64 and D = 1 (its weight column held in registers); every other
+  /// path runs it as a second call (rowDotCall) over Y.
+  const T *rowDotW = nullptr;
+  T *rowDotY = nullptr;
+  int64_t rowDotN = 0;
+
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;
   const T *scale = nullptr;
@@ -182,19 +197,47 @@ HECTOR_GEMM_HD T biasAt(const SegmentGemmArgsT<T> &a, int64_t s, int64_t h,
   return a.bias[((a.biasPerSlice ? s * a.H : 0) + h) * a.N + n];
 }
 
-/// Whether the output is plain: no bias and one output buffer (the fast
-/// paths that do not take either check this).
+/// Whether the output is plain: no bias, one output buffer and no row dot
+/// (the fast paths that take none of these check this).
 template <typename T>
 HECTOR_GEMM_HD bool plainOutput(const SegmentGemmArgsT<T> &a) {
-  return !a.bias && a.yParts <= 1;
+  return !a.bias && a.yParts <= 1 && !a.rowDotY;
+}
+
+/// The call without its row dot.
+template <typename T>
+SegmentGemmArgsT<T> withoutRowDot(const SegmentGemmArgsT<T> &a) {
+  SegmentGemmArgsT<T> b = a;
+  b.rowDotW = nullptr;
+  b.rowDotY = nullptr;
+  b.rowDotN = 0;
+  return b;
+}
+
+/// The row dot of `a` as a call of its own, to run after `a` without it:
+/// the same rows, reading each finished output row back from Y.
+template <typename T>
+SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
+  SegmentGemmArgsT<T> d;
+  d.M = a.M;
+  d.K = a.H * a.N;
+  d.N = a.rowDotN;
+  d.rowIds = a.rowIds;
+  d.X = a.Y;
+  d.gather = a.scatter;
+  d.W = a.rowDotW;
+  d.Y = a.rowDotY;
+  d.scatter = a.scatter;
+  d.tf32 = a.tf32;
+  return d;
 }
 
 /// "" when the arguments are consistent (pointers present for the mode,
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
 /// accumulate, scale with an epilogue, a bias and output parts only in
-/// linear mode without accumulate, parts that divide N with H = 1); else
-/// what is wrong. rowIds goes with
-/// either segmentPtr or rowType. Does not read the index arrays.
+/// linear mode without accumulate, parts that divide N with H = 1, a row
+/// dot only on one plain-assigned output buffer); else what is wrong. rowIds
+/// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);
 

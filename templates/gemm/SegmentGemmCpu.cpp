@@ -44,9 +44,17 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
       return "a bias and output parts need accumulate off";
     if ((a.epilogue == EpilogueOp::None) != (a.scale == nullptr))
       return "scale must be given exactly when there is an epilogue";
+    if (a.rowDotY || a.rowDotW || a.rowDotN != 0) {
+      if (!a.rowDotY || !a.rowDotW || a.rowDotN < 1)
+        return "a row dot needs rowDotY, rowDotW and rowDotN >= 1";
+      if (a.accumulate || a.yParts != 1)
+        return "a row dot needs accumulate off and one output buffer";
+    }
   } else {
     if (a.bias || a.yParts != 1)
       return "no bias or output parts in outer mode";
+    if (a.rowDotY || a.rowDotW || a.rowDotN != 0)
+      return "no row dot in outer mode";
     if (!a.B && a.K > 0)
       return "B is missing (outer mode)";
     if (!a.dW && a.K > 0)
@@ -181,8 +189,14 @@ template <typename T> void runCpu(const SegmentGemmArgsT<T> &args) {
   if (args.N == 0)
     return;
   if (args.mode == SegmentGemmMode::Linear) {
-    if (args.M > 0)
+    if (args.M == 0)
+      return;
+    if (!args.rowDotY) {
       linearCpu(args);
+      return;
+    }
+    linearCpu(withoutRowDot(args));
+    linearCpu(rowDotCall(args));
   } else if (args.K > 0) {
     outerCpu(args);
   }

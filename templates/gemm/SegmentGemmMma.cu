@@ -305,10 +305,45 @@ __device__ __forceinline__ OutputWindow outputWindow(const SegmentGemmArgs &a,
   return {outputAt(a, 0, 0, c0), a.N / a.yParts}; // H = 1 with parts
 }
 
-/// kFused: the call has a bias or output parts (plainOutput false). Plain
+/// The epilogue's value of two adjacent columns of a row: plus their bias
+/// (when `bias`, pointing at the first), then times or over the row's
+/// scale.
+__device__ __forceinline__ float2 finishPair(const SegmentGemmArgs &a, float2 v,
+                                             const float *bias, float sc) {
+  if (bias) {
+    const float2 b = __ldg(reinterpret_cast<const float2 *>(bias));
+    v.x += b.x;
+    v.y += b.y;
+  }
+  if (a.epilogue == EpilogueOp::Mul) {
+    v.x *= sc;
+    v.y *= sc;
+  } else if (a.epilogue == EpilogueOp::Div) {
+    v.x /= sc;
+    v.y /= sc;
+  }
+  return v;
+}
+
+/// The row dot (SegmentGemmArgs::rowDotY, one column: rowDotN = 1) of a
+/// row whose finished values at columns n, n + 1 (n = 8j + 2t) this lane
+/// added to `dot` times rowDotW[n], rowDotW[n + 1]: the quad's four lanes,
+/// which hold the whole row (H = 1 and one 64-column window,
+/// linearMmaFits), add their sums, and lane t = 0 stores it. Every lane of
+/// the warp calls it (the sums shuffle); dst < 0 (past M) stores nothing.
+__device__ __forceinline__ void storeRowDot(const SegmentGemmArgs &a, float dot,
+                                            int64_t dst, int t) {
+  dot += __shfl_xor_sync(0xffffffffu, dot, 1);
+  dot += __shfl_xor_sync(0xffffffffu, dot, 2);
+  if (t == 0 && dst >= 0)
+    a.rowDotY[dst] = dot;
+}
+
+/// kFused: the call has a bias, output parts or a row dot (plainOutput
+/// false); kRowDot: a row dot (with kFused). Plain
 /// calls keep an epilogue without either: with both in one instantiation
 /// every GEMM ran 2% to 5% slower on am (H100, session 17 call g).
-template <bool kSplit, bool kTransW, bool kFused>
+template <bool kSplit, bool kTransW, bool kFused, bool kRowDot>
 __global__ void __launch_bounds__(kMmaThreads)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
                     int64_t tilesPerRun, int windows) {
@@ -345,6 +380,16 @@ __global__ void __launch_bounds__(kMmaThreads)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int rowA = 16 * warp + g, rowB = rowA + 8; // this lane's rows
+  // The row dot's weight at this lane's columns, for every tile.
+  float dotW[kRowDot ? kPassTiles : 1][2] = {};
+  if constexpr (kRowDot) {
+#pragma unroll
+    for (int j = 0; j < kPassTiles; ++j)
+      if (j < nTiles) {
+        dotW[j][0] = __ldg(a.rowDotW + c0 + 8 * j + 2 * t);
+        dotW[j][1] = __ldg(a.rowDotW + c0 + 8 * j + 2 * t + 1);
+      }
+  }
   const int st = layout.stride;
   // The rows whose addresses this lane gives ldmatrix. X: fragments 0..3
   // are (rows 0-7, words 0-3), (rows 8-15, 0-3), (0-7, 4-7), (8-15, 4-7)
@@ -413,38 +458,36 @@ __global__ void __launch_bounds__(kMmaThreads)
     for (int half = 0; half < 2; ++half) {
       const int row = half ? rowB : rowA;
       const int64_t dst = tr.dst[row];
-      if (dst < 0)
+      // With a row dot every lane goes on (its sums shuffle); rows past M
+      // (dst < 0) are a whole quad's and store nothing.
+      if (dst < 0 && !kRowDot)
         continue;
       const float sc = tr.scale[row];
       float *y = kFused ? out.window + dst * out.stride + 2 * t
                         : a.Y + (dst * a.H + h) * N + c0 + 2 * t;
       // The bias row of this row's slice, at this lane's columns.
       const float *bias =
-          kFused && a.bias
+          kFused && a.bias && dst >= 0
               ? a.bias +
                     ((a.biasPerSlice ? int64_t(tr.slice[row]) * a.H : 0) + h) *
                         N +
                     c0 + 2 * t
               : nullptr;
+      float dot = 0.f;
 #pragma unroll
       for (int j = 0; j < kPassTiles; ++j) {
         if (j >= nTiles)
           break;
-        float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
-        if (kFused && bias) {
-          const float2 b = __ldg(reinterpret_cast<const float2 *>(bias + 8 * j));
-          v.x += b.x;
-          v.y += b.y;
-        }
-        if (a.epilogue == EpilogueOp::Mul) {
-          v.x *= sc;
-          v.y *= sc;
-        } else if (a.epilogue == EpilogueOp::Div) {
-          v.x /= sc;
-          v.y /= sc;
-        }
-        storePair(a, y + 8 * j, v);
+        const float2 v =
+            finishPair(a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
+                       bias ? bias + 8 * j : nullptr, sc);
+        if (dst >= 0)
+          storePair(a, y + 8 * j, v);
+        if constexpr (kRowDot)
+          dot += v.x * dotW[j][0] + v.y * dotW[j][1];
       }
+      if constexpr (kRowDot)
+        storeRowDot(a, dot, dst, t);
     }
     __syncthreads(); // this buffer is staged again two tiles on
   }
@@ -618,10 +661,10 @@ bool mmaEnabledByEnvironment() {
   return enabled;
 }
 
-template <bool kSplit, bool kTransW, bool kFused>
+template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem = MmaSmem(int(a.K), kSplit).bytes();
-  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused>;
+  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -645,10 +688,14 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-/// launchAs with the fused epilogue exactly when the call has a bias or
-/// output parts.
+/// launchAs with the fused epilogue exactly when the call has a bias,
+/// output parts or a row dot, and the row dot's only with one (each its
+/// own instantiation, so that the plain and the fused GEMMs without a dot
+/// keep their registers).
 template <bool kSplit, bool kTransW>
 cudaError_t launchWithEpilogue(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.rowDotY)
+    return launchAs<kSplit, kTransW, true, true>(a, stream);
   return plainOutput(a) ? launchAs<kSplit, kTransW, false>(a, stream)
                         : launchAs<kSplit, kTransW, true>(a, stream);
 }
@@ -727,6 +774,10 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
     if (!hostAligned16(a.yPart[p]))
       return false;
   if (a.bias && !hostAligned16(a.bias))
+    return false;
+  // A row dot in the epilogue: one column, the whole row in one block's
+  // window.
+  if (a.rowDotY && (a.H != 1 || a.N > kPassCols || a.rowDotN != 1))
     return false;
   return tensorCoresUsable();
 }

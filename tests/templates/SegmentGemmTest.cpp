@@ -90,6 +90,10 @@ struct Case {
   /// SegmentGemmArgs::yParts: the output cut by columns into this many
   /// buffers (H = 1), laid end to end in the test's output array.
   int yParts = 1;
+  /// SegmentGemmArgs::rowDotN: each finished output row times a random
+  /// [H*N, rowDotN] weight, written after the output rows in the test's
+  /// output array (0: no row dot).
+  int64_t rowDotN = 0;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -968,6 +972,69 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
+  // Row dots (RGAT's outj * k): in the tensor-core kernel's epilogue when
+  // H = 1, N <= 64 and rowDotN = 1 (the mma* ones, on a GPU with the
+  // tensor cores on), else as a second call that reads the rows back (the
+  // rest, the CPU, and double).
+  {
+    Case c{
+        "mmaRowDotGatherSegments", Mode::Linear, 5003, 64, 64, 1, 7, Seg::Ptr};
+    c.gather = true;
+    c.rowDotN = 1;
+    add(c);
+  }
+  {
+    Case c{"mmaRowDotBiasEpilogueScatter",
+           Mode::Linear,
+           3001,
+           32,
+           48,
+           1,
+           5,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.scatter = Scatter::Permute;
+    c.bias = Bias::PerSlice;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.transposeW = true;
+    c.rowDotN = 1;
+    add(c);
+  }
+  {
+    Case c{
+        "mmaRowDotSortedIdsTf32", Mode::Linear, 2000, 64, 64, 1, 3, Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.tf32 = true;
+    c.rowDotN = 1;
+    add(c);
+  }
+  {
+    Case c{"rowDotThreeColumnsSecondCall",
+           Mode::Linear,
+           1000,
+           64,
+           64,
+           1,
+           2,
+           Seg::Ptr};
+    c.gather = true;
+    c.bias = Bias::Shared;
+    c.rowDotN = 3;
+    add(c);
+  }
+  {
+    Case c{"rowDotTwoWindowsHeads", Mode::Linear, 700, 16, 80, 2, 3, Seg::Ptr};
+    c.gather = true;
+    c.rowDotN = 2;
+    add(c);
+  }
+  {
+    Case c{"rowDotNarrowGeneral", Mode::Linear, 333, 5, 6, 1, 1};
+    c.scatter = Scatter::Permute;
+    c.rowDotN = 1;
+    add(c);
+  }
   return t;
 }
 
@@ -978,7 +1045,10 @@ template <typename T> struct Problem {
   /// Row ids range over [0, ids): the size of every per-row list.
   int64_t ids = 0;
   int64_t xRows = 0, yRows = 0, scaleRows = 0, bRows = 0;
-  std::vector<T> X, W, B, scale, bias, Y0, expected;
+  /// Linear: the output rows (yRows * H * N scalars) come first in Y0 and
+  /// expected; with a row dot its rows (yRows * rowDotN) follow.
+  int64_t yCount = 0;
+  std::vector<T> X, W, B, scale, bias, rowDotW, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
@@ -1094,7 +1164,10 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       p.scatter = randomIndices(rng, I, p.yRows);
       p.atomic = true;
     }
-    p.Y0 = randomVector<T>(rng, p.yRows * H * N);
+    p.yCount = p.yRows * H * N;
+    p.Y0 = randomVector<T>(rng, p.yRows * H * (N + c.rowDotN));
+    if (c.rowDotN > 0)
+      p.rowDotW = randomVector<T>(rng, H * N * c.rowDotN);
     if (c.epilogue != EpilogueOp::None) {
       p.scaleRows = c.scaleGather ? I + 3 : I;
       if (c.scaleGather)
@@ -1143,10 +1216,12 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     return 0;
   };
   if (c.mode == Mode::Linear) {
+    std::vector<bool> written(p.yRows, false);
     for (int64_t r = 0; r < M; ++r) {
       const int64_t id = idOf(r), s = sliceOf(r, id);
       const int64_t src = c.gather ? p.gather[id] : id;
       const int64_t dst = p.scatter.empty() ? id : p.scatter[id];
+      written[dst] = true;
       for (int64_t h = 0; h < H; ++h)
         for (int64_t n = 0; n < N; ++n) {
           Ref v = 0;
@@ -1167,6 +1242,15 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
           o = c.accumulate ? o + v : v;
         }
     }
+    // The row dots of the rows written; the others keep Y0's.
+    const int64_t D = c.rowDotN, HN = H * N;
+    for (int64_t y = 0; y < p.yRows && D > 0; ++y)
+      for (int64_t d = 0; d < D && written[y]; ++d) {
+        Ref v = 0;
+        for (int64_t n = 0; n < HN; ++n)
+          v += out[y * HN + n] * Ref(p.rowDotW[n * D + d]);
+        out[p.yCount + y * D + d] = v;
+      }
   } else {
     if (!c.accumulate)
       std::fill(out.begin(), out.end(), Ref(0));
@@ -1187,8 +1271,9 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
   if (c.yParts > 1) {
     // The parts end to end: part q holds columns [q*w, q*w + w) of every
     // output row, rows of w scalars.
-    if (H != 1 || N % c.yParts != 0)
-      throw std::logic_error(c.name + ": parts need H = 1, N % yParts == 0");
+    if (H != 1 || N % c.yParts != 0 || c.rowDotN > 0)
+      throw std::logic_error(c.name + ": parts need H = 1, N % yParts == 0 "
+                                      "and no row dot");
     const int64_t w = N / c.yParts;
     auto toParts = [&](const std::vector<T> &rows) {
       std::vector<T> parts(rows.size());
@@ -1241,6 +1326,11 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
     a.scale = ptr(p.scale);
     a.scaleGather = ptr(p.scaleGather);
     a.scalePerHead = c.scalePerHead;
+    if (c.rowDotN > 0) {
+      a.rowDotW = ptr(p.rowDotW);
+      a.rowDotY = out + p.yCount;
+      a.rowDotN = c.rowDotN;
+    }
   } else {
     a.B = ptr(p.B);
     a.gatherB = ptr(p.gatherB);
@@ -1273,6 +1363,27 @@ void expectClose(const std::vector<T> &got, const std::vector<T> &want,
       << want[worstAt];
 }
 
+/// expectClose on a call's output; the output rows and the row dots (a
+/// row's sum over its elements, larger than they are) each to their own
+/// scale.
+template <typename T>
+void expectOutputs(const std::vector<T> &got, const Problem<T> &p,
+                   const std::string &what,
+                   double tolerance = Precision<T>::tolerance) {
+  if (p.c.rowDotN == 0 || got.size() != p.expected.size()) {
+    expectClose(got, p.expected, what, tolerance);
+    return;
+  }
+  const auto split = [&](const std::vector<T> &v, bool dots) {
+    return dots ? std::vector<T>(v.begin() + p.yCount, v.end())
+                : std::vector<T>(v.begin(), v.begin() + p.yCount);
+  };
+  expectClose(split(got, false), split(p.expected, false), what + " rows",
+              tolerance);
+  expectClose(split(got, true), split(p.expected, true), what + " row dots",
+              tolerance);
+}
+
 /// The output of one CPU call on a problem (starting from Y0).
 template <typename T> std::vector<T> cpuOutput(const Problem<T> &p) {
   std::vector<T> out = p.Y0;
@@ -1283,7 +1394,7 @@ template <typename T> std::vector<T> cpuOutput(const Problem<T> &p) {
 
 template <typename T> void runCpu(const Case &c, const std::string &what) {
   const Problem<T> p = makeProblem<T>(c);
-  expectClose(cpuOutput(p), p.expected, what);
+  expectOutputs(cpuOutput(p), p, what);
 }
 
 /// Runs a case `times` times on the CPU; the outputs.
@@ -1371,8 +1482,7 @@ template <typename T> void runCuda(const Case &c, const std::string &what) {
   ASSERT_NO_FATAL_FAILURE(cudaOutput(p, got));
   // Only the float tensor-core kernel rounds to TF32; double ignores it.
   const bool tf32 = c.tf32 && std::is_same_v<T, float>;
-  expectClose(got, p.expected, what,
-              tf32 ? kTf32Tolerance : Precision<T>::tolerance);
+  expectOutputs(got, p, what, tf32 ? kTf32Tolerance : Precision<T>::tolerance);
 }
 
 TEST_P(SegmentGemm, Cuda) {
@@ -1475,6 +1585,73 @@ TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {
   a.mode = Mode::Outer;
   a.B = a.dW = buf;
   EXPECT_EQ(checkSegmentGemmArgs(a), "no bias or output parts in outer mode");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksRowDots) {
+  SegmentGemmArgs a;
+  a.M = 4;
+  a.K = 2;
+  a.N = 6;
+  float buf[24] = {};
+  a.X = a.W = a.Y = buf;
+  a.rowDotY = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "a row dot needs rowDotY, rowDotW and rowDotN >= 1");
+  a.rowDotW = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "a row dot needs rowDotY, rowDotW and rowDotN >= 1");
+  a.rowDotN = 2;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.accumulate = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "a row dot needs accumulate off and one output buffer");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.accumulate = false;
+  a.yParts = 2;
+  a.yPart[0] = a.yPart[1] = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "a row dot needs accumulate off and one output buffer");
+  a.yParts = 1;
+  a.mode = Mode::Outer;
+  a.B = a.dW = buf;
+  a.accumulate = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "no row dot in outer mode");
+}
+
+/// rowDotCall: the dot reads the rows back where the call wrote them.
+TEST(SegmentGemmArgsCheck, RowDotCallReadsTheOutputRows) {
+  SegmentGemmArgs a;
+  a.M = 5;
+  a.K = 3;
+  a.N = 4;
+  a.H = 2;
+  const int64_t ids[5] = {4, 0, 3, 1, 2}, out[5] = {9, 7, 5, 3, 1};
+  float buf[8] = {}, dots[16] = {};
+  a.rowIds = ids;
+  a.scatter = out;
+  a.Y = buf;
+  a.rowDotW = buf + 1;
+  a.rowDotY = dots;
+  a.rowDotN = 3;
+  a.tf32 = true;
+  const SegmentGemmArgs d = rowDotCall(a);
+  EXPECT_EQ(d.M, 5);
+  EXPECT_EQ(d.K, 8); // H * N
+  EXPECT_EQ(d.N, 3);
+  EXPECT_EQ(d.H, 1);
+  EXPECT_EQ(d.X, buf);
+  EXPECT_EQ(d.gather, out);
+  EXPECT_EQ(d.scatter, out);
+  EXPECT_EQ(d.rowIds, ids);
+  EXPECT_EQ(d.W, buf + 1);
+  EXPECT_EQ(d.Y, dots);
+  EXPECT_EQ(d.rowDotY, nullptr);
+  EXPECT_TRUE(d.tf32);
+  const SegmentGemmArgs w = withoutRowDot(a);
+  EXPECT_EQ(w.rowDotY, nullptr);
+  EXPECT_EQ(w.rowDotW, nullptr);
+  EXPECT_EQ(w.rowDotN, 0);
+  EXPECT_EQ(w.Y, buf);
 }
 
 TEST(SegmentGemmArgsCheck, AcceptsRowIdsWithEitherSliceSource) {
