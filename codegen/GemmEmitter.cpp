@@ -111,7 +111,7 @@ ir::Dim foldedRows(const ProgramLayout &layout, const GemmInstance &g) {
     return ir::Dim::constant(1);
   std::optional<ir::Dim> fold = rowSize.divide(perRow);
   if (!fold || g.mode != GemmInstance::Mode::Linear || g.segmentBy ||
-      !g.input.isIdentity() || !g.output.isIdentity() || g.epilogue)
+      !g.input.isIdentity() || !g.output.isIdentity() || g.epilogue || g.rowDot)
     throw EmitError{where(g) + ": input rows of " + rowSize.str() +
                     " elements for K = " + g.k.str() +
                     " need a folded GEMM the template cannot gather"};
@@ -164,6 +164,12 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     if (g.bias) {
       w.line("a.bias = {};", dataPtr(layout, g, *g.bias));
       w.line("a.biasPerSlice = {};", g.bias->global ? "false" : "true");
+    }
+    if (g.rowDot) {
+      // The finished row times a shared weight, to a second output.
+      w.line("a.rowDotW = {};", dataPtr(layout, g, g.rowDot->weight));
+      w.line("a.rowDotY = {};", dataPtr(layout, g, g.rowDot->output));
+      w.line("a.rowDotN = {};", dimExpr(g.rowDot->m));
     }
     // Only the CUDA tensor-core kernel rounds to TF32 when allowed.
     if (target == Target::Cuda)

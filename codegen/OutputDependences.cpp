@@ -16,12 +16,9 @@ struct Accesses {
 Accesses accessesOf(const intra::Instance &inst) {
   Accesses a;
   if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
-    a.reads = {g->input.value, g->weight.value};
-    if (g->epilogue)
-      a.reads.push_back(g->epilogue->scalar.value);
-    if (g->bias)
-      a.reads.push_back(g->bias->value);
-    for (const intra::RowAccess *out : g->outputs())
+    for (const intra::RowAccess *in : g->reads())
+      a.reads.push_back(in->value);
+    for (const intra::RowAccess *out : g->writes())
       a.writes.push_back(out->value);
     // An accumulating output (outer mode always accumulates) is read as
     // well: its earlier writers count.

@@ -181,6 +181,10 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
     os << "    epilogue " << ir::opName(g.epilogue->op) << " "
        << g.epilogue->scalar.str(v) << (g.epilogue->perHead ? " per_head" : "")
        << "\n";
+  if (g.rowDot)
+    os << "    row_dot " << g.rowDot->output.str(v) << " = linear("
+       << g.output.str(v) << ", " << g.rowDot->weight.str(v) << ") m "
+       << g.rowDot->m.str() << "\n";
   os << "    dims k " << g.k.str() << " n " << g.n.str() << " heads "
      << g.heads.str() << "\n";
   os << "    knobs tile " << g.knobs.tileM << "x" << g.knobs.tileN << "x"
@@ -343,6 +347,13 @@ private:
         if (!p.isIdentity())
           error("gemm @" + g.name + " scatters an output part");
     }
+    if (g.rowDot &&
+        (!linear || g.accumulate != ir::Reduce::None || g.perHead ||
+         !g.outputParts.empty() || !g.output.isIdentity() ||
+         !g.rowDot->output.isIdentity() || !g.rowDot->weight.global))
+      error("gemm @" + g.name +
+            " has a row dot without a plain, unscattered output row and a "
+            "shared weight");
   }
 
   void checkNest(const std::string &name, const TravLoop &loop, bool isRoot,
@@ -430,12 +441,9 @@ private:
     for (const Instance &inst : program_.instances) {
       std::set<std::string> reads, writes;
       if (const auto *g = std::get_if<GemmInstance>(&inst)) {
-        reads = {g->input.value, g->weight.value};
-        if (g->epilogue)
-          reads.insert(g->epilogue->scalar.value);
-        if (g->bias)
-          reads.insert(g->bias->value);
-        for (const RowAccess *out : g->outputs())
+        for (const RowAccess *in : g->reads())
+          reads.insert(in->value);
+        for (const RowAccess *out : g->writes())
           writes.insert(out->value);
       } else {
         const TravLoop *root =

@@ -100,6 +100,16 @@ struct GemmEpilogue {
   bool perHead = false;
 };
 
+/// A narrow linear of a GEMM's finished output rows, computed in the
+/// GEMM's epilogue (a fused `linear(row, w)` whose weight w [n, m] is
+/// shared: RGAT's attention term `linear(outj, k)`), so that the rows are
+/// not read back from memory for it.
+struct GemmRowDot {
+  RowAccess weight; ///< w, a global [n, m] weight
+  RowAccess output; ///< the [m] row written per GEMM row
+  ir::Dim m;        ///< the output width
+};
+
 /// A segment-MM instance of the GEMM template (hector.txt Algorithm 1).
 ///   Linear mode: out[scatter(row)] (=|+=)
 ///                epilogue(gather(A)[row] x W[seg] + bias[seg])
@@ -133,15 +143,18 @@ struct GemmInstance {
   /// `output` is the first of them. Empty: `output` holds the whole row.
   /// Only without accumulation or heads.
   std::vector<RowAccess> outputParts;
+  /// Linear: the finished output row times a shared weight, to a second
+  /// output. Only with a plain, unscattered output and no heads or parts.
+  std::optional<GemmRowDot> rowDot;
   ir::Dim k, n;       ///< per-row contraction and output widths
   ir::Dim heads;      ///< perHead: H; otherwise 1
   GemmKnobs knobs;
   /// The inter-op statements lowered here: the linear/outer, then the
   /// reshapes, the bias and the scaling consumer or slices fused into the
-  /// epilogue.
+  /// epilogue, then the row dot.
   std::vector<int> stmts;
 
-  /// The values this instance writes: the output, or every part.
+  /// The rows the template's output holds: the output, or every part.
   std::vector<const RowAccess *> outputs() const {
     if (outputParts.empty())
       return {&output};
@@ -149,6 +162,26 @@ struct GemmInstance {
     for (const RowAccess &p : outputParts)
       parts.push_back(&p);
     return parts;
+  }
+  /// Every value this instance writes: its outputs and the row dot's.
+  std::vector<const RowAccess *> writes() const {
+    std::vector<const RowAccess *> w = outputs();
+    if (rowDot)
+      w.push_back(&rowDot->output);
+    return w;
+  }
+  /// Every value this instance reads (an accumulated output aside): the
+  /// input, the weight (Outer: B), the epilogue's scalar, the bias and the
+  /// row dot's weight.
+  std::vector<const RowAccess *> reads() const {
+    std::vector<const RowAccess *> r = {&input, &weight};
+    if (epilogue)
+      r.push_back(&epilogue->scalar);
+    if (bias)
+      r.push_back(&*bias);
+    if (rowDot)
+      r.push_back(&rowDot->weight);
+    return r;
   }
 };
 

@@ -124,6 +124,7 @@ private:
                        const std::string &row);
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
+  bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
   std::string reshapeRoot(const std::string &value) const;
   // Scans 2 and 3.
   std::string viewRoot(const std::string &value) const;
@@ -433,6 +434,52 @@ bool Lowering::cutIntoParts(GemmInstance &g, const StmtInfo &gemm,
   g.outputParts = outputs;
   g.output = outputs.front();
   return true;
+}
+
+/// A reader `linear(row, w)` of a plain linear GEMM's finished output row,
+/// with w a shared weight [n, m]: the GEMM's row dot, computed from the row
+/// in the epilogue instead of read back from memory by a GEMM of its own
+/// (RGAT's attention term `alpha_1 = linear(outj, k)`, next to the
+/// message outj). Unlike fuseEpilogue's consumers, the row stays an output
+/// that others may read. Rows that hold several [k] inputs (heads folded
+/// into rows, GemmEmitter's foldedRows) keep the separate GEMM: their
+/// template rows are not the row the dot reads.
+bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
+  if (g.mode != GemmInstance::Mode::Linear ||
+      g.accumulate != ir::Reduce::None || g.perHead || !g.outputParts.empty() ||
+      !g.output.isIdentity())
+    return false;
+  const std::string &row = g.output.value;
+  const ir::Shape &rowShape = decl(row).shape;
+  const ir::Shape &inShape = decl(g.input.value).shape;
+  if (rowShape.size() != 1 || !(rowShape[0] == g.n) || inShape.size() != 1 ||
+      !(inShape[0] == g.k))
+    return false;
+  auto it = readers_.find(row);
+  if (it == readers_.end())
+    return false;
+  for (int id : it->second) {
+    const StmtInfo &r = infos_[id];
+    const ir::Stmt &s = *r.stmt;
+    if (s.op != ir::OpKind::Linear || s.reduce != ir::Reduce::None ||
+        s.operands.size() != 2 || !readsRowOnce(r, gemm, row))
+      continue;
+    const auto *x = std::get_if<ir::Access>(&s.operands[0]);
+    const auto *w = std::get_if<ir::Access>(&s.operands[1]);
+    if (!x || !w || x->value != row)
+      continue;
+    const ir::ValueDecl &wd = decl(w->value);
+    if (wd.kind != ir::ValueKind::Param || wd.space != ir::Space::Global ||
+        wd.shape.size() != 2 || !(wd.shape[0] == g.n))
+      continue;
+    const RowAccess out = normalize(s.target, *r.loop);
+    if (!out.isIdentity())
+      continue;
+    g.rowDot = intra::GemmRowDot{normalize(*w, *r.loop), out, wd.shape[1]};
+    g.stmts.push_back(id);
+    return true;
+  }
+  return false;
 }
 
 /// The scaling consumer of a linear GEMM's row `row`: `mul(row, s)`,
@@ -982,8 +1029,10 @@ intra::Program Lowering::run() {
     std::optional<GemmInstance> g = matchGemm(info);
     if (!g || dstRowProductInTraversal(*g))
       continue;
-    if (options_.fuse)
+    if (options_.fuse) {
       fuseEpilogue(*g, info);
+      rowDotInEpilogue(*g, info);
+    }
     Unit unit;
     unit.kind = UnitKind::Gemm;
     unit.stmts = g->stmts;

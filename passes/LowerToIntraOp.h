@@ -10,7 +10,9 @@
 //      with, when `fuse` is on, the reshapes after it and a consumer in the
 //      same loop that scales its rows by a per-row scalar
 //      (`y = div(t, s[e])`, `h[n] += mul(s[e], t)`): that consumer becomes
-//      the GEMM's epilogue and `t` is never stored. `outer` reductions into
+//      the GEMM's epilogue and `t` is never stored; a shared-weight
+//      `linear` of the GEMM's finished row (`a = linear(t, w)`) becomes its
+//      row dot, while `t` is still stored. `outer` reductions into
 //      weight rows (`gW[e.etype] += outer(a[e.src], b[e])`) become
 //      outer-product GEMMs.
 //   2. Traversal: the rest of each top-level loop nest becomes as few

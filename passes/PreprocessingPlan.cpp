@@ -125,13 +125,9 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   case intra::RowDomain::NodeTypes:
     break;
   }
-  std::vector<const RowAccess *> accesses = {&g.input, &g.weight};
-  for (const RowAccess *out : g.outputs())
+  std::vector<const RowAccess *> accesses = g.reads();
+  for (const RowAccess *out : g.writes())
     accesses.push_back(out);
-  if (g.epilogue)
-    accesses.push_back(&g.epilogue->scalar);
-  if (g.bias)
-    accesses.push_back(&*g.bias);
   for (const RowAccess *a : accesses)
     plan.reads(program, a->value, hasPair(a->path), g.name);
 }

@@ -227,6 +227,29 @@ TEST_P(EmitterTest, OneLaunchPerGemm) {
   EXPECT_EQ(countOf(cu, "segmentGemmCpu"), 0u);
 }
 
+/// RGAT's attention term alpha_1 = linear(outj, k) is outj's GEMM's row
+/// dot: one launch writes both, on both targets, and no GEMM reads outj
+/// back for it.
+TEST(EmitterRowDot, RgatPygWritesAlpha1FromTheMessageGemm) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    const std::string launch =
+        textFrom(text, "// @gemm_1: linear GEMM, rows pairs", "\n    }\n");
+    ASSERT_FALSE(launch.empty()) << file;
+    EXPECT_EQ(countOf(launch, "a.Y = b.outj;"), 1u) << file;
+    EXPECT_EQ(countOf(launch, "a.rowDotW = b.k;"), 1u) << file;
+    EXPECT_EQ(countOf(launch, "a.rowDotY = b.alpha_1;"), 1u) << file;
+    EXPECT_EQ(countOf(launch, "a.rowDotN = hp_heads;"), 1u) << file;
+  }
+  for (const intra::Instance &inst : e->layer.forwardProgram.instances) {
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
+      EXPECT_NE(g->input.value, "outj") << g->name;
+    }
+  }
+}
+
 TEST_P(EmitterTest, TorchRegistration) {
   std::optional<Emitted> e = compileAndEmit(GetParam());
   ASSERT_TRUE(e);
@@ -774,7 +797,7 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 8u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_3<scalar_t, kFixedHypers, "
+                        "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
                         "hector::trav::kWarpSize, true>)"),
             1u);
 }
@@ -810,7 +833,7 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
   EXPECT_EQ(
       countOf(
           cu,
-          "forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
+          "forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
       1u);
 }
 
@@ -974,7 +997,7 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string kernel = textFrom(cu, "\nforward_trav_3(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_2(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const int hp_in_dim = kFixedHypers ? 64 : "
                             "static_cast<int>(hp.in_dim);"),
@@ -1004,9 +1027,9 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   }
   // Every launch passes the flag on.
   const std::string body = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
-  EXPECT_EQ(countOf(body, "forward_trav_3<scalar_t, "),
-            countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "));
-  EXPECT_GT(countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "), 0u);
+  EXPECT_EQ(countOf(body, "forward_trav_2<scalar_t, "),
+            countOf(body, "forward_trav_2<scalar_t, kFixedHypers, "));
+  EXPECT_GT(countOf(body, "forward_trav_2<scalar_t, kFixedHypers, "), 0u);
 }
 
 // The constants are whatever the module declares.

@@ -75,10 +75,11 @@ const Expected kExpected[] = {
     // (scatter to e.dst, atomic) -> G; h_2 = linear(x, root) -> G;
     // h_3, h -> T.
     {"rgcn_pyg", 2, 1, "GGT"},
-    // edges: outj, outi, alpha_0 = linear(outi, q), alpha_1 = linear(outj,
-    // k) -> 4 G, alpha_2/score -> T; softmax -> T T T; alpha, msg -> T
-    // (outj has two readers: no epilogue); h_0, h -> T.
-    {"rgat_pyg", 4, 6, "GGGGTTTTTT"},
+    // edges: outj with alpha_1 = linear(outj, k) as its row dot, outi
+    // with alpha_0 = linear(outi, q) as its own -> 2 G (the rows stay
+    // stored: outj has other readers), alpha_2/score -> T; softmax ->
+    // T T T; alpha, msg -> T; h_0, h -> T.
+    {"rgat_pyg", 2, 6, "GGTTTTTT"},
     // nodes: kqv_0 (linear_t by ntype) with the bias and the k, q, v
     // slices fused (three output parts) -> G; edges: alpha_0 (per-head
     // k_rel) -> G, scores -> T; softmax -> T T T; alpha -> T, msg_0 with
@@ -498,6 +499,84 @@ TEST(LowerToIntraOpTest, OnlyPartitioningSlicesAndWeightBiasesFuse) {
   // An input row is no bias.
   EXPECT_FALSE(gemms[2]->bias);
   EXPECT_EQ(gemms[2]->output.str("n"), "r0[n]");
+}
+
+// A shared-weight linear of a GEMM's finished row becomes the GEMM's row
+// dot; the row is still stored when others read it. Not a row dot: a
+// linear by a per-type weight, one that accumulates, and any without
+// fusion.
+TEST(LowerToIntraOpTest, SharedLinearsOfAGemmRowBecomeItsRowDot) {
+  const char *text = R"(module @dots {
+  hyper d : int = 4
+  hyper m : int = 2
+  input x : node[d]
+  param w : ntype[d, d]
+  param we : etype[d, d]
+  param k : global[d, m]
+  param kt : etype[d, m]
+  output y : node[d]
+  output a : node[m]
+  output b : edge[m]
+  output c : node[m]
+  temp p : node[d]
+  temp q : edge[d]
+  foreach n in nodes {
+    p[n] = linear(x[n], w[n.ntype])
+    a[n] = linear(p[n], k)
+    y[n] = add(p[n], x[n])
+  }
+  foreach e in edges {
+    q[e] = linear(x[e.src], we[e.etype])
+    b[e] = linear(q[e], kt[e.etype])
+    c[e.dst] += linear(q[e], k)
+  }
+}
+)";
+  intra::Program p = lower(parseVerified(text, "dots.ir"));
+  std::vector<const intra::GemmInstance *> gemms;
+  for (const intra::Instance &inst : p.instances)
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
+      gemms.push_back(g);
+  ASSERT_EQ(gemms.size(), 4u);
+  const intra::GemmInstance &first = *gemms[0];
+  ASSERT_TRUE(first.rowDot);
+  EXPECT_EQ(first.output.str("n"), "p[n]");
+  EXPECT_EQ(first.rowDot->weight.str("n"), "k");
+  EXPECT_EQ(first.rowDot->output.str("n"), "a[n]");
+  EXPECT_EQ(first.rowDot->m.str(), "m");
+  EXPECT_EQ(first.stmts, (std::vector<int>{0, 1}));
+  ASSERT_TRUE(p.findLayout("a") && p.findLayout("p"));
+  EXPECT_EQ(p.findLayout("a")->producer, first.name);
+  EXPECT_EQ(p.findLayout("p")->storage, intra::Storage::Buffer);
+  const std::string text0 = intra::printProgram(p);
+  EXPECT_NE(text0.find("    row_dot a[n] = linear(p[n], k) m m\n"),
+            std::string::npos);
+  // q's readers: a per-type weight (its own GEMM) and a sum into c.
+  for (size_t i = 1; i < gemms.size(); ++i)
+    EXPECT_FALSE(gemms[i]->rowDot) << gemms[i]->name;
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+
+  passes::LoweringOptions unfused;
+  unfused.fuse = false;
+  intra::Program q = lower(parseVerified(text, "dots.ir"), unfused);
+  for (const intra::Instance &inst : q.instances) {
+    if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
+      EXPECT_FALSE(g->rowDot) << g->name;
+    }
+  }
+}
+
+TEST(LowerToIntraOpTest, VerifierRejectsARowDotOfAScatteredRow) {
+  intra::Program p = lower(loadBundledModel("rgat_pyg"));
+  auto &g = std::get<intra::GemmInstance>(p.instances[0]);
+  ASSERT_TRUE(g.rowDot);
+  ir::DiagnosticEngine ok;
+  EXPECT_TRUE(intra::verifyProgram(p, ok));
+  g.rowDot->weight.global = false;
+  g.rowDot->weight.path = {ir::Attr::EType};
+  ir::DiagnosticEngine diags;
+  EXPECT_FALSE(intra::verifyProgram(p, diags));
 }
 
 TEST(LowerToIntraOpTest, OuterProductIntoWeightRows) {

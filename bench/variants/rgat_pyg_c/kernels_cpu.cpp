@@ -12,9 +12,9 @@
 namespace hector_gen::rgat_pyg_c {
   namespace {
 
-// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1047,25 +1047,13 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
+      a.rowDotW = b.k;
+      a.rowDotY = b.alpha_1;
+      a.rowDotN = hp_heads;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_1: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outj;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.W = b.k;
-      a.Y = b.alpha_1;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
-    }
-    // @gemm_2: linear GEMM, rows edges
+    // @gemm_1: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_edges;
@@ -1080,25 +1068,13 @@ void backward_trav_12([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outi;
+      a.rowDotW = b.q;
+      a.rowDotY = b.alpha_0;
+      a.rowDotN = hp_heads;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_3: linear GEMM, rows edges
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
-      a.K = (hp_heads * hp_out_dim);
-      a.N = hp_heads;
-      a.H = 1;
-      a.X = b.outi;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.W = b.q;
-      a.Y = b.alpha_0;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
-    }
-    forward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
