@@ -52,10 +52,13 @@ bool ElementGrouper::isGroupable(const TravStmt &s) const {
 bool ElementGrouper::tryJoin(ElementGroup &g, const TravStmt &s) const {
   const ir::Stmt &stmt = s.stmt;
   const ir::Shape &result = layout_.layout(stmt.target.value).decl.shape;
-  const ir::Stmt &first = g.members.front()->stmt;
+  // loopMember past the members: `s` is to be the loop's row
+  // (tryJoinOverBroadcast).
+  const ir::Stmt &loop =
+      g.loopMember < g.members.size() ? g.members[g.loopMember]->stmt : stmt;
   // Same row size: element i goes to the same lane in both loops.
   if (shapeSize(result) !=
-      shapeSize(layout_.layout(first.target.value).decl.shape))
+      shapeSize(layout_.layout(loop.target.value).decl.shape))
     return false;
   const std::string target = layout_.root(stmt.target.value);
   std::map<std::pair<size_t, size_t>, int> forwarded;
@@ -80,15 +83,56 @@ bool ElementGrouper::tryJoin(ElementGroup &g, const TravStmt &s) const {
           a->value == m->stmt.target.value &&
           (layout_.home(a->value) == Home::Register ||
            a->index == m->stmt.target.index);
-      if (m->reduction != ReductionScheme::None || !sameRow ||
-          !readsOnlyElement(stmt, k, result,
-                            layout_.layout(a->value).decl.shape))
+      // A broadcast member holds the element that element i reads.
+      const ir::Shape &read = layout_.layout(a->value).decl.shape;
+      const bool atElement = g.broadcast.count(m->id)
+                                 ? readsPrefixOnly(stmt, k, result, read)
+                                 : readsOnlyElement(stmt, k, result, read);
+      if (m->reduction != ReductionScheme::None || !sameRow || !atElement)
         return false;
       forwarded[{g.members.size(), k}] = m->id;
     }
   }
   g.members.push_back(&s);
   g.forwarded.insert(forwarded.begin(), forwarded.end());
+  return true;
+}
+
+bool ElementGrouper::recomputable(
+    const TravStmt &s, const std::vector<const TravStmt *> &run) const {
+  const ir::Stmt &stmt = s.stmt;
+  if (s.reduction != ReductionScheme::None || s.hoisted ||
+      !(ir::isElementwiseUnary(stmt.op) || ir::isElementwiseBinary(stmt.op)))
+    return false;
+  for (const ir::Operand &op : stmt.operands) {
+    const ir::Access *a = accessOf(op);
+    if (!a)
+      continue;
+    const std::string root = layout_.root(a->value);
+    for (const TravStmt *w : run)
+      if (layout_.root(w->stmt.target.value) == root)
+        return false;
+  }
+  return true;
+}
+
+bool ElementGrouper::tryJoinOverBroadcast(
+    ElementGroup &g, const TravStmt &s,
+    const std::vector<const TravStmt *> &run) const {
+  if (g.members.size() != 1 || !g.broadcast.empty())
+    return false;
+  const TravStmt &narrow = *g.members.front();
+  const ir::Dim wide =
+      shapeSize(layout_.layout(s.stmt.target.value).decl.shape);
+  if (shapeSize(layout_.layout(narrow.stmt.target.value).decl.shape) == wide ||
+      !recomputable(narrow, run))
+    return false;
+  ElementGroup joined = g;
+  joined.broadcast.insert(narrow.id);
+  joined.loopMember = 1; // s's row
+  if (!tryJoin(joined, s) || joined.forwarded.empty())
+    return false;
+  g = std::move(joined);
   return true;
 }
 
@@ -116,8 +160,10 @@ ElementGrouper::group(const std::vector<const TravStmt *> &run) const {
   bool open = false; // whether the last group may take more members
   for (const TravStmt *s : run) {
     const bool groupable = isGroupable(*s);
-    if (!(open && groupable && tryJoin(groups.back(), *s))) {
-      groups.push_back(ElementGroup{{s}, {}, {}});
+    if (!(open && groupable &&
+          (tryJoin(groups.back(), *s) ||
+           tryJoinOverBroadcast(groups.back(), *s, run)))) {
+      groups.push_back(ElementGroup{{s}, {}, {}, {}, 0});
       open = groupable;
     }
   }

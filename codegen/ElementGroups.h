@@ -14,6 +14,16 @@
 // This removes, per edge and statement, a sync, a scratch round trip and
 // an element loop's overhead: the bulk of a traversal kernel's
 // instructions on wide rows (docs/perf-notes.md section 7).
+//
+// A narrow statement may also join the wider statement after it that
+// broadcasts its row (RGAT's `alpha[e] = div(alpha_exp[e], alpha_sum[n])`,
+// one scalar per head, then `msg[e] = mul(alpha[e], msg_0[e.pair])`): when
+// it reads nothing the run writes, every lane can compute the element its
+// own elements read, so the group runs over the wider row and the narrow
+// statement is recomputed where it is needed and stored once per element
+// (docs/perf-notes.md section 41). The lanes no longer wait for one lane's
+// store, a sync and a reload before they read the message row.
+
 #pragma once
 
 #include "codegen/ProgramLayout.h"
@@ -36,6 +46,13 @@ struct ElementGroup {
   /// Statement ids of members whose target only this group's forwarded
   /// operands read: their store is left out.
   std::set<int> unstored;
+  /// Statement ids of members whose row is smaller than the loop's, a
+  /// prefix of it (ElementGroups.h): each runs at element prefixIndex(i)
+  /// of its own row, in every lane that reads it, and stores that element
+  /// where i is the first of the elements that read it.
+  std::set<int> broadcast;
+  /// The member whose row the element loop runs over.
+  size_t loopMember = 0;
 
   bool fused() const { return members.size() > 1; }
 };
@@ -66,6 +83,17 @@ private:
   bool isGroupable(const intra::TravStmt &s) const;
   /// Adds `s` to `g` if it can share g's element loop; false otherwise.
   bool tryJoin(ElementGroup &g, const intra::TravStmt &s) const;
+  /// Whether `s` may run at a broadcast index inside a wider statement's
+  /// loop: an elementwise, unreduced statement that reads nothing `run`
+  /// writes, so that any lane may compute any of its elements.
+  bool recomputable(const intra::TravStmt &s,
+                    const std::vector<const intra::TravStmt *> &run) const;
+  /// Adds `s` to `g`, a group of one recomputable narrow statement whose
+  /// row `s` broadcasts, with the loop over s's row; false (and `g`
+  /// unchanged) otherwise.
+  bool
+  tryJoinOverBroadcast(ElementGroup &g, const intra::TravStmt &s,
+                       const std::vector<const intra::TravStmt *> &run) const;
   /// Marks the members whose every read is forwarded within `g`.
   void findUnstored(ElementGroup &g) const;
 

@@ -21,22 +21,7 @@ std::string at(const OperandRef &op, const std::string &index) {
 std::string broadcastPrefix(const OperandRef &op, const ir::Shape &result) {
   if (op.isScalar())
     return op.scalar;
-  const ir::Dim whole = shapeSize(result), part = shapeSize(op.shape);
-  if (whole == part)
-    return at(op, "i");
-  // One scalar per row (a per-edge norm or attention weight with one
-  // head): every element reads it, without the division.
-  if (part == ir::Dim::constant(1))
-    return at(op, "0");
-  // The same at run time when a symbolic part is 1 (one head): the
-  // compiler then keeps a copy of the element loop that reads the scalar
-  // once, without the integer division per element that took 17% of the
-  // instructions of RGAT's forward node kernel on mutag (Nsight Compute;
-  // docs/perf-notes.md section 22).
-  if (!part.isConstant())
-    return at(op, fmt::format("({} == 1 ? 0 : i / {})", dimExpr(part),
-                              ratioExpr(whole, part)));
-  return at(op, "i / " + ratioExpr(whole, part));
+  return at(op, prefixIndex(shapeSize(op.shape), shapeSize(result)));
 }
 
 /// Operand read at flat index `index` of a row of `full` elements, with
@@ -261,6 +246,30 @@ void printWorkerLaneTerms(CodeWriter &w, const ir::Stmt &stmt,
   w.open(fmt::format("if ({})", active));
   printTermsLoop(w, *c, sum, "hector_lane", "hector_lanes");
   w.close();
+}
+
+std::string prefixIndex(const ir::Dim &part, const ir::Dim &whole) {
+  if (whole == part)
+    return "i";
+  // One scalar per row (a per-edge norm or attention weight with one
+  // head): every element reads it, without the division.
+  if (part == ir::Dim::constant(1))
+    return "0";
+  // The same at run time when a symbolic part is 1 (one head): the
+  // compiler then keeps a copy of the element loop that reads the scalar
+  // once, without the integer division per element that took 17% of the
+  // instructions of RGAT's forward node kernel on mutag (Nsight Compute;
+  // docs/perf-notes.md section 22).
+  if (!part.isConstant())
+    return fmt::format("({} == 1 ? 0 : i / {})", dimExpr(part),
+                       ratioExpr(whole, part));
+  return "i / " + ratioExpr(whole, part);
+}
+
+bool readsPrefixOnly(const ir::Stmt &stmt, size_t operand,
+                     const ir::Shape &result, const ir::Shape &operandShape) {
+  return ir::isElementwiseBinary(stmt.op) && operand < 2 &&
+         shapeSize(operandShape) != shapeSize(result);
 }
 
 bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,

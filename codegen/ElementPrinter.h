@@ -40,6 +40,18 @@ struct OperandRef {
 bool readsOnlyElement(const ir::Stmt &stmt, size_t operand,
                       const ir::Shape &result, const ir::Shape &operandShape);
 
+/// The index of a row of `part` elements that element `i` of a row of
+/// `whole` elements reads under prefix broadcasting ("i" when they are the
+/// same size; "0" or a run-time choice when the part may be one scalar).
+std::string prefixIndex(const ir::Dim &part, const ir::Dim &whole);
+
+/// Whether element i of `stmt`'s result reads operand `operand`, a
+/// smaller row than the result, at prefixIndex(operand's size, result's
+/// size) and nowhere else: an elementwise binary op broadcasting it (an
+/// attention weight of one scalar per head against a [heads, d] row).
+bool readsPrefixOnly(const ir::Stmt &stmt, size_t operand,
+                     const ir::Shape &result, const ir::Shape &operandShape);
+
 /// Prints the lines that declare `v` (a scalar_t) for element `i` of
 /// `stmt`'s result, whose row shape is `result`. Throws EmitError for an
 /// op it has no element form for.

@@ -251,6 +251,13 @@ private:
   void printGroupMembers(CodeWriter &w, const ElementGroup &g,
                          const std::vector<std::vector<OperandRef>> &operands,
                          bool leadSummed) const;
+  /// A broadcast member `s` of a group whose loop runs over rows of
+  /// `whole` elements: its element at prefixIndex(i) into v_s<id>, and
+  /// (`store`) that element stored where i is the first to read it.
+  void printBroadcastMember(CodeWriter &w, const TravStmt &s,
+                            const ir::Dim &whole,
+                            const std::vector<OperandRef> &operands,
+                            bool store) const;
   /// Prints consecutive statements of one loop body, grouped.
   void printStatements(CodeWriter &w,
                        const std::vector<const TravStmt *> &run);
@@ -903,12 +910,41 @@ void NestPrinter::printWorkerSplit(CodeWriter &w, const TravStmt &lead,
   w.close();
 }
 
+void NestPrinter::printBroadcastMember(CodeWriter &w, const TravStmt &s,
+                                       const ir::Dim &whole,
+                                       const std::vector<OperandRef> &operands,
+                                       bool store) const {
+  const ir::Shape &shape = layout_.layout(s.stmt.target.value).decl.shape;
+  const ir::Dim part = shapeSize(shape);
+  const std::string v = fmt::format("v_s{}", s.id);
+  const std::string at = fmt::format("hector_at_s{}", s.id);
+  w.line("scalar_t {};", v);
+  w.open("");
+  w.line("const auto {} = {};", at, prefixIndex(part, whole));
+  w.open("");
+  // The member's own element, under its own name for the element index.
+  w.line("[[maybe_unused]] const auto i = {};", at);
+  printElement(w, s.stmt, shape, operands);
+  w.line("{} = v;", v);
+  w.close();
+  if (store)
+    w.line("if (i % {} == 0) s{}_t[{}] = {};", ratioExpr(whole, part), s.id, at,
+           v);
+  w.close();
+}
+
 void NestPrinter::printGroupMembers(
     CodeWriter &w, const ElementGroup &g,
     const std::vector<std::vector<OperandRef>> &operands,
     bool leadSummed) const {
+  const ir::Dim whole = shapeSize(
+      layout_.layout(g.members[g.loopMember]->stmt.target.value).decl.shape);
   for (size_t m = 0; m < g.members.size(); ++m) {
     const TravStmt &s = *g.members[m];
+    if (g.broadcast.count(s.id)) {
+      printBroadcastMember(w, s, whole, operands[m], !g.unstored.count(s.id));
+      continue;
+    }
     const std::string v = fmt::format("v_s{}", s.id);
     if (m > 0 || !leadSummed) {
       w.line("scalar_t {};", v);
@@ -948,14 +984,17 @@ void NestPrinter::printGroup(CodeWriter &w, const ElementGroup &g) {
     if (!g.unstored.count(s.id))
       w.line("scalar_t *s{}_t = {};", s.id, plainTargetPtr(s));
   }
-  const std::string size = sizeOf(g.members.front()->stmt.target.value);
+  const std::string size = sizeOf(g.members[g.loopMember]->stmt.target.value);
   std::vector<std::string> quads;
   std::vector<std::vector<OperandRef>> quadOps;
   for (size_t m = 0; m < g.members.size(); ++m) {
     const ir::Stmt &stmt = g.members[m]->stmt;
-    quadOps.push_back(quadOperands(stmt,
-                                   layout_.layout(stmt.target.value).decl.shape,
-                                   operands[m], quads));
+    // A broadcast member reads its rows at another index than i.
+    quadOps.push_back(
+        g.broadcast.count(g.members[m]->id)
+            ? operands[m]
+            : quadOperands(stmt, layout_.layout(stmt.target.value).decl.shape,
+                           operands[m], quads));
   }
   const auto elementLoop = [&] {
     printQuadLoop(

@@ -312,53 +312,58 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s15: att[e] = div(att_exp[e], att_sum[e.dst])
-          if (hector_active_2) {
-            const scalar_t *o0 = (b.att_exp + (v_e) * sz_att_exp);
-            const scalar_t *o1 = (b.att_sum + (v_n) * sz_att_sum);
-            scalar_t *t = (b.att + (v_e) * sz_att);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_att) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_att) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_att) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
           if (hector_active_2) {
-            const scalar_t *o0 = (b.att + (v_e) * sz_att);
-            const scalar_t *o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
-            scalar_t *t = w_acc_s16 + hector_worker_2 * hector_stride_w_acc_s16;
-            if (hector::trav::quadRows<scalar_t>(sz_t_0, o1)) {
+            const scalar_t *s15_o0 = (b.att_exp + (v_e) * sz_att_exp);
+            const scalar_t *s15_o1 = (b.att_sum + (v_n) * sz_att_sum);
+            scalar_t *s15_t = (b.att + (v_e) * sz_att);
+            const scalar_t *s16_o1 = (b.msg + (g.dst_csr_pair[c_e]) * sz_msg);
+            scalar_t *s16_t = w_acc_s16 + hector_worker_2 * hector_stride_w_acc_s16;
+            if (hector::trav::quadRows<scalar_t>(sz_t_0, s16_o1)) {
               HECTOR_FOR_ELEMENT_QUADS(i0, sz_t_0) {
-                const auto q_o1 = hector::trav::rowQuad(o1, i0);
+                const auto q_s16_o1 = hector::trav::rowQuad(s16_o1, i0);
                 HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
                   const auto i = i0 + c;
-                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_o1[i];
-                  t[i] += v;
+                  scalar_t v_s15;
+                  {
+                    const auto hector_at_s15 = (hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads));
+                    {
+                      [[maybe_unused]] const auto i = hector_at_s15;
+                      const scalar_t v = s15_o0[i] / s15_o1[i];
+                      v_s15 = v;
+                    }
+                    if (i % (hp_in_dim / hp_heads) == 0) s15_t[hector_at_s15] = v_s15;
+                  }
+                  scalar_t v_s16;
+                  {
+                    const scalar_t v = v_s15 * q_s16_o1[i];
+                    v_s16 = v;
+                  }
+                  s16_t[i] += v_s16;
                 }
               }
             }
             else {
-              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_t_0) {
-                scalar_t hv[HECTOR_GROUP_BATCH];
-                HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * o1[i];
-                  hv[u] = v;
+              HECTOR_FOR_ELEMENTS(i, sz_t_0) {
+                scalar_t v_s15;
+                {
+                  const auto hector_at_s15 = (hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads));
+                  {
+                    [[maybe_unused]] const auto i = hector_at_s15;
+                    const scalar_t v = s15_o0[i] / s15_o1[i];
+                    v_s15 = v;
+                  }
+                  if (i % (hp_in_dim / hp_heads) == 0) s15_t[hector_at_s15] = v_s15;
                 }
-                HECTOR_FOR_BATCH(u, i, i0, sz_t_0) {
-                  const scalar_t v = hv[u];
-                  t[i] += v;
+                scalar_t v_s16;
+                {
+                  const scalar_t v = v_s15 * s16_o1[i];
+                  v_s16 = v;
                 }
+                s16_t[i] += v_s16;
               }
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();

@@ -431,53 +431,58 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-          if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
           if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha + (v_e) * sz_alpha);
-            const scalar_t *o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
-            scalar_t *t = w_acc_s14 + hector_worker_2 * hector_stride_w_acc_s14;
-            if (hector::trav::quadRows<scalar_t>(sz_h_0, o1)) {
+            const scalar_t *s13_o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *s13_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *s13_t = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s14_o1 = (b.z_0 + (g.dst_csr_pair[c_e]) * sz_z_0);
+            scalar_t *s14_t = w_acc_s14 + hector_worker_2 * hector_stride_w_acc_s14;
+            if (hector::trav::quadRows<scalar_t>(sz_h_0, s14_o1)) {
               HECTOR_FOR_ELEMENT_QUADS(i0, sz_h_0) {
-                const auto q_o1 = hector::trav::rowQuad(o1, i0);
+                const auto q_s14_o1 = hector::trav::rowQuad(s14_o1, i0);
                 HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
                   const auto i = i0 + c;
-                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * q_o1[i];
-                  t[i] += v;
+                  scalar_t v_s13;
+                  {
+                    const auto hector_at_s13 = (hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads));
+                    {
+                      [[maybe_unused]] const auto i = hector_at_s13;
+                      const scalar_t v = s13_o0[i] / s13_o1[i];
+                      v_s13 = v;
+                    }
+                    if (i % (hp_out_dim / hp_heads) == 0) s13_t[hector_at_s13] = v_s13;
+                  }
+                  scalar_t v_s14;
+                  {
+                    const scalar_t v = v_s13 * q_s14_o1[i];
+                    v_s14 = v;
+                  }
+                  s14_t[i] += v_s14;
                 }
               }
             }
             else {
-              HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-                scalar_t hv[HECTOR_GROUP_BATCH];
-                HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                  const scalar_t v = o0[(hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads))] * o1[i];
-                  hv[u] = v;
+              HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+                scalar_t v_s13;
+                {
+                  const auto hector_at_s13 = (hp_heads == 1 ? 0 : i / (hp_out_dim / hp_heads));
+                  {
+                    [[maybe_unused]] const auto i = hector_at_s13;
+                    const scalar_t v = s13_o0[i] / s13_o1[i];
+                    v_s13 = v;
+                  }
+                  if (i % (hp_out_dim / hp_heads) == 0) s13_t[hector_at_s13] = v_s13;
                 }
-                HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                  const scalar_t v = hv[u];
-                  t[i] += v;
+                scalar_t v_s14;
+                {
+                  const scalar_t v = v_s13 * s14_o1[i];
+                  v_s14 = v;
                 }
+                s14_t[i] += v_s14;
               }
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();

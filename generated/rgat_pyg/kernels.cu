@@ -297,27 +297,12 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
         // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-        if (hector_active_2) {
-          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-          const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-              const scalar_t v = o0[i] / o1[i];
-              hv[u] = v;
-            }
-            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
-          }
-        }
-        HECTOR_GROUP_SYNC();
         // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
         // s13: h_0[n] += copy(msg[e]) {segmented}
         if (hector_active_2) {
-          const scalar_t *s12_o0 = (b.alpha + (v_e) * sz_alpha);
+          const scalar_t *s11_o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          const scalar_t *s11_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+          scalar_t *s11_t = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s12_o1 = (b.outj + (g.dst_csr_pair[c_e]) * sz_outj);
           scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
           if (hector::trav::quadRows<scalar_t>(sz_msg, s12_o1)) {
@@ -325,9 +310,19 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
               const auto q_s12_o1 = hector::trav::rowQuad(s12_o1, i0);
               HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
                 const auto i = i0 + c;
+                scalar_t v_s11;
+                {
+                  const auto hector_at_s11 = (hp_heads == 1 ? 0 : i / hp_out_dim);
+                  {
+                    [[maybe_unused]] const auto i = hector_at_s11;
+                    const scalar_t v = s11_o0[i] / s11_o1[i];
+                    v_s11 = v;
+                  }
+                  if (i % hp_out_dim == 0) s11_t[hector_at_s11] = v_s11;
+                }
                 scalar_t v_s12;
                 {
-                  const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * q_s12_o1[i];
+                  const scalar_t v = v_s11 * q_s12_o1[i];
                   v_s12 = v;
                 }
                 scalar_t v_s13;
@@ -341,9 +336,19 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           }
           else {
             HECTOR_FOR_ELEMENTS(i, sz_msg) {
+              scalar_t v_s11;
+              {
+                const auto hector_at_s11 = (hp_heads == 1 ? 0 : i / hp_out_dim);
+                {
+                  [[maybe_unused]] const auto i = hector_at_s11;
+                  const scalar_t v = s11_o0[i] / s11_o1[i];
+                  v_s11 = v;
+                }
+                if (i % hp_out_dim == 0) s11_t[hector_at_s11] = v_s11;
+              }
               scalar_t v_s12;
               {
-                const scalar_t v = s12_o0[(hp_heads == 1 ? 0 : i / hp_out_dim)] * s12_o1[i];
+                const scalar_t v = v_s11 * s12_o1[i];
                 v_s12 = v;
               }
               scalar_t v_s13;
@@ -355,7 +360,6 @@ forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
             }
           }
         }
-        HECTOR_GROUP_SYNC();
       }
     }
     HECTOR_GROUP_SYNC();

@@ -195,6 +195,104 @@ TEST(ElementGroupsTest, DifferentRowSizesDoNotShareALoop) {
   EXPECT_EQ(g.unstoredRegisters, std::set<std::string>{"m"});
 }
 
+// RGAT's normalised attention weight: a narrow elementwise statement that
+// reads only rows written before the loop joins the message row that
+// broadcasts it. Every lane recomputes the element its own elements read,
+// so the loop repeats without a sync, and the weight, a temp read nowhere
+// else, is never stored.
+const char *kBroadcast = R"(module @bcast {
+  hyper h : int = 1
+  hyper d : int = 4
+  input x : node[h, d]
+  input ex : edge[h]
+  input sm : node[h]
+  temp a : edge[h]
+  temp m : edge[h, d]
+  output y : node[h, d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      a[e] = div(ex[e], sm[n])
+      m[e] = mul(a[e], x[e.src])
+      y[n] += copy(m[e])
+    }
+  }
+}
+)";
+
+TEST(ElementGroupsTest, NarrowRowJoinsTheRowThatBroadcastsIt) {
+  Lowered l = lowerModule(kBroadcast);
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  ASSERT_EQ(run.size(), 3u);
+  const std::vector<ElementGroup> groups = grouper.group(run);
+  EXPECT_EQ(targets(groups), (Targets{{"a", "m", "y"}}));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].broadcast, std::set<int>{run[0]->id});
+  EXPECT_EQ(groups[0].loopMember, 1u);
+  // m's operand 0 is a's local; y's operand 0 is m's.
+  EXPECT_EQ(groups[0].forwarded.at({1, 0}), run[0]->id);
+  EXPECT_EQ(groups[0].forwarded.at({2, 0}), run[1]->id);
+  EXPECT_TRUE(grouper.repeatsWithoutSync(run));
+  EXPECT_EQ(grouper.unstoredRegisters(*l.traversal->root),
+            (std::set<std::string>{"a", "m"}));
+}
+
+// Stored (an output), the weight's element is written by the lanes whose
+// element i is the first of its head's; the loop has no sync.
+TEST(ElementGroupsTest, BroadcastMemberIsComputedPerLaneAndStoredOnce) {
+  std::string text = kBroadcast;
+  text.replace(text.find("temp a : edge[h]"), 16, "output a : edge[h]");
+  Lowered l = lowerModule(text.c_str());
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout f(l.program, "forward"), b(l.program, "backward");
+  const std::string cu = emitKernelFile(f, b, Target::Cuda);
+  const std::string loop =
+      textFrom(cu, "for (int64_t hector_base_0", "\n    }\n");
+  ASSERT_FALSE(loop.empty()) << cu;
+  EXPECT_EQ(countOf(loop, "HECTOR_GROUP_SYNC();"), 0u) << loop;
+  // In the quad loop and in its fallback: a's element at the head of i.
+  EXPECT_EQ(countOf(loop, "const auto hector_at_s0 = (hp_h == 1 ? 0 : i / "
+                          "hp_d);"),
+            2u)
+      << loop;
+  EXPECT_EQ(countOf(loop, "const scalar_t v = s0_o0[i] / s0_o1[i];"), 2u)
+      << loop;
+  EXPECT_EQ(countOf(loop, "if (i % hp_d == 0) s0_t[hector_at_s0] = v_s0;"), 2u)
+      << loop;
+  EXPECT_EQ(countOf(loop, "v_s0 * "), 2u) << loop;
+}
+
+// A narrow statement that reads what the loop body writes (s, a
+// contraction of the worker's lanes) would read another lane's element
+// before a sync: it keeps its own loop.
+TEST(ElementGroupsTest, NarrowRowReadingTheBodysWritesKeepsItsLoop) {
+  const EdgeLoopGroups g = groupEdgeLoop(R"(module @reads {
+  hyper d : int = 4
+  input x : node[d]
+  input q : node[d]
+  input ex : edge[]
+  temp s : edge[]
+  temp t : edge[d]
+  temp a : edge[]
+  temp m : edge[d]
+  output y : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[e] = dot(x[e.src], q[n])
+      t[e] = mul(s[e], x[e.src])
+      a[e] = add(s[e], ex[e])
+      m[e] = mul(a[e], t[e])
+      y[n] += copy(m[e])
+    }
+  }
+}
+)");
+  EXPECT_EQ(g.groups, (Targets{{"s"}, {"t"}, {"a"}, {"m", "y"}}));
+  EXPECT_FALSE(g.repeatsWithoutSync);
+}
+
 // A transpose reads its operand at other elements of the row: a
 // statement that does so starts a new loop after a sync.
 TEST(ElementGroupsTest, ARowWideReadStartsANewGroup) {

@@ -317,27 +317,12 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s17: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-          if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
-            const scalar_t *o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *t = (b.alpha + (v_e) * sz_alpha);
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-                const scalar_t v = o0[i] / o1[i];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
-                const scalar_t v = hv[u];
-                t[i] = v;
-              }
-            }
-          }
-          HECTOR_GROUP_SYNC();
           // s18: msg[e] = mul(alpha[e], msg_0[e.pair])
           // s19: agg_0[n] += copy(msg[e]) {segmented}
           if (hector_active_2) {
-            const scalar_t *s18_o0 = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s17_o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *s17_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *s17_t = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s18_o1 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
             scalar_t *s19_t = w_acc_s19 + hector_worker_2 * hector_stride_w_acc_s19;
             if (hector::trav::quadRows<scalar_t>(sz_msg, s18_o1)) {
@@ -345,9 +330,19 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 const auto q_s18_o1 = hector::trav::rowQuad(s18_o1, i0);
                 HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
                   const auto i = i0 + c;
+                  scalar_t v_s17;
+                  {
+                    const auto hector_at_s17 = (hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads));
+                    {
+                      [[maybe_unused]] const auto i = hector_at_s17;
+                      const scalar_t v = s17_o0[i] / s17_o1[i];
+                      v_s17 = v;
+                    }
+                    if (i % (hp_in_dim / hp_heads) == 0) s17_t[hector_at_s17] = v_s17;
+                  }
                   scalar_t v_s18;
                   {
-                    const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * q_s18_o1[i];
+                    const scalar_t v = v_s17 * q_s18_o1[i];
                     v_s18 = v;
                   }
                   scalar_t v_s19;
@@ -361,9 +356,19 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             }
             else {
               HECTOR_FOR_ELEMENTS(i, sz_msg) {
+                scalar_t v_s17;
+                {
+                  const auto hector_at_s17 = (hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads));
+                  {
+                    [[maybe_unused]] const auto i = hector_at_s17;
+                    const scalar_t v = s17_o0[i] / s17_o1[i];
+                    v_s17 = v;
+                  }
+                  if (i % (hp_in_dim / hp_heads) == 0) s17_t[hector_at_s17] = v_s17;
+                }
                 scalar_t v_s18;
                 {
-                  const scalar_t v = s18_o0[(hp_heads == 1 ? 0 : i / (hp_in_dim / hp_heads))] * s18_o1[i];
+                  const scalar_t v = v_s17 * s18_o1[i];
                   v_s18 = v;
                 }
                 scalar_t v_s19;
@@ -375,7 +380,6 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
               }
             }
           }
-          HECTOR_GROUP_SYNC();
         }
       }
       HECTOR_GROUP_SYNC();
