@@ -1514,12 +1514,14 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       return cudaSuccess;
     // Only the tensor-core kernel computes a row dot in its epilogue; on
     // any other path the dot is a second call that reads the rows back.
-    bool rowDotFused = false;
-    if constexpr (std::is_same_v<T, float>)
-      rowDotFused = linearMmaFits(a);
-    if (a.rowDotY && !rowDotFused) {
-      HECTOR_CUDA_TRY(launch(withoutRowDot(a), stream));
-      return launch(rowDotCall(a), stream);
+    if (a.rowDotY) {
+      bool fused = false;
+      if constexpr (std::is_same_v<T, float>)
+        fused = linearMmaFits(a);
+      if (!fused) {
+        HECTOR_CUDA_TRY(launch(withoutRowDot(a), stream));
+        return launch(rowDotCall(a), stream);
+      }
     }
     if (a.atomic && a.deterministic)
       return launchLinearOrdered(a, stream);
