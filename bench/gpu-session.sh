@@ -1,0 +1,88 @@
+# Sourced by the scripts a session runs on the GPU machine (the device
+# tool): the steps every one of them repeated, in one place.
+#
+#   source bench/gpu-session.sh
+#   gpu_session_start a            # $OUT/r, tarred to $OUT/a.tgz on exit
+#   gpu_build new . tests &        # build-new from this tree, with tests
+#   gpu_build old .devcmd/old &    # build-old from an older tree's copy
+#   wait
+#   gpu_with new python3 -m pytest tests/python -q -k cuda
+#   gpu_throughput_ab old new 2 --datasets am,mag --models rgat \
+#       --modes inference,training
+#
+# gpu_with runs a command against one build with that build's own Python
+# package (PYTHONPATH=<its tree>/runtime/python), so that an older
+# library is never driven by a newer package. Needs bash; the functions
+# log under $R and print one line of progress each.
+
+# Makes $R (= $OUT/r), tars it to $OUT/NAME.tgz on exit, sets up the
+# machine's compilers and torch (scripts/gpu-env.sh) and records the GPU.
+gpu_session_start() {
+  local name="$1"
+  R="$OUT/r"
+  mkdir -p "$R"
+  # shellcheck disable=SC2064 # expand $OUT and $name now
+  trap "tar czf '$OUT/$name.tgz' -C '$OUT' r" EXIT
+  # shellcheck source=scripts/gpu-env.sh
+  source scripts/gpu-env.sh
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
+    > "$R/gpu.txt"
+  cat "$R/gpu.txt"
+  GPU_T0=$(date +%s)
+}
+
+# Seconds since gpu_session_start.
+gpu_elapsed() { echo "$(($(date +%s) - GPU_T0)) s"; }
+
+# gpu_build TAG [TREE] [tests]: configures and builds TREE (default: this
+# one) into build-TAG without the compiler; with `tests`, the C++ tests
+# too (templates_tests and the rest), else only the runtime and the
+# bundled libraries. Log: $R/build-TAG.log. Run several with & and wait:
+# the tree is recorded in build-TAG/hector-tree (for gpu_with), not in a
+# variable that a background job would keep to itself.
+gpu_build() {
+  local tag="$1" tree="${2:-.}" tests="${3:-}"
+  mkdir -p "build-$tag"
+  echo "$tree" > "build-$tag/hector-tree"
+  local log="$R/build-$tag.log" rc
+  {
+    cmake -S "$tree" -B "build-$tag" -G Ninja -DHECTOR_BUILD_COMPILER=OFF \
+      -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON \
+      -DHECTOR_BUILD_TESTS="$([ "$tests" = tests ] && echo ON || echo OFF)" \
+      "${hector_gpu_cmake_args[@]}" &&
+      cmake --build "build-$tag" -j "${GPU_BUILD_JOBS:-8}"
+  } > "$log" 2>&1
+  rc=$?
+  echo "build $tag ($tree) rc=$rc $(gpu_elapsed)"
+  [ $rc -eq 0 ] || grep -m5 -B2 -A8 "error" "$log"
+  return $rc
+}
+
+# gpu_with TAG CMD...: CMD with build-TAG's library and its tree's Python
+# package.
+gpu_with() {
+  local tag="$1" tree=.
+  shift
+  [ -f "build-$tag/hector-tree" ] && tree=$(cat "build-$tag/hector-tree")
+  PYTHONPATH="$PWD/$tree/runtime/python" HECTOR_BUILD_DIR="$PWD/build-$tag" \
+    "$@"
+}
+
+# gpu_throughput_ab BASE NEW ROUNDS ARGS...: ROUNDS interleaved rounds of
+# `python3 -m hector.bench.throughput ARGS`, BASE then NEW each round,
+# into $R/tp.jsonl (errors in $R/tp.err), then the comparison against
+# BASE (each case's best round).
+gpu_throughput_ab() {
+  local base="$1" new="$2" rounds="$3" round tag
+  shift 3
+  for ((round = 1; round <= rounds; ++round)); do
+    for tag in "$base" "$new"; do
+      gpu_with "$tag" timeout "${GPU_TP_TIMEOUT:-120}" python3 -m \
+        hector.bench.throughput "$@" --tag "$tag" >> "$R/tp.jsonl" \
+        2>> "$R/tp.err"
+      echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
+    done
+  done
+  gpu_with "$new" python3 -m hector.bench.compare "$R/tp.jsonl" \
+    --baseline "$base"
+}
