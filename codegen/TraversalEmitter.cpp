@@ -899,7 +899,7 @@ void NestPrinter::printWorkerSplit(CodeWriter &w, const TravStmt &lead,
   printWorkerLaneTerms(w, lead.stmt,
                        layout_.layout(lead.stmt.target.value).decl.shape, ops,
                        v, active);
-  w.line("{0} = hector::trav::foldSum({0}, hector_lanes);", v);
+  w.line("{0} = hector::trav::foldSum<kGroupSize>({0}, hector_lanes);", v);
   w.open(fmt::format("if ({} && i % hector_lanes == hector_lane)", active));
   rest();
   w.close();
@@ -1362,8 +1362,8 @@ void NestPrinter::printWorkerFold(CodeWriter &w, const WorkerLoop &wl,
   printAccumulate();
   w.close();
   w.close();
-  w.line("acc = hector::trav::{}(acc, {});", max ? "foldMax" : "foldSum",
-         lanes);
+  w.line("acc = hector::trav::{}<kGroupSize>(acc, {});",
+         max ? "foldMax" : "foldSum", lanes);
   w.open(fmt::format("if (i < {} && hector_part == 0)", size));
   printUse();
   w.close();
@@ -1801,16 +1801,21 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
 }
 
 /// The launch of a kernel's rows (all of them, or the light ones after a
-/// heavy launch) with a warp per row.
-void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
-                     const std::string &name, bool afterHeavy) {
-  printWorkerCounts(w, nest, "hector::trav::kWarpSize");
+/// heavy launch) with a group of `lanes` lanes (a C++ constant: a warp,
+/// or 16) per row.
+void printRowGroupLaunch(CodeWriter &w, const NestPrinter &nest,
+                         const std::string &name, bool afterHeavy,
+                         const std::string &lanes) {
+  printWorkerCounts(w, nest, lanes);
+  // The launch shapes' group lanes: left at their default for a warp.
+  const std::string lanesArg =
+      lanes == "hector::trav::kWarpSize" ? "" : ", " + lanes;
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   const std::string kernel =
       fmt::format("reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
-                  "hector::trav::kWarpSize>)",
-                  name);
+                  "{}>)",
+                  name, lanes);
   const std::string single =
       nest.hasAtomics() ? "hp.hector_deterministic" : "false";
   const std::string stream = afterHeavy ? "warp_stream" : "stream";
@@ -1825,13 +1830,12 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
       stream);
   const std::string queuedShape = fmt::format(
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&{}<"
-      "scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, "
-      "scratch_size, sizeof(scalar_t), {}, {})",
-      name, single, stream);
-  const std::string queuedCall = fmt::format(
-      "{}<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>{}({}, "
-      "launch.queue);",
-      name, config, args);
+      "scalar_t, kFixedHypers, {}, true>), rows, scratch_size, "
+      "sizeof(scalar_t), {}, {}{})",
+      name, lanes, single, stream, lanesArg);
+  const std::string queuedCall =
+      fmt::format("{}<scalar_t, kFixedHypers, {}, true>{}({}, launch.queue);",
+                  name, lanes, config, args);
   if (nest.takesRowQueue() && !afterHeavy) {
     // Rows of uneven cost: the warps take them from a queue.
     w.line("const hector::trav::QueuedLaunch launch = {};", queuedShape);
@@ -1845,23 +1849,49 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
     // queue.
     w.line("const hector::trav::QueuedLaunch launch = warp_stream == stream "
            "? {} : hector::trav::QueuedLaunch{{hector::trav::launchShape({}, "
-           "rows, scratch_size, sizeof(scalar_t), {}), {{}}}};",
-           queuedShape, kernel, single);
+           "rows, scratch_size, sizeof(scalar_t), {}{}), {{}}}};",
+           queuedShape, kernel, single, lanesArg);
     w.line("const hector::trav::LaunchShape &shape = launch.shape;");
     w.line("if (launch.queue.next) {}", queuedCall);
-    w.line("else {}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({}, "
+    w.line("else {}<scalar_t, kFixedHypers, {}>{}({}, "
            "hector::trav::RowQueue{{}});",
-           name, config, args);
+           name, lanes, config, args);
   } else {
     w.line("const hector::trav::LaunchShape shape = hector::trav::{}({}, "
-           "rows, scratch_size, sizeof(scalar_t), {});",
-           launchShapeFunction(nest), kernel, single);
-    w.line("{}<scalar_t, kFixedHypers, hector::trav::kWarpSize>{}({});", name,
-           config, args);
+           "rows, scratch_size, sizeof(scalar_t), {}{});",
+           launchShapeFunction(nest), kernel, single, lanesArg);
+    w.line("{}<scalar_t, kFixedHypers, {}>{}({});", name, lanes, config,
+           args);
   }
   w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
   if (nest.takesRowQueue())
     w.line("hector::trav::rowQueueRelease(launch.queue, {});", stream);
+  w.close();
+}
+
+/// The launch of a kernel's rows (all of them, or the light ones after a
+/// heavy launch): a warp per row, or, for node rows that take a row queue
+/// and split their edge loops over workers, a group of 16 lanes per row
+/// when the graph's rows have few edges (TraversalCuda.h nodeRowLanes).
+/// Such a launch is a chain of dependent steps per row, so two rows per
+/// warp keep twice as many in flight (docs/perf-notes.md section 42).
+/// Partial-atomic nests keep a warp: their flushes were measured with it
+/// only.
+void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
+                     const std::string &name, bool afterHeavy) {
+  if (!nest.takesRowQueue() || nest.workerLoops().empty()) {
+    printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
+    return;
+  }
+  w.line("const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, "
+         "rows, {});",
+         nest.hasAtomics() ? "hp.hector_deterministic" : "false");
+  w.open(fmt::format("if (row_lanes == {})", "hector::trav::kNarrowNodeRowLanes"));
+  printRowGroupLaunch(w, nest, name, afterHeavy,
+                      "hector::trav::kNarrowNodeRowLanes");
+  w.close();
+  w.open("else");
+  printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
   w.close();
 }
 

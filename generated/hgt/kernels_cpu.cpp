@@ -119,7 +119,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                     }
                   }
                 }
-                v_s8 = hector::trav::foldSum(v_s8, hector_lanes);
+                v_s8 = hector::trav::foldSum<kGroupSize>(v_s8, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
                   s8_t[i] = v_s8;
                   scalar_t v_s9;
@@ -189,7 +189,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc = hector::trav::max(acc, w_acc_s11[w * hector_stride_w_acc_s11 + i]);
               }
             }
-            acc = hector::trav::foldMax(acc, hector_fold_s11);
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s11);
             if (i < sz_att_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
@@ -274,7 +274,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s14);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s14);
             if (i < sz_att_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -380,7 +380,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s16[w * hector_stride_w_acc_s16 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s16);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s16);
             if (i < sz_t_0 && hector_part == 0) {
               t[i] += acc;
             }
@@ -1049,7 +1049,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                     }
                   }
                 }
-                v_s15 = hector::trav::foldSum(v_s15, hector_lanes);
+                v_s15 = hector::trav::foldSum<kGroupSize>(v_s15, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
                   const scalar_t v = v_s15;
                   t[i] = v;
@@ -1178,7 +1178,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                 acc += w_acc_s20[w * hector_stride_w_acc_s20 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s20);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s20);
             if (i < sz_grad_att_sum && hector_part == 0) {
               t[i] += acc;
             }

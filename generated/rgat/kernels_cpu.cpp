@@ -308,7 +308,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc = hector::trav::max(acc, w_acc_s9[w * hector_stride_w_acc_s9 + i]);
               }
             }
-            acc = hector::trav::foldMax(acc, hector_fold_s9);
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s9);
             if (i < sz_alpha_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
@@ -393,7 +393,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s12[w * hector_stride_w_acc_s12 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s12);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s12);
             if (i < sz_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -499,7 +499,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s14[w * hector_stride_w_acc_s14 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s14);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s14);
             if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }
@@ -716,7 +716,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                     }
                   }
                 }
-                v_s5 = hector::trav::foldSum(v_s5, hector_lanes);
+                v_s5 = hector::trav::foldSum<kGroupSize>(v_s5, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
                   const scalar_t v = v_s5;
                   t[i] = v;
@@ -852,7 +852,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                 acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s10);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s10);
             if (i < sz_grad_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }

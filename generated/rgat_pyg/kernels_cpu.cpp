@@ -140,7 +140,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc = hector::trav::max(acc, w_acc_s7[w * hector_stride_w_acc_s7 + i]);
               }
             }
-            acc = hector::trav::foldMax(acc, hector_fold_s7);
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s7);
             if (i < sz_alpha_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
@@ -225,7 +225,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s10[w * hector_stride_w_acc_s10 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s10);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s10);
             if (i < sz_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -342,7 +342,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s13);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
             if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }

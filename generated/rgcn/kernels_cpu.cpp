@@ -120,7 +120,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s2[w * hector_stride_w_acc_s2 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s2);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s2);
             if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }

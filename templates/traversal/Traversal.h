@@ -114,14 +114,25 @@ constexpr int kHeavyGroupSize = HECTOR_HEAVY_GROUP_SIZE;
 constexpr int kWarpSize = 32;
 
 #if defined(__CUDACC__)
+/// The lanes of this thread's warp that belong to its group of GroupSize
+/// lanes: the whole warp for warp and block groups; for a group of a few
+/// lanes (narrow rows, or two node rows per warp) its own lanes only,
+/// since the warp's other groups walk other rows.
+template <int GroupSize> __device__ __forceinline__ unsigned groupLaneMask() {
+  if constexpr (GroupSize >= kWarpSize) {
+    return 0xffffffffu;
+  } else {
+    const unsigned first = (threadIdx.x % kWarpSize) / GroupSize * GroupSize;
+    return ((1u << GroupSize) - 1u) << first;
+  }
+}
+
 /// Publishes a group's scratch writes to the whole group: a warp sync for
-/// warp groups, a block barrier for block groups.
+/// warp groups (or the group's lanes of it), a block barrier for block
+/// groups.
 template <int GroupSize> __device__ __forceinline__ void groupSync() {
   if constexpr (GroupSize < kWarpSize) {
-    // A group of a few lanes (a flat row loop's narrow rows): its own
-    // lanes only, since the warp's other groups walk other rows.
-    const unsigned first = (threadIdx.x % kWarpSize) / GroupSize * GroupSize;
-    __syncwarp(((1u << GroupSize) - 1u) << first);
+    __syncwarp(groupLaneMask<GroupSize>());
   } else if constexpr (GroupSize == kWarpSize) {
     __syncwarp();
   } else {
@@ -374,22 +385,27 @@ HECTOR_HD int foldLanes(int64_t size, int64_t workers, int64_t groupSize) {
 }
 
 /// The sum (foldSum) or max (foldMax) of `v` over each run of `lanes`
-/// consecutive lanes (a power of two, at most a warp), left in every lane
-/// of the run. Every lane of the warp must call it (a full-mask shuffle);
-/// with one lane, and on the CPU, `v` itself.
-template <typename T> HECTOR_HD T foldSum(T v, int lanes) {
+/// consecutive lanes (a power of two, at most GroupSize and a warp), left
+/// in every lane of the run. Every lane of the thread's group of
+/// GroupSize lanes must call it (the shuffles take the group's lanes,
+/// groupLaneMask); with one lane, and on the CPU, `v` itself.
+template <int GroupSize = kWarpSize, typename T>
+HECTOR_HD T foldSum(T v, int lanes) {
 #if defined(__CUDA_ARCH__)
+  const unsigned mask = groupLaneMask<GroupSize>();
   for (int offset = lanes / 2; offset > 0; offset /= 2)
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
+    v += __shfl_xor_sync(mask, v, offset);
 #else
   (void)lanes;
 #endif
   return v;
 }
-template <typename T> HECTOR_HD T foldMax(T v, int lanes) {
+template <int GroupSize = kWarpSize, typename T>
+HECTOR_HD T foldMax(T v, int lanes) {
 #if defined(__CUDA_ARCH__)
+  const unsigned mask = groupLaneMask<GroupSize>();
   for (int offset = lanes / 2; offset > 0; offset /= 2)
-    v = max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    v = max(v, __shfl_xor_sync(mask, v, offset));
 #else
   (void)lanes;
 #endif
@@ -422,10 +438,7 @@ HECTOR_HD bool splitsSum(int64_t size, int64_t terms) {
 template <int GroupSize, typename T> HECTOR_HD T groupSum(T v) {
 #if defined(__CUDA_ARCH__)
   if constexpr (GroupSize > 1 && GroupSize <= kWarpSize) {
-    const unsigned first = (threadIdx.x % kWarpSize) / GroupSize * GroupSize;
-    const unsigned mask = GroupSize == kWarpSize
-                              ? 0xffffffffu
-                              : ((1u << GroupSize) - 1u) << first;
+    const unsigned mask = groupLaneMask<GroupSize>();
     for (int offset = GroupSize / 2; offset > 0; offset /= 2)
       v += __shfl_xor_sync(mask, v, offset);
   }
@@ -471,23 +484,27 @@ struct RowQueue {
 };
 
 #if defined(__CUDACC__)
-/// The next row of a warp group's queue: lane 0 takes it, every lane gets
-/// it (all 32 lanes call this together).
+/// The next row of a group's queue (a warp, or a group of fewer lanes):
+/// the group's first lane takes it, every lane of the group gets it (the
+/// group's lanes call this together).
+template <int GroupSize>
 __device__ __forceinline__ int64_t takeRow(RowQueue q) {
+  static_assert(GroupSize <= kWarpSize, "a row queue serves warp groups");
   unsigned long long row = 0;
-  if (threadIdx.x % kWarpSize == 0)
+  if (threadIdx.x % GroupSize == 0)
     row = ::atomicAdd(q.next, 1ull);
-  return static_cast<int64_t>(__shfl_sync(0xffffffffu, row, 0));
+  return static_cast<int64_t>(
+      __shfl_sync(groupLaneMask<GroupSize>(), row, 0, GroupSize));
 }
 
-/// A group's first row: from the queue for a queued launch's warp group,
-/// else the start of its chunk. The kernels are instantiated for both (a
-/// run-time choice took RGAT's forward warp kernel from 40 to 61
-/// registers).
+/// A group's first row: from the queue for a queued launch's warp (or
+/// narrower) group, else the start of its chunk. The kernels are
+/// instantiated for both (a run-time choice took RGAT's forward warp
+/// kernel from 40 to 61 registers).
 template <int GroupSize, bool Queued>
 __device__ __forceinline__ int64_t firstRow(RowRange chunk, RowQueue q) {
-  if constexpr (Queued && GroupSize == kWarpSize)
-    return takeRow(q);
+  if constexpr (Queued && GroupSize <= kWarpSize)
+    return takeRow<GroupSize>(q);
   else
     return chunk.begin;
 }
@@ -495,8 +512,8 @@ __device__ __forceinline__ int64_t firstRow(RowRange chunk, RowQueue q) {
 /// The row after `k` (see firstRow).
 template <int GroupSize, bool Queued>
 __device__ __forceinline__ int64_t nextRow(int64_t k, RowQueue q) {
-  if constexpr (Queued && GroupSize == kWarpSize)
-    return takeRow(q);
+  if constexpr (Queued && GroupSize <= kWarpSize)
+    return takeRow<GroupSize>(q);
   else
     return k + 1;
 }

@@ -464,12 +464,39 @@ struct QueuedLaunch {
 /// no faster (docs/perf-notes.md section 23).
 inline QueuedLaunch queuedLaunchShape(const void *kernel, int64_t rows,
                                       int64_t scratchSize, size_t scalarBytes,
-                                      bool single, cudaStream_t stream) {
+                                      bool single, cudaStream_t stream,
+                                      int groupLanes = kWarpSize) {
   QueuedLaunch q;
-  q.shape = oneWaveLaunchShape(kernel, rows, scratchSize, scalarBytes, single);
+  q.shape = oneWaveLaunchShape(kernel, rows, scratchSize, scalarBytes, single,
+                               groupLanes);
   q.queue.next = static_cast<unsigned long long *>(
       zeroedPoolBytes(sizeof(unsigned long long), stream, "row queue"));
   return q;
+}
+
+/// The lanes of a node-row kernel's narrow groups: two rows per warp. A
+/// 64-wide row is 16 lanes of quads.
+constexpr int kNarrowNodeRowLanes = 16;
+/// The most edges per row, on average, at which node-row kernels take
+/// narrow groups. RGAT's forward on an H100 (docs/perf-notes.md section
+/// 42): 1.04x to 1.06x at 3 to 11 edges per node, 0.94x to 0.98x at 41
+/// and 51.
+constexpr int64_t kNarrowNodeRowEdges = 16;
+
+/// The lanes of a group of a node-row kernel's warp launch (its rows hold
+/// edge loops split over workers): kNarrowNodeRowLanes when the rows have
+/// at most kNarrowNodeRowEdges edges on average, a warp otherwise and in
+/// a single-group launch (`single`: deterministic mode with atomics).
+/// HECTOR_NODE_ROW_LANES=16 or 32 sets it for every launch (tests, A/B
+/// runs).
+inline int nodeRowLanes(int64_t edges, int64_t rows, bool single) {
+  if (single)
+    return kWarpSize;
+  const int64_t forced = envCount("HECTOR_NODE_ROW_LANES", 0);
+  if (forced == kNarrowNodeRowLanes || forced == kWarpSize)
+    return static_cast<int>(forced);
+  return edges <= kNarrowNodeRowEdges * rows ? kNarrowNodeRowLanes
+                                             : kWarpSize;
 }
 
 /// Frees a queuedLaunchShape counter once `stream` is past its launch.

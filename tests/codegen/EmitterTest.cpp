@@ -381,7 +381,7 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
                                   workers + "; w += " + lanes + ")"),
               1u);
     EXPECT_EQ(countOf(kernel, std::string("acc = hector::trav::") + fold +
-                                  "(acc, " + lanes + ");"),
+                                  "<kGroupSize>(acc, " + lanes + ");"),
               1u);
   }
   EXPECT_EQ(countOf(kernel, "hector_part == 0)"), 3u);
@@ -406,10 +406,17 @@ TEST(EmitterWorkerLoops, RgatPygForwardSplitsItsThreeEdgeLoops) {
   // conflicts between workers), in the host's scratch size, the update,
   // the initialisation and the fold alike.
   const std::string stride = "hector_stride_w_acc_s13";
+  // (The host text is the narrow groups' launch, the first; the warp's
+  // follows with the same counts for a warp.)
   EXPECT_EQ(countOf(host, "const int64_t " + stride +
                               " = hector::trav::workerStride((hp_heads * "
                               "hp_out_dim), hector_workers_2, "
-                              "hector::trav::kWarpSize);"),
+                              "hector::trav::kNarrowNodeRowLanes);"),
+            1u);
+  EXPECT_EQ(countOf(cu, "const int64_t " + stride +
+                            " = hector::trav::workerStride((hp_heads * "
+                            "hp_out_dim), hector_workers_2, "
+                            "hector::trav::kWarpSize);"),
             1u);
   EXPECT_EQ(countOf(host, "(" + stride + " * hector_workers_2)"), 1u);
   EXPECT_EQ(countOf(kernel, "w_acc_s13 + hector_worker_2 * " + stride + ";"),
@@ -559,10 +566,11 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
                           "hector::trav::fitsInBlock(heavy_scratch_size * "
                           "sizeof(scalar_t));"),
             1u);
+  // The warp launch beside it: in groups of 16 lanes or of a warp.
   EXPECT_EQ(countOf(host, "(g, gv, b, hp, scratch_size, heavy_launch ? "
                           "g.heavy_row_edges : INT64_MAX, "
                           "hector::trav::HubArgs{}, launch.queue);"),
-            1u);
+            2u);
   EXPECT_EQ(countOf(host, "if (heavy_launch) {"), 1u);
   // One block per heavy row when the hubs are not split (HubSplit.h).
   EXPECT_EQ(countOf(host, "heavyLaunchShape("), 1u);
@@ -679,10 +687,10 @@ TEST(EmitterHubSplit, RgatPygForwardCombinesItsThreeReductions) {
       host.find("hector::trav::hubRelease(hub, heavy_stream);");
   ASSERT_NE(release, std::string::npos);
   EXPECT_LT(launch, release);
-  // The warp launch never splits.
+  // The warp launch never splits (in groups of 16 lanes or of a warp).
   EXPECT_EQ(countOf(host, "heavy_launch ? g.heavy_row_edges : INT64_MAX, "
                           "hector::trav::HubArgs{}, launch.queue);"),
-            1u);
+            2u);
 }
 
 // A kernel with atomic reductions splits its hubs too: each part adds its
@@ -917,8 +925,9 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   const size_t chunked =
       forward.find("else forward_trav_2<scalar_t, kFixedHypers, "
                    "hector::trav::kWarpSize><<<");
+  // (The warp's launch; the narrow groups' comes first, the same way.)
   const size_t release = forward.find(
-      "hector::trav::rowQueueRelease(launch.queue, warp_stream);");
+      "hector::trav::rowQueueRelease(launch.queue, warp_stream);", shape);
   ASSERT_NE(shape, std::string::npos) << forward;
   ASSERT_NE(queued, std::string::npos) << forward;
   ASSERT_NE(chunked, std::string::npos) << forward;
@@ -926,8 +935,10 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   EXPECT_LT(shape, queued);
   EXPECT_LT(queued, chunked);
   EXPECT_LT(chunked, release);
-  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u) << forward;
-  EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 3u) << forward;
+  // The warp launch twice, in groups of 16 lanes and of a warp: two
+  // queued calls, and with the heavy launch's two, four without a queue.
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 2u) << forward;
+  EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 4u) << forward;
   const std::string partial = textFrom(cu, "\nbackward_trav_2(", "\n}\n");
   ASSERT_FALSE(partial.empty());
   EXPECT_EQ(countOf(partial, "hector_queue"), 0u);
@@ -978,7 +989,19 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
                     "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                     "kWarpSize, true><<<"),
             1u);
-  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u);
+  // The same in groups of 16 lanes, when the rows have few edges.
+  EXPECT_EQ(countOf(forward,
+                    "const int row_lanes = hector::trav::nodeRowLanes("
+                    "g.num_edges, rows, false);"),
+            1u);
+  EXPECT_EQ(countOf(forward,
+                    "hector::trav::queuedLaunchShape(reinterpret_cast<const "
+                    "void *>(&forward_trav_0<scalar_t, kFixedHypers, "
+                    "hector::trav::kNarrowNodeRowLanes, true>), rows, "
+                    "scratch_size, sizeof(scalar_t), false, stream, "
+                    "hector::trav::kNarrowNodeRowLanes);"),
+            1u);
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 2u);
   EXPECT_EQ(countOf(forward,
                     "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                     "kWarpSize><<<"),
@@ -986,7 +1009,7 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
   EXPECT_EQ(countOf(forward, "RowQueue{}"), 0u);
   EXPECT_EQ(countOf(forward, "hector::trav::rowQueueRelease(launch.queue, "
                              "stream);"),
-            1u);
+            2u);
 }
 
 // The CUDA host function runs its kernels' kFixedHypers instantiation
@@ -1068,7 +1091,8 @@ TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
       "(hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s10_o0 + i "
       "* (hp_in_dim / hp_heads)), (s10_o1 + i * (hp_in_dim / hp_heads)))) {");
   const size_t fold =
-      kernel.find("v_s10 = hector::trav::foldSum(v_s10, hector_lanes);");
+      kernel.find("v_s10 = hector::trav::foldSum<kGroupSize>(v_s10, "
+                  "hector_lanes);");
   const size_t own =
       kernel.find("if (hector_active_0 && i % hector_lanes == hector_lane) {");
   const size_t rest = kernel.find("s13_t[i] = hector::trav::max(s13_t[i], "
@@ -1089,8 +1113,8 @@ TEST(EmitterWorkerSplit, WorkerLoopContractionsShareTheirTerms) {
   std::optional<Emitted> hgt = compileAndEmit("hgt");
   ASSERT_TRUE(hgt);
   const std::string &hgtCu = fileText(*hgt, "kernels.cu");
-  EXPECT_EQ(countOf(hgtCu, "v_s15 = hector::trav::foldSum(v_s15, "
-                           "hector_lanes);"),
+  EXPECT_EQ(countOf(hgtCu, "v_s15 = hector::trav::foldSum<kGroupSize>("
+                           "v_s15, hector_lanes);"),
             1u);
 }
 

@@ -207,6 +207,32 @@ def test_generated_with_declared_hypers_matches_interpreter(
                                device, TOL)
 
 
+@pytest.mark.parametrize("hypers_kind", ["declared", "two-heads"])
+@pytest.mark.parametrize("hub_mode", ["plain", "hubs", "split-hubs"])
+@pytest.mark.parametrize("node_lanes", ["16", "32"])
+@pytest.mark.parametrize("model", MODELS)
+def test_node_row_groups_of_either_size_match_interpreter(
+        model, node_lanes, hub_mode, hypers_kind, device, monkeypatch):
+    """Node-row warp launches run two rows per warp (groups of 16 lanes)
+    on graphs with few edges per row, a warp per row otherwise
+    (TraversalCuda.h nodeRowLanes); HECTOR_NODE_ROW_LANES forces either
+    for every launch. Both must agree with the interpreter, beside a heavy
+    launch and with hubs split, at the declared hypers (the kFixedHypers
+    kernels) and at small ones with two heads."""
+    if device.type == "cpu":
+        pytest.skip("the CPU kernels have no thread groups")
+    if hypers_kind == "declared":
+        hypers = declared_hypers(model)
+    else:
+        hypers = hypers_for(model, 2)
+        if "heads" not in hypers:
+            pytest.skip(f"{model} has no heads")
+    monkeypatch.setenv("HECTOR_NODE_ROW_LANES", node_lanes)
+    hubs = set_hub_mode(hub_mode, monkeypatch)
+    assert_matches_interpreter(model, graph_for(model, device, hubs), hypers,
+                               device, TOL)
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_generated_with_tf32_allowed_stays_within_1e_3(model, device,
                                                         monkeypatch):

@@ -124,7 +124,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                     }
                   }
                 }
-                v_s10 = hector::trav::foldSum(v_s10, hector_lanes);
+                v_s10 = hector::trav::foldSum<kGroupSize>(v_s10, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
                   s10_t[i] = v_s10;
                   scalar_t v_s11;
@@ -194,7 +194,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc = hector::trav::max(acc, w_acc_s13[w * hector_stride_w_acc_s13 + i]);
               }
             }
-            acc = hector::trav::foldMax(acc, hector_fold_s13);
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s13);
             if (i < sz_alpha_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
@@ -279,7 +279,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s16[w * hector_stride_w_acc_s16 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s16);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s16);
             if (i < sz_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -396,7 +396,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s19[w * hector_stride_w_acc_s19 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s19);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s19);
             if (i < sz_agg_0 && hector_part == 0) {
               t[i] += acc;
             }

@@ -128,7 +128,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc = hector::trav::max(acc, w_acc_s6[w * hector_stride_w_acc_s6 + i]);
               }
             }
-            acc = hector::trav::foldMax(acc, hector_fold_s6);
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s6);
             if (i < sz_alpha_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
@@ -213,7 +213,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s9);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s9);
             if (i < sz_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
@@ -330,7 +330,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s13);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
             if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }
@@ -536,7 +536,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                     }
                   }
                 }
-                v_s3 = hector::trav::foldSum(v_s3, hector_lanes);
+                v_s3 = hector::trav::foldSum<kGroupSize>(v_s3, hector_lanes);
                 if (hector_active_0 && i % hector_lanes == hector_lane) {
                   const scalar_t v = v_s3;
                   t[i] = v;
@@ -645,7 +645,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
                 acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s9);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s9);
             if (i < sz_grad_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }

@@ -107,7 +107,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
               }
             }
-            acc = hector::trav::foldSum(acc, hector_fold_s1);
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s1);
             if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }
