@@ -1874,12 +1874,17 @@ void printRowGroupLaunch(CodeWriter &w, const NestPrinter &nest,
 /// and split their edge loops over workers, a group of 16 lanes per row
 /// when the graph's rows have few edges (TraversalCuda.h nodeRowLanes).
 /// Such a launch is a chain of dependent steps per row, so two rows per
-/// warp keep twice as many in flight (docs/perf-notes.md section 42).
-/// Partial-atomic nests keep a warp: their flushes were measured with it
-/// only.
+/// warp keep twice as many in flight (docs/perf-notes.md section 42). Only
+/// rows with at least kNarrowRowEdgeLoops edge loops (a softmax's max,
+/// sum and weighted sum) take them: with one loop (RGCN's aggregation)
+/// the row's gathers bound the launch, and halving its workers lost 7% to
+/// 10% on am, mag and wikikg2. Partial-atomic nests keep a warp: their
+/// flushes were measured with it only.
+constexpr size_t kNarrowRowEdgeLoops = 3;
 void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
                      const std::string &name, bool afterHeavy) {
-  if (!nest.takesRowQueue() || nest.workerLoops().empty()) {
+  if (!nest.takesRowQueue() ||
+      nest.workerLoops().size() < kNarrowRowEdgeLoops) {
     printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
     return;
   }

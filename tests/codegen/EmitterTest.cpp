@@ -935,10 +935,10 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   EXPECT_LT(shape, queued);
   EXPECT_LT(queued, chunked);
   EXPECT_LT(chunked, release);
-  // The warp launch twice, in groups of 16 lanes and of a warp: two
-  // queued calls, and with the heavy launch's two, four without a queue.
-  EXPECT_EQ(countOf(forward, ", launch.queue);"), 2u) << forward;
-  EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 4u) << forward;
+  // One edge loop: a warp per row only (no groups of 16 lanes).
+  EXPECT_EQ(countOf(forward, "nodeRowLanes"), 0u) << forward;
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u) << forward;
+  EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 3u) << forward;
   const std::string partial = textFrom(cu, "\nbackward_trav_2(", "\n}\n");
   ASSERT_FALSE(partial.empty());
   EXPECT_EQ(countOf(partial, "hector_queue"), 0u);
@@ -965,6 +965,48 @@ const char *kTwoDirectionModule = R"(module @both {
 }
 )";
 
+// RGAT's forward rows run a softmax's three edge loops, a chain of steps
+// per row: on graphs with few edges per row its warp launch takes groups
+// of 16 lanes, two rows per warp (docs/perf-notes.md section 42), each
+// sized for 16 lanes; the choice is made at run time.
+TEST(EmitterRowQueue, ThreeLoopRowsTakeGroupsOf16LanesWhenRowsAreSmall) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string forward =
+      textFrom(cu, "void forward_cuda_body(", "\n  }\n");
+  ASSERT_FALSE(forward.empty());
+  EXPECT_EQ(countOf(forward, "const int row_lanes = hector::trav::"
+                             "nodeRowLanes(g.num_edges, rows, false);"),
+            1u);
+  EXPECT_EQ(countOf(forward,
+                    "if (row_lanes == hector::trav::kNarrowNodeRowLanes) {"),
+            1u);
+  EXPECT_EQ(countOf(forward, "hector::trav::maxOf(hp_heads, (hp_heads * "
+                             "hp_out_dim), (hp_heads * hp_out_dim)), "
+                             "hector::trav::kNarrowNodeRowLanes);"),
+            1u);
+  EXPECT_EQ(countOf(forward,
+                    "hector::trav::queuedLaunchShape(reinterpret_cast<const "
+                    "void *>(&forward_trav_2<scalar_t, kFixedHypers, "
+                    "hector::trav::kNarrowNodeRowLanes, true>), rows, "
+                    "scratch_size, sizeof(scalar_t), false, warp_stream, "
+                    "hector::trav::kNarrowNodeRowLanes)"),
+            1u);
+  EXPECT_EQ(countOf(forward, "hector::trav::launchShape(reinterpret_cast<"
+                             "const void *>(&forward_trav_2<scalar_t, "
+                             "kFixedHypers, hector::trav::"
+                             "kNarrowNodeRowLanes>), rows, scratch_size, "
+                             "sizeof(scalar_t), false, hector::trav::"
+                             "kNarrowNodeRowLanes)"),
+            1u);
+  // The backward's kernels keep a warp per row.
+  const std::string backward =
+      textFrom(cu, "void backward_cuda_body(", "\n  }\n");
+  ASSERT_FALSE(backward.empty());
+  EXPECT_EQ(countOf(backward, "nodeRowLanes"), 0u);
+}
+
 // A queued warp launch with no heavy launch before it is only the queued
 // instantiation: no stream test, no chunked fallback that cannot run.
 TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
@@ -989,19 +1031,9 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
                     "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                     "kWarpSize, true><<<"),
             1u);
-  // The same in groups of 16 lanes, when the rows have few edges.
-  EXPECT_EQ(countOf(forward,
-                    "const int row_lanes = hector::trav::nodeRowLanes("
-                    "g.num_edges, rows, false);"),
-            1u);
-  EXPECT_EQ(countOf(forward,
-                    "hector::trav::queuedLaunchShape(reinterpret_cast<const "
-                    "void *>(&forward_trav_0<scalar_t, kFixedHypers, "
-                    "hector::trav::kNarrowNodeRowLanes, true>), rows, "
-                    "scratch_size, sizeof(scalar_t), false, stream, "
-                    "hector::trav::kNarrowNodeRowLanes);"),
-            1u);
-  EXPECT_EQ(countOf(forward, ", launch.queue);"), 2u);
+  // Two edge loops: a warp per row only (no groups of 16 lanes).
+  EXPECT_EQ(countOf(forward, "nodeRowLanes"), 0u);
+  EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u);
   EXPECT_EQ(countOf(forward,
                     "forward_trav_0<scalar_t, kFixedHypers, hector::trav::"
                     "kWarpSize><<<"),
@@ -1009,7 +1041,7 @@ TEST(EmitterRowQueue, AWarpLaunchWithoutAHeavyLaunchIsOnlyQueued) {
   EXPECT_EQ(countOf(forward, "RowQueue{}"), 0u);
   EXPECT_EQ(countOf(forward, "hector::trav::rowQueueRelease(launch.queue, "
                              "stream);"),
-            2u);
+            1u);
 }
 
 // The CUDA host function runs its kernels' kFixedHypers instantiation
