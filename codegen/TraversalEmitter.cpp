@@ -134,6 +134,9 @@ public:
   bool takesRowQueue() const {
     return hasNeighbourLoops() && partials_.empty();
   }
+  /// Whether an edge loop holds a contraction whose terms a worker's lanes
+  /// share (splitsInWorker): per-edge work that wants more lanes a row.
+  bool hasLaneContractions() const;
 
   /// A node-row instance whose edge loops all go one way and are split
   /// over workers gets a second launch for its heavy rows (Traversal.h):
@@ -875,6 +878,24 @@ NestPrinter::declareOperands(CodeWriter &w, const TravStmt &s,
     ops.push_back(std::move(ref));
   }
   return ops;
+}
+
+bool NestPrinter::hasLaneContractions() const {
+  bool found = false;
+  for (const TravItem &item : inst_.root->body) {
+    const auto *sub = std::get_if<std::unique_ptr<TravLoop>>(&item);
+    if (!sub)
+      continue;
+    intra::forEachTravStmt(**sub, [&](const TravStmt &s) {
+      found = found || ((s.stmt.op == ir::OpKind::Dot ||
+                         s.stmt.op == ir::OpKind::SumTo) &&
+                        (s.reduction == ReductionScheme::None ||
+                         s.reduction == ReductionScheme::Segmented) &&
+                        !(s.hoisted && s.storeInInnerLoop) &&
+                        !sharesStorage(s.stmt));
+    });
+  }
+  return found;
 }
 
 bool NestPrinter::splitsInWorker(const TravStmt &s) const {
@@ -1876,15 +1897,18 @@ void printRowGroupLaunch(CodeWriter &w, const NestPrinter &nest,
 /// Such a launch is a chain of dependent steps per row, so two rows per
 /// warp keep twice as many in flight (docs/perf-notes.md section 42). Only
 /// rows with at least kNarrowRowEdgeLoops edge loops (a softmax's max,
-/// sum and weighted sum) take them: with one loop (RGCN's aggregation)
-/// the row's gathers bound the launch, and halving its workers lost 7% to
-/// 10% on am, mag and wikikg2. Partial-atomic nests keep a warp: their
-/// flushes were measured with it only.
+/// sum and weighted sum) and no contraction split over a worker's lanes
+/// take them (RGAT's forward). With one loop (RGCN's aggregation) the
+/// row's gathers bound the launch, and halving its workers lost 7% to 10%
+/// on am, mag and wikikg2. HGT's per-head dots lost 1.5% to 3% on
+/// wikikg2 with half the lanes each. Partial-atomic nests keep a warp:
+/// their flushes were measured with it only.
 constexpr size_t kNarrowRowEdgeLoops = 3;
 void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
                      const std::string &name, bool afterHeavy) {
   if (!nest.takesRowQueue() ||
-      nest.workerLoops().size() < kNarrowRowEdgeLoops) {
+      nest.workerLoops().size() < kNarrowRowEdgeLoops ||
+      nest.hasLaneContractions()) {
     printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
     return;
   }

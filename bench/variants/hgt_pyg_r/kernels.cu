@@ -1973,40 +1973,20 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
-      const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
-      if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
-        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
-        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kNarrowNodeRowLanes);
-        const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
-        const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kNarrowNodeRowLanes);
-        const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kNarrowNodeRowLanes);
-        const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
-        if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
-          const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) forward_trav_3<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "forward_trav_3");
-          hector::trav::rowQueueRelease(launch.queue, warp_stream);
-        }
-      }
-      else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
-        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kWarpSize);
-        const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
-        const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
-        const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kWarpSize);
-        const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
-        if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
-          const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "forward_trav_3");
-          hector::trav::rowQueueRelease(launch.queue, warp_stream);
-        }
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kWarpSize);
+      const int64_t scratch_size = (hp_heads + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
+      if (rows > 0) {
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::LaunchShape &shape = launch.shape;
+        if (launch.queue.next) forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "forward_trav_3");
+        hector::trav::rowQueueRelease(launch.queue, warp_stream);
       }
       hector::trav::joinLaunches(streams, stream);
     }
