@@ -137,6 +137,10 @@ public:
   /// Whether an edge loop holds a contraction whose terms a worker's lanes
   /// share (splitsInWorker): per-edge work that wants more lanes a row.
   bool hasLaneContractions() const;
+  /// Whether `s` is a contraction whose terms a worker's lanes would
+  /// share in a worker loop (stored plainly or into the worker's
+  /// accumulator, not into storage it reads).
+  bool sharesLaneTerms(const TravStmt &s) const;
 
   /// A node-row instance whose edge loops all go one way and are split
   /// over workers gets a second launch for its heavy rows (Traversal.h):
@@ -886,26 +890,23 @@ bool NestPrinter::hasLaneContractions() const {
     const auto *sub = std::get_if<std::unique_ptr<TravLoop>>(&item);
     if (!sub)
       continue;
-    intra::forEachTravStmt(**sub, [&](const TravStmt &s) {
-      found = found || ((s.stmt.op == ir::OpKind::Dot ||
-                         s.stmt.op == ir::OpKind::SumTo) &&
-                        (s.reduction == ReductionScheme::None ||
-                         s.reduction == ReductionScheme::Segmented) &&
-                        !(s.hoisted && s.storeInInnerLoop) &&
-                        !sharesStorage(s.stmt));
-    });
+    intra::forEachTravStmt(
+        **sub, [&](const TravStmt &s) { found = found || sharesLaneTerms(s); });
   }
   return found;
 }
 
-bool NestPrinter::splitsInWorker(const TravStmt &s) const {
-  if (!inWorkerLoop_ || (s.hoisted && s.storeInInnerLoop) ||
-      sharesStorage(s.stmt))
+bool NestPrinter::sharesLaneTerms(const TravStmt &s) const {
+  if ((s.hoisted && s.storeInInnerLoop) || sharesStorage(s.stmt))
     return false;
   if (s.reduction != ReductionScheme::None &&
       s.reduction != ReductionScheme::Segmented)
     return false;
   return s.stmt.op == ir::OpKind::Dot || s.stmt.op == ir::OpKind::SumTo;
+}
+
+bool NestPrinter::splitsInWorker(const TravStmt &s) const {
+  return inWorkerLoop_ && sharesLaneTerms(s);
 }
 
 void NestPrinter::printWorkerSplit(CodeWriter &w, const TravStmt &lead,
