@@ -1823,15 +1823,16 @@ void printFlatRowLaunch(CodeWriter &w, const ProgramLayout &layout,
 }
 
 /// The launch of a kernel's rows (all of them, or the light ones after a
-/// heavy launch) with a group of `lanes` lanes (a C++ constant: a warp,
-/// or 16) per row.
+/// heavy launch) with a warp per row, or with `narrow` a group of
+/// kNarrowNodeRowLanes lanes.
 void printRowGroupLaunch(CodeWriter &w, const NestPrinter &nest,
                          const std::string &name, bool afterHeavy,
-                         const std::string &lanes) {
+                         bool narrow) {
+  const std::string lanes =
+      narrow ? "hector::trav::kNarrowNodeRowLanes" : "hector::trav::kWarpSize";
   printWorkerCounts(w, nest, lanes);
   // The launch shapes' group lanes: left at their default for a warp.
-  const std::string lanesArg =
-      lanes == "hector::trav::kWarpSize" ? "" : ", " + lanes;
+  const std::string lanesArg = narrow ? ", " + lanes : "";
   w.line("const int64_t scratch_size = {};", scratchTotal(nest.slots()));
   w.open("if (rows > 0)");
   const std::string kernel =
@@ -1910,18 +1911,17 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
   if (!nest.takesRowQueue() ||
       nest.workerLoops().size() < kNarrowRowEdgeLoops ||
       nest.hasLaneContractions()) {
-    printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
+    printRowGroupLaunch(w, nest, name, afterHeavy, false);
     return;
   }
   w.line("const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, "
          "rows, {});",
          nest.hasAtomics() ? "hp.hector_deterministic" : "false");
-  w.open(fmt::format("if (row_lanes == {})", "hector::trav::kNarrowNodeRowLanes"));
-  printRowGroupLaunch(w, nest, name, afterHeavy,
-                      "hector::trav::kNarrowNodeRowLanes");
+  w.open("if (row_lanes == hector::trav::kNarrowNodeRowLanes)");
+  printRowGroupLaunch(w, nest, name, afterHeavy, true);
   w.close();
   w.open("else");
-  printRowGroupLaunch(w, nest, name, afterHeavy, "hector::trav::kWarpSize");
+  printRowGroupLaunch(w, nest, name, afterHeavy, false);
   w.close();
 }
 
