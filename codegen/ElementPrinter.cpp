@@ -71,6 +71,24 @@ std::string unaryExpr(OpKind op, const std::string &x,
   }
 }
 
+/// The start of the weight's terms for output column `col` when they are
+/// contiguous in the term index kk (one 16-byte load per quad), or empty:
+/// linear_t stores W as [N,K], so a column's terms are a row; linear
+/// stores [K,N], whose column is contiguous only when N is 1 (RGAT's
+/// one-head attention logit, docs/perf-notes.md section 43).
+std::string contiguousWeightColumn(const OperandRef &w, bool transposed,
+                                   const std::string &head, const ir::Dim &n,
+                                   const ir::Dim &k) {
+  if (w.isScalar())
+    return "";
+  const std::string N = dimExpr(n), K = dimExpr(k);
+  if (transposed)
+    return fmt::format("({} + ({} * {} + col) * {})", w.ptr, head, N, K);
+  if (n.isConstant() && n.constantValue() != 1)
+    return "";
+  return fmt::format("({} + {} * {})", w.ptr, head, K);
+}
+
 void printLinear(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
                  const std::vector<OperandRef> &ops) {
   // linear(a:[..,K], W:[K,N]) or per head a:[H,K], W:[H,K,N]; linear_t
@@ -88,9 +106,35 @@ void printLinear(CodeWriter &w, const ir::Stmt &stmt, const ir::Shape &result,
       transposed ? fmt::format("({} * {} + col) * {} + kk", head, N, K)
                  : fmt::format("({} * {} + kk) * {} + col", head, K, N);
   w.line("scalar_t v = 0;");
-  w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
-  w.line("v += {} * {};", at(ops[0], "lead * " + K + " + kk"),
-         at(ops[1], wIndex));
+  const auto scalarLoop = [&] {
+    w.open(fmt::format("for (int64_t kk = 0; kk < {}; ++kk)", K));
+    w.line("v += {} * {};", at(ops[0], "lead * " + K + " + kk"),
+           at(ops[1], wIndex));
+    w.close();
+  };
+  // One lane adds all K terms (a narrow product per edge, section 34):
+  // read both rows a quad at a time where they allow it, in the same
+  // order, so the sum is the scalar loop's.
+  const std::string wColumn =
+      contiguousWeightColumn(ops[1], transposed, head, n, k);
+  if (ops[0].isScalar() || wColumn.empty()) {
+    scalarLoop();
+    return;
+  }
+  const std::string aRow = "(" + ops[0].ptr + " + lead * " + K + ")";
+  std::string test = quadRowsTest(K, {aRow, wColumn});
+  if (!transposed && !n.isConstant())
+    test = fmt::format("{} == 1 && {}", N, test);
+  w.open("if (" + test + ")");
+  w.open(fmt::format("for (int64_t kk = 0; kk < {}; kk += 4)", K));
+  w.line("const auto hector_qa = hector::trav::rowQuad({}, kk);", aRow);
+  w.line("const auto hector_qw = hector::trav::rowQuad({}, kk);", wColumn);
+  w.line("HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * "
+         "hector_qw.v[q];");
+  w.close();
+  w.close();
+  w.open("else");
+  scalarLoop();
   w.close();
   (void)result;
 }

@@ -267,8 +267,17 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 const int64_t col = i % hp_heads;
                 const int64_t lead = i / hp_heads;
                 scalar_t v = 0;
-                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                  v += s6_o0[lead * hp_in_dim + kk] * s6_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
+                if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s6_o0 + lead * hp_in_dim), (s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
+                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
+                    const auto hector_qa = hector::trav::rowQuad((s6_o0 + lead * hp_in_dim), kk);
+                    const auto hector_qw = hector::trav::rowQuad((s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
+                  }
+                }
+                else {
+                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                    v += s6_o0[lead * hp_in_dim + kk] * s6_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
+                  }
                 }
                 v_s6 = v;
               }

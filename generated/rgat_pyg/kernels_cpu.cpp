@@ -99,8 +99,17 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
                 const int64_t col = i % hp_heads;
                 const int64_t lead = i / hp_heads;
                 scalar_t v = 0;
-                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                  v += s4_o0[lead * hp_in_dim + kk] * s4_o1[(INT64_C(0) * hp_in_dim + kk) * hp_heads + col];
+                if (hp_heads == 1 && hector::trav::quadRows<scalar_t>(hp_in_dim, (s4_o0 + lead * hp_in_dim), (s4_o1 + INT64_C(0) * hp_in_dim))) {
+                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
+                    const auto hector_qa = hector::trav::rowQuad((s4_o0 + lead * hp_in_dim), kk);
+                    const auto hector_qw = hector::trav::rowQuad((s4_o1 + INT64_C(0) * hp_in_dim), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
+                  }
+                }
+                else {
+                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                    v += s4_o0[lead * hp_in_dim + kk] * s4_o1[(INT64_C(0) * hp_in_dim + kk) * hp_heads + col];
+                  }
                 }
                 v_s4 = v;
               }

@@ -277,43 +277,92 @@ TEST(ElementPrinterTest, LeakyReluWithScalarSlope) {
             "0.20000000000000001);\n");
 }
 
+/// printLinear's text when one lane reads both rows a quad at a time where
+/// `test` holds, else term by term at `a` and `w`.
+std::string linearWithQuads(const std::string &test, const std::string &aRow,
+                            const std::string &wColumn, const std::string &a,
+                            const std::string &w) {
+  return "const int64_t col = i % hp_n;\n"
+         "const int64_t lead = i / hp_n;\n"
+         "scalar_t v = 0;\n"
+         "if (" +
+         test +
+         ") {\n"
+         "  for (int64_t kk = 0; kk < hp_k; kk += 4) {\n"
+         "    const auto hector_qa = hector::trav::rowQuad(" +
+         aRow +
+         ", kk);\n"
+         "    const auto hector_qw = hector::trav::rowQuad(" +
+         wColumn +
+         ", kk);\n"
+         "    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * "
+         "hector_qw.v[q];\n"
+         "  }\n"
+         "}\n"
+         "else {\n"
+         "  for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
+         "    v += " +
+         a + " * " + w +
+         ";\n"
+         "  }\n"
+         "}\n";
+}
+
 TEST(ElementPrinterTest, LinearPerHead) {
-  // linear(a:[H, K], W:[H, K, N]) -> [H, N]: W[h, kk, col].
+  // linear(a:[H, K], W:[H, K, N]) -> [H, N]: W[h, kk, col]. A column's
+  // terms are contiguous only when N is 1, which the quad loop tests.
   EXPECT_EQ(print(stmtOf(OpKind::Linear), shape({"heads", "n"}),
                   {row("o0", shape({"heads", "k"})),
                    row("o1", shape({"heads", "k", "n"}))}),
-            "const int64_t col = i % hp_n;\n"
-            "const int64_t lead = i / hp_n;\n"
-            "scalar_t v = 0;\n"
-            "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
-            "  v += o0[lead * hp_k + kk] * o1[(lead * hp_k + kk) * hp_n + "
-            "col];\n"
-            "}\n");
+            linearWithQuads("hp_n == 1 && hector::trav::quadRows<scalar_t>("
+                            "hp_k, (o0 + lead * hp_k), (o1 + lead * hp_k))",
+                            "(o0 + lead * hp_k)", "(o1 + lead * hp_k)",
+                            "o0[lead * hp_k + kk]",
+                            "o1[(lead * hp_k + kk) * hp_n + col]"));
 }
 
 TEST(ElementPrinterTest, LinearSharedAndTransposed) {
   // linear(a:[H, K], W:[K, N]): the same W for every head.
-  EXPECT_EQ(print(stmtOf(OpKind::Linear), shape({"heads", "n"}),
-                  {row("o0", shape({"heads", "k"})),
-                   row("o1", shape({"k", "n"}))}),
-            "const int64_t col = i % hp_n;\n"
-            "const int64_t lead = i / hp_n;\n"
-            "scalar_t v = 0;\n"
-            "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
-            "  v += o0[lead * hp_k + kk] * o1[(INT64_C(0) * hp_k + kk) * hp_n "
-            "+ col];\n"
-            "}\n");
-  // linear_t(a:[H, K], W:[H, N, K]): W[h, col, kk].
+  EXPECT_EQ(
+      print(stmtOf(OpKind::Linear), shape({"heads", "n"}),
+            {row("o0", shape({"heads", "k"})), row("o1", shape({"k", "n"}))}),
+      linearWithQuads("hp_n == 1 && hector::trav::quadRows<scalar_t>("
+                      "hp_k, (o0 + lead * hp_k), (o1 + INT64_C(0) * "
+                      "hp_k))",
+                      "(o0 + lead * hp_k)", "(o1 + INT64_C(0) * hp_k)",
+                      "o0[lead * hp_k + kk]",
+                      "o1[(INT64_C(0) * hp_k + kk) * hp_n + col]"));
+  // linear_t(a:[H, K], W:[H, N, K]): W[h, col, kk], a row for every
+  // column, so quads need no condition on N.
   EXPECT_EQ(print(stmtOf(OpKind::LinearT), shape({"heads", "n"}),
                   {row("o0", shape({"heads", "k"})),
                    row("o1", shape({"heads", "n", "k"}))}),
-            "const int64_t col = i % hp_n;\n"
-            "const int64_t lead = i / hp_n;\n"
+            linearWithQuads(
+                "hector::trav::quadRows<scalar_t>(hp_k, (o0 + "
+                "lead * hp_k), (o1 + (lead * hp_n + col) * hp_k))",
+                "(o0 + lead * hp_k)", "(o1 + (lead * hp_n + col) * hp_k)",
+                "o0[lead * hp_k + kk]", "o1[(lead * hp_n + col) * hp_k + kk]"));
+}
+
+TEST(ElementPrinterTest, LinearWithSeveralConstantColumnsKeepsTheScalarLoop) {
+  // W:[K, 8]: a column's terms are 8 apart, so no quad loop.
+  EXPECT_EQ(print(stmtOf(OpKind::Linear), shape({"8"}),
+                  {row("o0", shape({"k"})), row("o1", shape({"k", "8"}))}),
+            "const int64_t col = i % INT64_C(8);\n"
+            "const int64_t lead = i / INT64_C(8);\n"
             "scalar_t v = 0;\n"
             "for (int64_t kk = 0; kk < hp_k; ++kk) {\n"
-            "  v += o0[lead * hp_k + kk] * o1[(lead * hp_n + col) * hp_k + "
-            "kk];\n"
+            "  v += o0[lead * hp_k + kk] * o1[(INT64_C(0) * hp_k + kk) * "
+            "INT64_C(8) + col];\n"
             "}\n");
+  // W:[K, 1]: always contiguous, no run-time test of N.
+  const std::string one =
+      print(stmtOf(OpKind::Linear), shape({"1"}),
+            {row("o0", shape({"k"})), row("o1", shape({"k", "1"}))});
+  EXPECT_NE(one.find("if (hector::trav::quadRows<scalar_t>(hp_k, (o0 + lead "
+                     "* hp_k), (o1 + INT64_C(0) * hp_k))) {"),
+            std::string::npos)
+      << one;
 }
 
 TEST(ElementPrinterTest, IndentsInsideAnOuterBlock) {
