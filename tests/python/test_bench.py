@@ -648,9 +648,39 @@ def test_throughput_prints_one_line_per_case(capsys):
     assert [x["case"] for x in lines] == ["aifb-rgcn-inference",
                                           "aifb-rgcn-training"]
     assert all(x["tag"] == "A" and x["system"] == "pyg-rgcn" and
-               x["ms"] > 0 for x in lines)
+               x["ms"] > 0 and x["tf32"] is False for x in lines)
     with pytest.raises(SystemExit):
         throughput.main(["--systems", "no-such-system"])
+
+
+def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
+                                                         monkeypatch):
+    from hector.bench import runner, throughput
+
+    seen = []
+    step = runner._step
+
+    def spying_step(prepared, prob, mode):
+        fn = step(prepared, prob, mode)
+
+        def timed():
+            seen.append(torch.backends.cuda.matmul.allow_tf32)
+            return fn()
+        return timed
+
+    monkeypatch.setattr(runner, "_step", spying_step)
+    before = torch.backends.cuda.matmul.allow_tf32
+    assert throughput.main(["--datasets", "aifb", "--models", "rgcn",
+                            "--systems", "pyg-rgcn", "--device", "cpu",
+                            "--scale", str(SCALE), "--dim", "8",
+                            "--modes", "inference", "--steps", "2",
+                            "--warmup", "1", "--tf32"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["tf32"] for x in lines] == [True]
+    # Every timed call (1 warm-up, 2 steps) ran with TF32 allowed, and the
+    # flag is what it was afterwards.
+    assert seen == [True, True, True]
+    assert torch.backends.cuda.matmul.allow_tf32 == before
 
 
 def test_compare_takes_each_tags_best_round(tmp_path, capsys):

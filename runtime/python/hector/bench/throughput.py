@@ -3,7 +3,9 @@
 For each (dataset, model, system, mode) it prepares the case as the
 harness does, runs --warmup steps, then --steps steps back to back between
 two CUDA events (on the CPU, between two clock reads after a sync) and
-prints one JSON line: {"tag", "case", "system", "ms"} with the mean step.
+prints one JSON line: {"tag", "case", "system", "ms", "tf32"} with the mean
+step. --tf32 lets the matmuls use TF32 as the harness's --tf32 does (the
+issue's final run may), so that A/B runs can time the kernels it runs.
 
 The harness times each step on its own (median of 10, synchronised), which
 on small graphs measures the host as much as the GPU: one step of aifb
@@ -46,12 +48,16 @@ def time_steps(fn, device, steps, warmup):
 def main(argv=None):
     from .cases import (add_case_arguments, check_systems, device_of,
                         prepared_cases)
-    from .runner import _step
+    from .runner import _step, matmul_tf32
 
     p = argparse.ArgumentParser(prog="python -m hector.bench.throughput")
     add_case_arguments(p, datasets=["aifb"], steps=30, warmup=5)
     p.add_argument("--tag", default="",
                    help="copied into every line (the build's name)")
+    p.add_argument("--tf32", action="store_true",
+                   help="let the matmuls use TF32 while the steps run "
+                        "(torch.backends.cuda.matmul.allow_tf32, as the "
+                        "harness's --tf32)")
     args = p.parse_args(argv)
     if args.steps < 1 or args.warmup < 0:
         p.error("--steps must be >= 1 and --warmup >= 0")
@@ -59,12 +65,14 @@ def main(argv=None):
     device = device_of(args)
     for ds, model, name, prob, prepared in prepared_cases(args, device):
         for mode in args.modes:
-            ms = time_steps(_step(prepared, prob, mode), device, args.steps,
-                            args.warmup)
+            with matmul_tf32(args.tf32):
+                ms = time_steps(_step(prepared, prob, mode), device,
+                                args.steps, args.warmup)
             for prm in prepared.params:
                 prm.grad = None
             print(json.dumps({"tag": args.tag, "case": f"{ds}-{model}-{mode}",
-                              "system": name, "ms": ms}), flush=True)
+                              "system": name, "ms": ms,
+                              "tf32": args.tf32}), flush=True)
     return 0
 
 
