@@ -653,9 +653,10 @@ def test_throughput_prints_one_line_per_case(capsys):
         throughput.main(["--systems", "no-such-system"])
 
 
-def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
-                                                         monkeypatch):
-    from hector.bench import runner, throughput
+def spy_on_tf32(monkeypatch):
+    """runner._step wrapped so that each call of a step records whether
+    TF32 matmuls were allowed then; returns the list it appends to."""
+    from hector.bench import runner
 
     seen = []
     step = runner._step
@@ -669,6 +670,14 @@ def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
         return timed
 
     monkeypatch.setattr(runner, "_step", spying_step)
+    return seen
+
+
+def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
+                                                         monkeypatch):
+    from hector.bench import throughput
+
+    seen = spy_on_tf32(monkeypatch)
     before = torch.backends.cuda.matmul.allow_tf32
     assert throughput.main(["--datasets", "aifb", "--models", "rgcn",
                             "--systems", "pyg-rgcn", "--device", "cpu",
@@ -680,6 +689,23 @@ def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
     # Every timed call (1 warm-up, 2 steps) ran with TF32 allowed, and the
     # flag is what it was afterwards.
     assert seen == [True, True, True]
+    assert torch.backends.cuda.matmul.allow_tf32 == before
+
+
+def test_profile_tf32_allows_tf32_only_while_it_profiles(tmp_path, capsys,
+                                                         monkeypatch):
+    from hector.bench import profile
+
+    seen = spy_on_tf32(monkeypatch)
+    before = torch.backends.cuda.matmul.allow_tf32
+    assert profile.main(["--datasets", "aifb", "--models", "rgcn",
+                         "--systems", "pyg-rgcn", "--device", "cpu",
+                         "--scale", str(SCALE), "--dim", "8",
+                         "--modes", "inference", "--steps", "2",
+                         "--warmup", "1", "--tf32"]) == 0
+    assert "== aifb-rgcn-pyg-rgcn-inference" in capsys.readouterr().out
+    # The profiled steps and the busy line's timed steps all ran with TF32.
+    assert seen and all(seen)
     assert torch.backends.cuda.matmul.allow_tf32 == before
 
 

@@ -9,8 +9,8 @@ from .__main__ import _csv
 
 def add_case_arguments(p, datasets, steps, warmup):
     """--datasets, --models, --systems, --modes, --dim, --heads, --scale,
-    --steps, --warmup and --device on the argparse parser `p`, with the
-    tool's own defaults for the datasets, steps and warm-up steps."""
+    --steps, --warmup, --device and --tf32 on the argparse parser `p`, with
+    the tool's own defaults for the datasets, steps and warm-up steps."""
     p.add_argument("--datasets", type=_csv, default=datasets)
     p.add_argument("--models", type=_csv, default=["rgcn", "rgat", "hgt"])
     p.add_argument("--systems", type=_csv, default=["hector"])
@@ -21,6 +21,10 @@ def add_case_arguments(p, datasets, steps, warmup):
     p.add_argument("--steps", type=int, default=steps)
     p.add_argument("--warmup", type=int, default=warmup)
     p.add_argument("--device", default=None)
+    p.add_argument("--tf32", action="store_true",
+                   help="let the matmuls use TF32 while the steps run "
+                        "(torch.backends.cuda.matmul.allow_tf32, as the "
+                        "harness's --tf32)")
 
 
 def device_of(args):

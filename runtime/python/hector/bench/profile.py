@@ -92,7 +92,7 @@ def _busy_line(prof, fn, device, steps):
 def main(argv=None):
     from .cases import (add_case_arguments, check_systems, device_of,
                         prepared_cases)
-    from .runner import _step
+    from .runner import _step, matmul_tf32
 
     p = argparse.ArgumentParser(prog="python -m hector.bench.profile")
     add_case_arguments(p, datasets=["mutag"], steps=5, warmup=2)
@@ -125,14 +125,16 @@ def main(argv=None):
             title = f"{ds}-{model}-{name}-{mode}" + \
                 ("-input-grad" if args.input_grad else "")
             try:
-                prof = _profile_case(prepared, prob, mode, args.steps,
-                                     args.warmup, device)
+                with matmul_tf32(args.tf32):
+                    prof = _profile_case(prepared, prob, mode, args.steps,
+                                         args.warmup, device)
+                    busy = _busy_line(prof, _step(prepared, prob, mode),
+                                      device, args.steps)
                 text = _table(prof, device, args.steps, args.rows, args.sort)
                 if args.trace and args.out:
                     prof.export_chrome_trace(os.path.join(
                         args.out, title + ".trace.json"))
-                text += "\n" + _busy_line(
-                    prof, _step(prepared, prob, mode), device, args.steps)
+                text += "\n" + busy
             except Exception as exc:  # noqa: BLE001
                 text = f"{type(exc).__name__}: {exc}"
             print(f"== {title}\n{text}", flush=True)

@@ -54,10 +54,6 @@ def main(argv=None):
     add_case_arguments(p, datasets=["aifb"], steps=30, warmup=5)
     p.add_argument("--tag", default="",
                    help="copied into every line (the build's name)")
-    p.add_argument("--tf32", action="store_true",
-                   help="let the matmuls use TF32 while the steps run "
-                        "(torch.backends.cuda.matmul.allow_tf32, as the "
-                        "harness's --tf32)")
     args = p.parse_args(argv)
     if args.steps < 1 or args.warmup < 0:
         p.error("--steps must be >= 1 and --warmup >= 0")
