@@ -191,34 +191,82 @@ __device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
 #endif
 }
 
-/// Looks up the fields of tile `tile`'s rows and starts copying their X
-/// rows (head h) into `xs`: two threads a row, each copying every other
-/// 16-byte word, so that no thread waits for another's lookups.
+/// What staging one row of a tile needs from global memory: its id, the X
+/// row it gathers, the output row it scatters to, its epilogue scale and
+/// (rowType) its slice. lookupRow issues these loads a tile ahead of
+/// stageTile, so that their latency passes while the warps multiply the
+/// tile before (docs/perf-notes.md section 45): looked up just before its
+/// copies, a tile's gather index stalled every warp of the block at the
+/// start of each tile.
+struct RowLookup {
+  int64_t id = -1; ///< -1: past the last row
+  int64_t src = 0, dst = -1;
+  float scale = 1.f;
+  unsigned slice = kNoSlice32; ///< rowType's; segments: found by stageTile
+  __device__ bool live() const { return id >= 0; }
+};
+
+/// The lookups of this thread's row of tile `tile` (two threads a row;
+/// the row fields only for the first of them).
+__device__ __forceinline__ RowLookup lookupRow(const SegmentGemmArgs &a,
+                                               int64_t tile, int64_t h) {
+  RowLookup l;
+  const int64_t r = tile * kTileRows + threadIdx.x / 2;
+  if (r >= a.M)
+    return l;
+  l.id = rowIdOf(a, r);
+  l.src = a.gather ? a.gather[l.id] : l.id;
+  if (threadIdx.x % 2 == 0) {
+    l.dst = a.scatter ? a.scatter[l.id] : l.id;
+    if (a.rowType)
+      l.slice = unsigned(a.rowType[l.id]);
+    if (a.epilogue != EpilogueOp::None) {
+      const int64_t sr = a.scaleGather ? a.scaleGather[l.id] : l.id;
+      l.scale = a.scale[a.scalePerHead ? sr * a.H + h : sr];
+    }
+  }
+  return l;
+}
+
+/// The slice of row r (segments over r) at or after `floor`, a slice no
+/// later than r's: a tile's rows follow the previous tile's last row, so
+/// a short walk forward from its slice replaces sliceOfRow's binary search
+/// (seven dependent loads over am's 108 relations). kNoSlice32 as the
+/// floor: no earlier row known, search.
+__device__ __forceinline__ unsigned
+segmentSliceFrom(const SegmentGemmArgs &a, int64_t r, unsigned floor) {
+  if (floor == kNoSlice32)
+    return unsigned(sliceOfRow(a, r, r));
+  int64_t s = floor;
+  // The last s with segmentPtr[s] <= r (empty segments share a start).
+  while (s + 1 < a.numSlices && a.segmentPtr[s + 1] <= r)
+    ++s;
+  return unsigned(s);
+}
+
+/// Writes tile `tile`'s row fields from this thread's lookup and starts
+/// copying its X row (head h) into `xs`: two threads a row, each copying
+/// every other 16-byte word. `floor`: a slice no later than the tile's
+/// first row's (the previous tile's last row's), or kNoSlice32.
 __device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
                                           int64_t tile, int64_t h, float *xs,
-                                          const TileRows &rows, int xStride) {
+                                          const TileRows &rows, int xStride,
+                                          const RowLookup &l, unsigned floor) {
   const int i = threadIdx.x / 2, half = threadIdx.x % 2;
-  const int64_t r = tile * kTileRows + i;
-  const bool live = r < a.M;
-  int64_t id = 0, src = 0;
-  if (live) {
-    id = rowIdOf(a, r);
-    src = a.gather ? a.gather[id] : id;
-  }
   if (half == 0) {
-    rows.dst[i] = live ? (a.scatter ? a.scatter[id] : id) : -1;
-    rows.slice[i] = live ? unsigned(sliceOfRow(a, r, id)) : kNoSlice32;
-    float sc = 1.f;
-    if (live && a.epilogue != EpilogueOp::None) {
-      const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
-      sc = a.scale[a.scalePerHead ? sr * a.H + h : sr];
-    }
-    rows.scale[i] = sc;
+    unsigned slice = kNoSlice32;
+    if (l.live())
+      slice = a.rowType      ? l.slice
+              : a.segmentPtr ? segmentSliceFrom(a, tile * kTileRows + i, floor)
+                             : 0u;
+    rows.dst[i] = l.live() ? l.dst : -1;
+    rows.slice[i] = slice;
+    rows.scale[i] = l.scale;
   }
-  if (!live)
+  if (!l.live())
     return; // its X row stays as it was: every pass masks the row out
   const int K = int(a.K);
-  const float *x = a.X + (src * a.H + h) * K;
+  const float *x = a.X + (l.src * a.H + h) * K;
   for (int q = 4 * half; q < K; q += 8)
     __pipeline_memcpy_async(xs + i * xStride + q, x + q, 16);
 }
@@ -402,14 +450,23 @@ __global__ void __launch_bounds__(kMmaThreads)
   const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
   unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile(a, first, h, xbuf(0), rowsOf(0), st);
+  stageTile(a, first, h, xbuf(0), rowsOf(0), st, lookupRow(a, first, h),
+            kNoSlice32);
   __pipeline_commit();
+  // The next tile's lookups, a tile ahead of its copies.
+  RowLookup next = first + 1 < last ? lookupRow(a, first + 1, h) : RowLookup{};
+  __syncthreads(); // the first tile's row fields: the next tile's floor
   for (int64_t tile = first; tile < last; ++tile) {
     const int cur = int(tile - first) & 1;
     // The other buffer was last read before the previous tile's closing
-    // sync, so the next tile's copies may start now.
-    if (tile + 1 < last)
-      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st);
+    // sync, so the next tile's copies may start now. This tile's row
+    // fields were written before that sync (or the one above).
+    if (tile + 1 < last) {
+      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st, next,
+                rowsOf(cur).slice[kTileRows - 1]);
+      if (tile + 2 < last)
+        next = lookupRow(a, tile + 2, h);
+    }
     __pipeline_commit();
     __pipeline_wait_prior(1); // this tile's copies (this thread's)
     __syncthreads();          // everyone's copies and row fields

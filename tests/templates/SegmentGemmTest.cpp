@@ -836,6 +836,57 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
+  // Runs of several tiles a block (a resident wave of 132 SMs holds at
+  // most about 600 blocks of 64 rows, so 200 K rows give each block 5 or
+  // more): each tile's rows are looked up during the tile before, and its
+  // slices walked forward from the previous tile's last row, across
+  // empty segments and segments shorter than a tile (docs/perf-notes.md
+  // section 45); rowType slices, sorted ids of skewed segments and TF32
+  // the same way.
+  {
+    Case c{"mmaRunsOfTilesSegPtrEmptyGatherScatter",
+           Mode::Linear,
+           200003,
+           64,
+           64,
+           1,
+           300,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    add(c);
+  }
+  {
+    Case c{"mmaRunsOfTilesRowTypeWindows",
+           Mode::Linear,
+           150001,
+           32,
+           136,
+           1,
+           9,
+           Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.epilogue = EpilogueOp::Mul;
+    add(c);
+  }
+  {
+    Case c{"mmaRunsOfTilesSortedSkewedTf32",
+           Mode::Linear,
+           180002,
+           64,
+           64,
+           1,
+           40,
+           Seg::Ptr};
+    c.rowIds = RowIds::SortedByType;
+    c.skewedSegments = true;
+    c.emptySegments = true;
+    c.tf32 = true;
+    add(c);
+  }
   // The outer tensor-core kernel (K, N multiples of 4, both <= 256,
   // aligned X and B): column windows beyond 64, K not a multiple of 16,
   // chunks across segments, rowType blocks, the deterministic single
