@@ -653,6 +653,14 @@ def test_throughput_prints_one_line_per_case(capsys):
         throughput.main(["--systems", "no-such-system"])
 
 
+# One small case for the tools that take hector.bench.cases' arguments:
+# aifb RGCN inference by pyg-rgcn on the CPU, a warm-up step and two more.
+ONE_CPU_INFERENCE = ["--datasets", "aifb", "--models", "rgcn", "--systems",
+                     "pyg-rgcn", "--device", "cpu", "--scale", str(SCALE),
+                     "--dim", "8", "--modes", "inference", "--steps", "2",
+                     "--warmup", "1"]
+
+
 def spy_on_tf32(monkeypatch):
     """runner._step wrapped so that each call of a step records whether
     TF32 matmuls were allowed then; returns the list it appends to."""
@@ -679,11 +687,7 @@ def test_throughput_tf32_allows_tf32_only_while_it_times(capsys,
 
     seen = spy_on_tf32(monkeypatch)
     before = torch.backends.cuda.matmul.allow_tf32
-    assert throughput.main(["--datasets", "aifb", "--models", "rgcn",
-                            "--systems", "pyg-rgcn", "--device", "cpu",
-                            "--scale", str(SCALE), "--dim", "8",
-                            "--modes", "inference", "--steps", "2",
-                            "--warmup", "1", "--tf32"]) == 0
+    assert throughput.main(ONE_CPU_INFERENCE + ["--tf32"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["tf32"] for x in lines] == [True]
     # Every timed call (1 warm-up, 2 steps) ran with TF32 allowed, and the
@@ -698,11 +702,7 @@ def test_profile_tf32_allows_tf32_only_while_it_profiles(tmp_path, capsys,
 
     seen = spy_on_tf32(monkeypatch)
     before = torch.backends.cuda.matmul.allow_tf32
-    assert profile.main(["--datasets", "aifb", "--models", "rgcn",
-                         "--systems", "pyg-rgcn", "--device", "cpu",
-                         "--scale", str(SCALE), "--dim", "8",
-                         "--modes", "inference", "--steps", "2",
-                         "--warmup", "1", "--tf32"]) == 0
+    assert profile.main(ONE_CPU_INFERENCE + ["--tf32"]) == 0
     assert "== aifb-rgcn-pyg-rgcn-inference" in capsys.readouterr().out
     # The profiled steps and the busy line's timed steps all ran with TF32.
     assert seen and all(seen)
