@@ -19,8 +19,10 @@
 // slice (segmentPtr) change slice rarely within a block and the weight
 // window, staged in shared memory, stays. Each tile's gathered X rows are
 // copied into one of two shared buffers with cp.async (16-byte words)
-// while the tile before is multiplied; each row's id, slice, output row
-// and scale are looked up by the two threads that copy the row.
+// while the tile before is multiplied; each row's id, output row and
+// scale are looked up by the two threads that copy the row, a tile before
+// its copies start, and its slice by walking the segment pointers on from
+// the previous tile's last row.
 //
 // Issue. A 64 x 64 tile takes 192 mma a warp when products are exact to
 // fp32 (three a term, see SegmentGemmMma.h), so every other instruction in
