@@ -1642,6 +1642,37 @@ void printInt32SizeCheck(CodeWriter &w, const ProgramLayout &layout) {
   w.line("hector::trav::requireInt32Sizes({{{}}});", sizes);
 }
 
+/// Whether a nest's warp launch may take groups of 16 lanes
+/// (printWarpLaunch): node rows off a queue with at least
+/// kNarrowRowEdgeLoops edge loops split over workers and no contraction
+/// split over a worker's lanes.
+constexpr size_t kNarrowRowEdgeLoops = 3;
+bool takesNarrowGroups(const NestPrinter &nest) {
+  return nest.takesRowQueue() &&
+         nest.workerLoops().size() >= kNarrowRowEdgeLoops &&
+         !nest.hasLaneContractions();
+}
+
+/// The kernel's launch bounds: up to 256 threads a block (a block group:
+/// kGroupSize). The fixed-hyper, chunked 16-lane instantiation of a
+/// narrow-group kernel (the large graphs' launch beside the heavy one)
+/// also asks for hector::trav::kNarrowNodeRowMinBlocks blocks an SM: its
+/// rows are chains of dependent loads, and the warps that fewer registers
+/// let in hide more of them (docs/perf-notes.md section 46).
+/// - Not the queued one (small graphs): aifb, mutag and bgs lost 2% to 5%.
+/// - Not the general-hyper one: capped alike, RGAT's spilled 640 bytes.
+/// - The others ask for 0 blocks, which leaves ptxas its default: asked
+///   for 1, it gave RGAT's forward 166 to 214 registers instead of 48 to
+///   64.
+std::string launchBounds(const NestPrinter &nest) {
+  if (!takesNarrowGroups(nest))
+    return "__launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)";
+  return "__launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, "
+         "kFixedHypers && !kRowQueue && kGroupSize == "
+         "hector::trav::kNarrowNodeRowLanes ? "
+         "hector::trav::kNarrowNodeRowMinBlocks : 0)";
+}
+
 std::string emitTraversalKernel(const ProgramLayout &layout,
                                 const intra::TraversalInstance &t,
                                 Target target) {
@@ -1664,8 +1695,7 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
                  "kGroupSize, bool kRowQueue = false>"
                : "template <typename scalar_t, bool kFixedHypers, int "
                  "kGroupSize>");
-    w.line("__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
-           "256)");
+    w.line("__global__ void {}", launchBounds(nest));
     w.open(fmt::format("{}([[maybe_unused]] const hector::rt::GraphArrays g, "
                        "[[maybe_unused]] const "
                        "hector::rt::GraphValues<scalar_t> gv, const "
@@ -1904,13 +1934,10 @@ void printRowGroupLaunch(CodeWriter &w, const NestPrinter &nest,
 /// row's gathers bound the launch, and halving its workers lost 7% to 10%
 /// on am, mag and wikikg2. HGT's per-head dots lost 1.5% to 3% on
 /// wikikg2 with half the lanes each. Partial-atomic nests keep a warp:
-/// their flushes were measured with it only.
-constexpr size_t kNarrowRowEdgeLoops = 3;
+/// their flushes were measured with it only (takesNarrowGroups).
 void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
                      const std::string &name, bool afterHeavy) {
-  if (!nest.takesRowQueue() ||
-      nest.workerLoops().size() < kNarrowRowEdgeLoops ||
-      nest.hasLaneContractions()) {
+  if (!takesNarrowGroups(nest)) {
     printRowGroupLaunch(w, nest, name, afterHeavy, false);
     return;
   }

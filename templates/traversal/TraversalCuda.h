@@ -482,6 +482,12 @@ constexpr int kNarrowNodeRowLanes = 16;
 /// 42): 1.04x to 1.06x at 3 to 11 edges per node, 0.94x to 0.98x at 41
 /// and 51.
 constexpr int64_t kNarrowNodeRowEdges = 16;
+/// The blocks of 256 threads an SM that the launch bounds of a 16-lane
+/// node-row kernel's chunked fixed-hyper instantiation ask for: at most 40
+/// registers a thread (RGAT's forward had 54; ptxas now spills 32 bytes).
+/// RGAT inference on an H100 with TF32: am 1.026x, wikikg2 1.015x, mag
+/// 0.999x (docs/perf-notes.md section 46).
+constexpr int kNarrowNodeRowMinBlocks = 6;
 
 /// The lanes of a group of a node-row kernel's warp launch (its rows hold
 /// edge loops split over workers): kNarrowNodeRowLanes when the rows have

@@ -141,20 +141,27 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
         continue;
       ++here;
       const std::string kernel = entry + "_" + t->name;
-      // A node-row kernel may have a row-queue flag (EmitterRowQueue).
-      const std::string declared =
-          "__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : "
-          "256)\n" +
-          kernel + "([[maybe_unused]] const hector::rt::GraphArrays g";
-      EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, "
-                            "int kGroupSize>\n" +
-                                declared) +
-                    countOf(cu, "template <typename scalar_t, bool "
-                                "kFixedHypers, int kGroupSize, "
-                                "bool kRowQueue = false>\n" +
-                                    declared),
-                1u)
-          << kernel;
+      // A node-row kernel may have a row-queue flag and, with narrow
+      // groups, a block count in its launch bounds (EmitterRowQueue).
+      size_t declarations = 0;
+      for (const char *bounds :
+           {")", ", kFixedHypers && !kRowQueue && kGroupSize == "
+                 "hector::trav::kNarrowNodeRowLanes ? "
+                 "hector::trav::kNarrowNodeRowMinBlocks : 0)"}) {
+        const std::string declared =
+            "__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize "
+            ": 256" +
+            std::string(bounds) + "\n" + kernel +
+            "([[maybe_unused]] const hector::rt::GraphArrays g";
+        declarations +=
+            countOf(cu, "template <typename scalar_t, bool kFixedHypers, "
+                        "int kGroupSize>\n" +
+                            declared) +
+            countOf(cu, "template <typename scalar_t, bool kFixedHypers, int "
+                        "kGroupSize, bool kRowQueue = false>\n" +
+                            declared);
+      }
+      EXPECT_EQ(declarations, 1u) << kernel;
       EXPECT_EQ(countOf(cpu, "template <typename scalar_t>\nvoid " + kernel +
                                  "([[maybe_unused]] const "
                                  "hector::rt::GraphArrays &g"),
@@ -1005,6 +1012,15 @@ TEST(EmitterRowQueue, ThreeLoopRowsTakeGroupsOf16LanesWhenRowsAreSmall) {
       textFrom(cu, "void backward_cuda_body(", "\n  }\n");
   ASSERT_FALSE(backward.empty());
   EXPECT_EQ(countOf(backward, "nodeRowLanes"), 0u);
+  // The forward kernel's fixed-hyper, chunked 16-lane instantiation asks
+  // for more blocks an SM; no other kernel names a block count (0:
+  // ptxas's own).
+  EXPECT_EQ(countOf(cu, "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
+                        "256, kFixedHypers && !kRowQueue && kGroupSize == "
+                        "hector::trav::kNarrowNodeRowLanes ? hector::trav::"
+                        "kNarrowNodeRowMinBlocks : 0)\nforward_trav_2("),
+            1u);
+  EXPECT_EQ(countOf(cu, "kNarrowNodeRowMinBlocks"), 1u);
 }
 
 // A queued warp launch with no heavy launch before it is only the queued

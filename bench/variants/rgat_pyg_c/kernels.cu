@@ -17,7 +17,7 @@ namespace hector_gen::rgat_pyg_c {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
 forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
