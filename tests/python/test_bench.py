@@ -265,9 +265,61 @@ def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
     with open(os.path.join(out, "table.md")) as f:
         text = f.read()
     assert "slow" in text
-    assert f"{len(DATASETS)} over the case timeout" in text
+    assert f"{len(DATASETS)} over the case or prepare timeout" in text
     with pytest.raises(SystemExit):
         bench.main(["--case-timeout", "0", "--device", "cpu"])
+
+
+def test_prepare_timeout_cuts_a_long_compilation(tmp_path, fake_systems):
+    """A preparation (a compilation) or a first step that runs past
+    --prepare-timeout is interrupted and recorded as 'timeout'; the run
+    goes on with the next system and the next mode."""
+    import time as _time
+
+    def slow_to_prepare(prob):
+        _time.sleep(5)  # interrupted after 0.3 s
+        raise AssertionError("the preparation was not interrupted")
+
+    def slow_first_training_step(prob):
+        weight = torch.eye(prob.dim, requires_grad=True)
+        calls = {"training": 0}
+
+        def forward():
+            if torch.is_grad_enabled():
+                calls["training"] += 1
+                if calls["training"] == 1:
+                    _time.sleep(5)  # a backward's compilation
+            return prob.x @ weight
+        return bench.Prepared(forward, [weight])
+
+    fake_systems(bench.System("fake-slow-prepare", "baseline", ("rgcn",),
+                              slow_to_prepare))
+    fake_systems(bench.System("fake-slow-train", "baseline", ("rgcn",),
+                              slow_first_training_step))
+    t0 = _time.perf_counter()
+    records, out = bench.run(
+        _cfg(tmp_path, datasets=["aifb"], models=["rgcn"],
+             systems=["fake-slow-prepare", "fake-slow-train", "pyg-rgcn"],
+             prepare_timeout=0.3),
+        log=_quiet)
+    assert _time.perf_counter() - t0 < 4.5
+    by = {(r["system"], r["mode"]): r for r in records}
+    for mode in ("inference", "training"):
+        r = by[("fake-slow-prepare", mode)]
+        assert r["status"] == "timeout", r
+        assert r["error"] == ("preparing it took over 0.3 s "
+                              "(--prepare-timeout)")
+        assert by[("pyg-rgcn", mode)]["status"] == "ok"
+    assert by[("fake-slow-train", "inference")]["status"] == "ok"
+    r = by[("fake-slow-train", "training")]
+    assert r["status"] == "timeout", r
+    assert r["error"] == ("its first step took over 0.3 s "
+                          "(--prepare-timeout)")
+    # The limit is lifted after each use: no alarm is left to go off.
+    import signal
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with pytest.raises(SystemExit):
+        bench.main(["--prepare-timeout", "-1", "--device", "cpu"])
 
 
 def test_records_are_written_as_they_come(tmp_path, fake_systems):

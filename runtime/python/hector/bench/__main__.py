@@ -46,6 +46,11 @@ def parse_args(argv=None):
                    help="seconds: a system whose single step takes longer "
                         "is recorded as 'timeout' for that case instead of "
                         "being timed (default: no limit)")
+    p.add_argument("--prepare-timeout", type=float, default=None,
+                   help="seconds: a system whose preparation (torch.compile's "
+                        "compilation included) or first step of a mode "
+                        "takes longer is recorded as 'timeout' for those "
+                        "cases and the run goes on (default: no limit)")
     p.add_argument("--out", default=None,
                    help="output folder (default "
                         "bench/results/<gpu-or-cpu>-<date>/)")
@@ -72,6 +77,8 @@ def parse_args(argv=None):
         p.error(f"--repeats must be >= {MIN_REPEATS}")
     if args.case_timeout is not None and args.case_timeout <= 0:
         p.error("--case-timeout must be positive")
+    if args.prepare_timeout is not None and args.prepare_timeout <= 0:
+        p.error("--prepare-timeout must be positive")
     if args.warmup < 0:
         p.error("--warmup must be >= 0")
     if args.dim <= 0 or args.heads <= 0 or args.dim % args.heads:
@@ -91,7 +98,9 @@ def main(argv=None):
                  heads=args.heads, scale=args.scale, device=args.device,
                  repeats=args.repeats, warmup=args.warmup, out=args.out,
                  seed=args.seed, chart=not args.no_chart,
-                 case_timeout=args.case_timeout, skip_done=args.skip_done,
+                 case_timeout=args.case_timeout,
+                 prepare_timeout=args.prepare_timeout,
+                 skip_done=args.skip_done,
                  tf32=args.tf32)
     try:
         import torch_geometric  # noqa: F401

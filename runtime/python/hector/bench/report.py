@@ -187,7 +187,7 @@ def table_md(records, meta):
     unavailable = sum(1 for r in records if r["status"] == "unavailable")
     slow = sum(1 for r in records if r["status"] == "timeout")
     lines.append(f"{len(records)} cases: {ooms} OOM, {fails} failed, "
-                 f"{slow} over the case timeout (\"slow\"), "
+                 f"{slow} over the case or prepare timeout (\"slow\"), "
                  f"{unavailable} unavailable.")
     lines.append("")
     return "\n".join(lines)

@@ -2,7 +2,8 @@
 correctness check and then timing; every failure is recorded and the run
 goes on. Statuses: "ok", "oom", "failed", "timeout" (a step, the second
 when the first was slower, took longer than Config.case_timeout seconds:
-the system is not timed further there),
+the system is not timed further there; or its preparation or a mode's
+first step took longer than Config.prepare_timeout),
 and "unavailable" (the system cannot run in this build, e.g. a Hector
 variant whose library is not built)."""
 
@@ -24,8 +25,8 @@ import torch
 from . import systems as _systems
 from .merge import read_records
 from .problem import MODELS, floor_bytes, make_problem
-from .timing import (copy_bandwidth, empty_cache, is_oom, peak_bytes,
-                     reset_peak, time_fn, time_once)
+from .timing import (WallLimitExceeded, copy_bandwidth, empty_cache, is_oom,
+                     peak_bytes, reset_peak, time_fn, time_once, wall_limit)
 
 __all__ = ["Config", "run", "MODES", "device_slug", "default_out_dir"]
 
@@ -52,6 +53,11 @@ class Config:
     # A step slower than this (seconds, measured once before timing) is
     # recorded as "timeout" instead of being run warmup + repeats times.
     case_timeout: Optional[float] = None
+    # A system whose preparation (torch.compile's compilation included)
+    # takes longer than this (seconds, wall time), or whose first step of
+    # a mode does (the backward compiles there), is recorded as "timeout"
+    # for those cases: one compilation must not eat a time-limited call.
+    prepare_timeout: Optional[float] = None
     # Earlier runs' results.jsonl files or progress logs: the cases they
     # recorded are not run again (a long benchmark split over several
     # time-limited calls; `python -m hector.bench.merge` joins the runs).
@@ -299,11 +305,12 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
         t_prepare = time.perf_counter()
         try:
             reset_peak(device)
-            prepared = s.prepare(prob)
-            exact = matmul_tf32(False) if s.name == ref_name else \
-                contextlib.nullcontext()
-            with torch.no_grad(), exact:
-                out = prepared.forward()
+            with wall_limit(cfg.prepare_timeout):
+                prepared = s.prepare(prob)
+                exact = matmul_tf32(False) if s.name == ref_name else \
+                    contextlib.nullcontext()
+                with torch.no_grad(), exact:
+                    out = prepared.forward()
             if s.name == ref_name:
                 ref_out = out.detach()
                 rel = 0.0
@@ -316,6 +323,12 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
             err = ("unavailable", str(exc)[:500], None)
             prepared = None
             del exc
+        except WallLimitExceeded:
+            err = ("timeout", f"preparing it took over "
+                   f"{cfg.prepare_timeout:g} s (--prepare-timeout)", None)
+            prepared = None
+            _forget_compilations()
+            empty_cache(device)
         except Exception as exc:  # noqa: BLE001
             # Keep strings only: the exception's frames hold tensors, which
             # must be freed after an OOM before the next system runs.
@@ -353,12 +366,14 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
             try:
                 fn = _step(prepared, prob, mode)
                 reset_peak(device)
-                probe = time_once(fn, device)
-                if cfg.case_timeout is not None and probe > cfg.case_timeout:
-                    # A first call may compile (torch.compile's backward
-                    # is compiled on the first training step): judge the
-                    # second.
+                with wall_limit(cfg.prepare_timeout):
                     probe = time_once(fn, device)
+                    if cfg.case_timeout is not None and \
+                            probe > cfg.case_timeout:
+                        # A first call may compile (torch.compile's
+                        # backward is compiled on the first training
+                        # step): judge the second.
+                        probe = time_once(fn, device)
                 rec["probe_ms"] = probe * 1e3
                 if cfg.case_timeout is not None and probe > cfg.case_timeout:
                     rec["status"] = "timeout"
@@ -375,6 +390,12 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
                 rec["ratio_to_floor"] = rec["time_ms"] / rec["floor_ms"] \
                     if rec["floor_ms"] > 0 else None
                 rec["status"] = "ok"
+            except WallLimitExceeded:
+                rec["status"] = "timeout"
+                rec["error"] = (f"its first step took over "
+                                f"{cfg.prepare_timeout:g} s "
+                                f"(--prepare-timeout)")
+                _forget_compilations()
             except Exception as exc:  # noqa: BLE001
                 rec["status"] = "oom" if is_oom(exc) else "failed"
                 rec["error"] = _short(exc)
@@ -385,6 +406,14 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
             finish(rec)
         del prepared
         empty_cache(device)
+
+
+def _forget_compilations():
+    """Drops torch.compile's state after a compilation was interrupted, so
+    that the next system does not meet a half-built cache entry."""
+    dynamo = getattr(torch, "_dynamo", None)
+    if dynamo is not None and hasattr(dynamo, "reset"):
+        dynamo.reset()
 
 
 def _step(prepared, prob, mode):

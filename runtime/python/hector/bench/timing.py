@@ -4,13 +4,44 @@ GPU: CUDA events around each run, after a warm-up; the median of the runs.
 CPU: time.perf_counter around each run (nothing to synchronize).
 """
 
+import contextlib
+import signal
 import statistics
+import threading
 import time
 
 import torch
 
 __all__ = ["is_oom", "time_fn", "time_once", "copy_bandwidth", "reset_peak",
-           "peak_bytes", "empty_cache"]
+           "peak_bytes", "empty_cache", "WallLimitExceeded", "wall_limit"]
+
+
+class WallLimitExceeded(BaseException):
+    """Raised inside `wall_limit` when its time is up. A BaseException, as
+    KeyboardInterrupt is, so that the `except Exception` of the code it
+    interrupts (torch.compile wraps its backends' errors) lets it through."""
+
+
+@contextlib.contextmanager
+def wall_limit(seconds):
+    """Interrupts the body with WallLimitExceeded after `seconds` of wall
+    time (SIGALRM; the body must return to the interpreter now and then,
+    as torch.compile's Python passes and its waits on worker processes
+    do). None, or a thread other than the main one, sets no limit."""
+    if seconds is None or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise WallLimitExceeded(f"over {seconds:g} s")
+    before = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def is_oom(exc):
