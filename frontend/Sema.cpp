@@ -15,10 +15,9 @@ using ir::Shape;
 using ir::Space;
 
 const std::set<std::string> kBuiltins = {
-    "linear",  "dot",     "outer", "exp",    "log",        "relu",
-    "gelu",    "sigmoid", "tanh",  "sqrt",   "leaky_relu", "reshape",
-    "concat",  "slice",   "split", "sum",    "mean",       "max",
-    "edge_softmax"};
+    "linear",  "dot",  "outer", "exp",        "log",          "relu",   "gelu",
+    "sigmoid", "tanh", "sqrt",  "leaky_relu", "reshape",      "concat", "slice",
+    "split",   "sum",  "mean",  "max",        "edge_softmax", "detach"};
 
 /// Upper bounds that keep adversarial input cheap: `def` inlining can
 /// grow expressions exponentially, and nested calls can recurse.
@@ -1551,7 +1550,7 @@ private:
         {"exp", ir::OpKind::Exp},         {"log", ir::OpKind::Log},
         {"relu", ir::OpKind::Relu},       {"gelu", ir::OpKind::Gelu},
         {"sigmoid", ir::OpKind::Sigmoid}, {"tanh", ir::OpKind::Tanh},
-        {"sqrt", ir::OpKind::Sqrt}};
+        {"sqrt", ir::OpKind::Sqrt},       {"detach", ir::OpKind::Detach}};
     if (auto u = unary.find(fn); u != unary.end()) {
       if (!arity(e, fn, 1, 1) || !valueArg(e, 1, ctx))
         return false;

@@ -179,6 +179,36 @@ TEST(Frontend, ElementwiseMathAndScalars) {
   EXPECT_IR_HAS(c, "(1 / sqrt(d))");
 }
 
+TEST(Frontend, DetachStopsTheGradientOfItsOperand) {
+  // A softmax written out by hand, stable and with the max outside the
+  // gradient as edge_softmax has it: the max reduces detach(...) directly.
+  Compiled c = compile(
+      model("  for e in g.edges() {\n"
+            "    e.score = dot(linear(e.src.x, W[e.etype]), e.dst.x)\n"
+            "  }\n"
+            "  for n in g.dst_nodes() {\n"
+            "    n.m = max(detach(e.score) for e in n.incoming_edges())\n"
+            "  }\n"
+            "  for e in g.edges() {\n"
+            "    e.ex = exp(e.score - e.dst.m)\n"
+            "  }\n"
+            "  for n in g.dst_nodes() {\n"
+            "    n.s = sum(e.ex for e in n.incoming_edges())\n"
+            "    n.u = sum(e.ex * e.src.x for e in n.incoming_edges())\n"
+            "    n.h = n.u / n.s * detach(n.x)\n"
+            "  }\n"));
+  ASSERT_TRUE(c.module) << c.diags;
+  EXPECT_IR_HAS(c, "m[n] max= detach(score[e])");
+  EXPECT_IR_HAS(c, "= detach(x[n])");
+
+  Compiled wrong = compile(model("  for n in g.nodes() {\n"
+                                 "    n.h = detach(n.x, n.x)\n  }\n"));
+  EXPECT_FALSE(wrong.module);
+  EXPECT_NE(wrong.diags.find("test.hgnn:7:11: error:"), std::string::npos)
+      << wrong.diags;
+  EXPECT_NE(wrong.diags.find("detach"), std::string::npos) << wrong.diags;
+}
+
 TEST(Frontend, OuterAndPerHeadLinear) {
   Compiled c = compile(
       "model m {\n"

@@ -274,6 +274,13 @@ const OpCase kOpCases[] = {
      "      q[e.src] += mul(x[n], y[e.src])\n    }\n  }\n"
      "  foreach n in nodes {\n    u[n] = linear(s[n.ntype], W[n.ntype])\n"
      "    z[n] = mul(u[n], y[n])\n    w[n] = mul(q[n], y[n])\n  }\n"},
+    {"detach_passes_no_gradient",
+     "  input x : node[d]\n  input w : edge[d]\n  temp a : node[d]\n"
+     "  temp m : node[d]\n  temp b : node[d]\n  output y : node[d]\n"
+     "  foreach n in dst_nodes {\n    foreach e in n.incoming {\n"
+     "      m[n] max= detach(w[e])\n    }\n  }\n"
+     "  foreach n in nodes {\n    a[n] = detach(x[n])\n"
+     "    b[n] = mul(a[n], x[n])\n    y[n] = add(b[n], m[n])\n  }\n"},
     {"derivative_ops_pass_no_gradient",
      "  input x : node[d]\n  temp a : node[d]\n  temp b : node[d]\n"
      "  temp c : node[d]\n  temp t : node[d]\n  temp u : node[d]\n"
