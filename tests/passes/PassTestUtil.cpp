@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace hector::passtest {
@@ -108,10 +109,17 @@ double maxRelativeError(const runtime::TensorMap &a,
     EXPECT_EQ(ta.sizes(), tb.sizes()) << name;
     if (ta.sizes() != tb.sizes())
       continue;
-    double scale =
-        std::max(tb.abs().max().item<double>(), 1e-30);
     if (tb.numel() == 0)
       continue;
+    // A NaN would compare false with everything below and vanish from
+    // the maximum: a non-finite output is an error of its own.
+    if (!ta.isfinite().all().item<bool>() ||
+        !tb.isfinite().all().item<bool>()) {
+      ADD_FAILURE() << "output '" << name << "' is not finite";
+      worst = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    double scale = std::max(tb.abs().max().item<double>(), 1e-30);
     worst = std::max(worst, (ta - tb).abs().max().item<double>() / scale);
   }
   return worst;

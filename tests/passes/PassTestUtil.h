@@ -41,7 +41,7 @@ ir::Module loadBundledModel(const std::string &model);
 
 /// The largest relative error max|a-b| / max(max|b|, 1e-30) over the
 /// outputs both modules return; fails the test when their output names
-/// differ.
+/// differ or an output is not finite (then the error is infinite).
 double maxRelativeError(const runtime::TensorMap &a,
                         const runtime::TensorMap &b);
 
