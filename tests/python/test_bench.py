@@ -238,6 +238,57 @@ def test_hector_environment_recorded(tmp_path, monkeypatch):
         assert "HECTOR_FIXED_HYPERS=0; " in f.read()
 
 
+def test_host_recorded_in_meta_log_and_table(full_run):
+    """A run records its host CPU and the time of the smallest training
+    step (what every step pays to PyTorch on that host) in meta.json, in a
+    progress-log line that parses back, and in the table's header."""
+    from hector.bench import report
+
+    records, out_dir, lines = full_run
+    with open(os.path.join(out_dir, "meta.json")) as f:
+        host = json.load(f)["host"]
+    assert isinstance(host["cpu"], str) and host["cpu"]
+    assert host["cpus"] == os.cpu_count()
+    # A loss and a backward on the CPU: microseconds, not nothing.
+    assert 0.0 < host["step_floor_ms"] < 1000.0
+    logged = [report.parse_host_line(line) for line in lines]
+    logged = [h for h in logged if h]
+    assert len(logged) == 1
+    assert logged[0]["cpu"] == host["cpu"]
+    assert logged[0]["cpus"] == host["cpus"]
+    assert logged[0]["step_floor_ms"] == pytest.approx(
+        host["step_floor_ms"], abs=5e-4)
+    with open(os.path.join(out_dir, "table.md")) as f:
+        header = f.read().splitlines()[2]
+    assert (f"host CPU {host['cpu']} ({host['cpus']} CPUs), smallest "
+            "training step") in header
+    assert f"{host['step_floor_ms']:.3f} ms; " in header
+    assert report.parse_host_line("host: nothing like the line") is None
+
+
+def test_table_names_the_spread_of_merged_hosts():
+    """A table merged from runs on hosts of different speed says so; one
+    host, or inputs without a host (older runs), add nothing."""
+    from hector.bench import report
+
+    def host(ms):
+        return {"cpu": "c", "cpus": 2, "step_floor_ms": ms}
+    meta = {"device_name": "x", "device": "cpu", "copy_bandwidth_Bps": 1e9,
+            "dim": 8, "heads": 1, "scale": 1, "repeats": 10, "warmup": 1,
+            "date": "-", "versions": {}, "host": host(0.25),
+            "merged_from": [{"host": host(0.25)}, {"host": None},
+                            {"host": host(0.125)}]}
+    text = report.table_md([], meta)
+    assert "smallest training step (loss and backward of a 64 x 64 leaf: " \
+        "PyTorch's own cost in every step) 0.250 ms; " in text
+    assert ("merged from runs on hosts whose smallest training step took "
+            "0.125 to 0.250 ms; ") in text
+    meta["merged_from"] = [{"host": host(0.25)}, {"host": None}]
+    assert "merged from runs on hosts" not in report.table_md([], meta)
+    del meta["host"]
+    assert "smallest training step" not in report.table_md([], meta)
+
+
 def test_case_timeout_recorded_and_run_goes_on(tmp_path, fake_systems):
     import time as _time
 
@@ -647,6 +698,12 @@ def test_merge_reads_progress_logs_and_jsonl(tmp_path, full_run):
     with open(out / "meta.json") as f:
         m = json.load(f)
     assert [s["records"] for s in m["merged_from"]] == [len(records)] * 2
+    # Each input's host, from the log's host line and from the jsonl's
+    # meta.json.
+    hosts = [s["host"] for s in m["merged_from"]]
+    assert hosts[0]["cpus"] == hosts[1]["cpus"] == os.cpu_count()
+    assert hosts[0]["step_floor_ms"] == pytest.approx(
+        hosts[1]["step_floor_ms"], abs=5e-4)
     assert (out / "table.md").read_text().startswith("# hector.bench")
     bad = tmp_path / "bad.log"
     bad.write_text("nothing here\n")

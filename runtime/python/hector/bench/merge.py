@@ -11,8 +11,9 @@ DRAM floor, peak memory, relative error, the error message) and
 A case found in several inputs keeps its last record; every record's
 family is the one the system registry gives today. OUT gets
 results.jsonl, meta.json (each setting from the first input that has it,
-and the inputs listed), table.md and chart.png, as a single run writes
-them. A results.jsonl's settings are read from the meta.json beside it
+and the inputs listed in merged_from with each one's host), table.md and
+chart.png, as a single run writes them; the table's header says when the
+inputs ran on hosts of different speed. A results.jsonl's settings are read from the meta.json beside it
 (X.meta.json for X.results.jsonl).
 """
 
@@ -56,6 +57,10 @@ def read_progress_log(lines):
                     "copy_bandwidth_Bps": float(m["bw"]) * 1e9,
                     "dim": int(m["dim"]), "heads": int(m["heads"]),
                     "scale": float(m["scale"])}
+            continue
+        host = report.parse_host_line(line)
+        if host:
+            meta["host"] = host
             continue
         m = _GRAPH.match(line)
         if m:
@@ -133,8 +138,10 @@ def merge(inputs):
         m, recs = _read(path)
         if not recs:
             raise ValueError(f"{path}: no benchmark records")
+        # Each input's host too: a merge may join runs from machines that
+        # differ in it, and the table's header names only the first's.
         sources.append({"path": path, "records": len(recs),
-                        "date": m.get("date")})
+                        "date": m.get("date"), "host": m.get("host")})
         # Settings: the first input that has each one.
         meta = dict(m) if meta is None else {**m, **meta}
         for r in recs:

@@ -3,9 +3,11 @@
 import json
 import math
 import os
+import re
 from collections import OrderedDict
 
-__all__ = ["write_all", "summarize", "geomean", "ablation"]
+__all__ = ["write_all", "summarize", "geomean", "ablation", "host_line",
+           "parse_host_line"]
 
 # The ablation systems (bench/variants) and the column each gives in the
 # table of hector.txt Table 5: its speedup over the unoptimised hector-u.
@@ -109,11 +111,50 @@ def _cell(r):
         r["status"], r["status"])
 
 
+def host_line(host):
+    """The progress log's line for meta["host"] (parse_host_line reads it
+    back)."""
+    return (f"host: {host['cpu']} ({host['cpus']} CPUs); smallest training "
+            f"step {host['step_floor_ms']:.3f} ms")
+
+
+_HOST_LINE = re.compile(r"^host: (?P<cpu>.*) \((?P<cpus>\d+) CPUs\); smallest "
+                        r"training step (?P<ms>[0-9.]+) ms$")
+
+
+def parse_host_line(line):
+    """meta["host"] from a host_line, or None for any other line."""
+    m = _HOST_LINE.match(line)
+    if not m:
+        return None
+    return {"cpu": m["cpu"], "cpus": int(m["cpus"]),
+            "step_floor_ms": float(m["ms"])}
+
+
+def _host_sentence(meta):
+    # Older runs' meta has no host.
+    host = meta.get("host")
+    if not host:
+        return ""
+    text = (f"host CPU {host['cpu']} ({host['cpus']} CPUs), smallest "
+            f"training step (loss and backward of a 64 x 64 leaf: "
+            f"PyTorch's own cost in every step) "
+            f"{host['step_floor_ms']:.3f} ms; ")
+    # A merge of runs from several machines: the step floors they had.
+    floors = sorted({s["host"]["step_floor_ms"]
+                     for s in meta.get("merged_from", []) if s.get("host")})
+    if len(floors) > 1:
+        text += (f"merged from runs on hosts whose smallest training step "
+                 f"took {floors[0]:.3f} to {floors[-1]:.3f} ms; ")
+    return text
+
+
 def table_md(records, meta):
     lines = ["# hector.bench results", ""]
     lines.append(f"Device: {meta['device_name']} ({meta['device']}); "
                  f"device-to-device copy bandwidth "
-                 f"{meta['copy_bandwidth_Bps'] / 1e9:.1f} GB/s; dim "
+                 f"{meta['copy_bandwidth_Bps'] / 1e9:.1f} GB/s; "
+                 + _host_sentence(meta) + "dim "
                  f"{meta['dim']}, heads {meta['heads']}, scale "
                  f"{meta['scale']}; median of {meta['repeats']} runs after "
                  f"{meta['warmup']} warm-up; "

@@ -26,6 +26,7 @@ from . import systems as _systems
 from .merge import read_records
 from .problem import MODELS, floor_bytes, make_problem
 from .timing import (WallLimitExceeded, copy_bandwidth, empty_cache, is_oom,
+                     training_step_floor,
                      peak_bytes, reset_peak, time_fn, time_once, wall_limit)
 
 __all__ = ["Config", "run", "MODES", "device_slug", "default_out_dir"]
@@ -120,6 +121,26 @@ def _versions():
     return v
 
 
+def host_cpu_name():
+    """The host CPU's model name (Linux: /proc/cpuinfo), else what
+    `platform` knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def host_record(device):
+    """What a run records of its host: on the small graphs a step waits on
+    the host CPU, so speedups there hold only for a host like this one."""
+    return {"cpu": host_cpu_name(), "cpus": os.cpu_count(),
+            "step_floor_ms": training_step_floor(device)}
+
+
 def hector_environment():
     """The HECTOR_* variables of this process (kernel switches such as
     HECTOR_FIXED_HYPERS and HECTOR_GEMM_MMA, hub and heavy-row limits):
@@ -183,12 +204,14 @@ def _run(cfg, log):
                             or platform.machine()),
             "copy_bandwidth_Bps": bw, "dim": cfg.dim, "heads": cfg.heads,
             "scale": cfg.scale, "repeats": cfg.repeats, "warmup": cfg.warmup,
-            "tf32": cfg.tf32, "environment": hector_environment(),
+            "tf32": cfg.tf32, "host": host_record(device),
+            "environment": hector_environment(),
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "versions": _versions(), "argv": sys.argv}
     log(f"hector.bench on {meta['device_name']} ({device}); copy bandwidth "
         f"{bw / 1e9:.1f} GB/s; dim {cfg.dim}, heads {cfg.heads}, scale "
         f"{cfg.scale}; results in {out_dir}")
+    log(report.host_line(meta["host"]))
     if done:
         log(f"skipping {len(done)} cases recorded in "
             f"{', '.join(cfg.skip_done)}")

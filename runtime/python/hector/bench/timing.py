@@ -12,8 +12,9 @@ import time
 
 import torch
 
-__all__ = ["is_oom", "time_fn", "time_once", "copy_bandwidth", "reset_peak",
-           "peak_bytes", "empty_cache", "WallLimitExceeded", "wall_limit"]
+__all__ = ["is_oom", "time_fn", "time_once", "copy_bandwidth",
+           "training_step_floor", "reset_peak", "peak_bytes", "empty_cache",
+           "WallLimitExceeded", "wall_limit"]
 
 
 class WallLimitExceeded(BaseException):
@@ -116,6 +117,24 @@ def copy_bandwidth(device, nbytes=None, repeats=10):
     del src, dst
     empty_cache(device)
     return 2.0 * n * 4 / (ms * 1e-3)
+
+
+def training_step_floor(device, repeats=30):
+    """The smallest training step, timed as the harness times a step (ms,
+    median of `repeats`): mse_loss of a scaled 64 x 64 leaf, then
+    backward. Its kernels take microseconds; the rest is PyTorch's own
+    host work (the loss, the autograd engine handing the backward to its
+    device thread), which every system's training step pays too. The
+    machines of one GPU kind differ in it, and on small graphs a step that
+    keeps the GPU idle moves with it, so a run records it."""
+    device = torch.device(device)
+    leaf = torch.randn(64, 64, device=device, requires_grad=True)
+    target = torch.zeros(64, 64, device=device)
+
+    def step():
+        leaf.grad = None
+        torch.nn.functional.mse_loss(leaf * 2.0, target).backward()
+    return statistics.median(time_fn(step, device, repeats, warmup=5))
 
 
 def reset_peak(device):
