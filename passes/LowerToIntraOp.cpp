@@ -125,6 +125,8 @@ private:
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
+  void accumulatePartialsIntoSums();
+  int partialGemmUnit(const std::string &partial, const StmtInfo &sum) const;
   std::string reshapeRoot(const std::string &value) const;
   // Scans 2 and 3.
   std::string viewRoot(const std::string &value) const;
@@ -592,6 +594,87 @@ bool Lowering::accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
   return true;
 }
 
+/// The GEMM unit that writes `partial` whole, for
+/// accumulatePartialsIntoSums: `partial` is a temp that is not saved, of
+/// the sum's shape and space, read by the sum alone, and the plain output
+/// (no parts, bias, epilogue or row dot) of a GEMM of an earlier nest that
+/// adds into it or writes one output row per GEMM row. -1 otherwise.
+int Lowering::partialGemmUnit(const std::string &partial,
+                              const StmtInfo &sum) const {
+  const ir::ValueDecl &p = decl(partial), &s = decl(sum.stmt->target.value);
+  if (p.kind != ir::ValueKind::Temp || options_.saved.count(partial) ||
+      p.shape != s.shape || p.space != s.space)
+    return -1;
+  const auto readers = readers_.find(partial);
+  if (readers == readers_.end() || readers->second != std::vector<int>{sum.id})
+    return -1;
+  const auto w = writer_.find(partial);
+  if (w == writer_.end() || unitOf_[w->second] < 0)
+    return -1;
+  const int u = unitOf_[w->second];
+  const Unit &unit = units_[u];
+  if (unit.kind != UnitKind::Gemm || unit.nest >= sum.nest)
+    return -1;
+  const GemmInstance &g = *unit.gemm;
+  if (g.output.value != partial || !g.outputParts.empty() || g.bias ||
+      g.epilogue || g.rowDot)
+    return -1;
+  const bool adds =
+      g.mode == GemmInstance::Mode::Outer || g.accumulate == ir::Reduce::Sum;
+  return adds || g.output.isIdentity() ? u : -1;
+}
+
+/// `sum[r] = add(a[r], b[r])` in a loop over every row of its space, where
+/// a and b are each the whole output of a GEMM of an earlier nest and
+/// nothing else reads them (partialGemmUnit): both GEMMs add into the
+/// sum's buffer, zero-filled once (a and b become views of it), and the
+/// sum needs no loop of its own: the later GEMM lowers its statement. The
+/// autodiff writes a gradient reached two ways as such a sum (RGAT-PyG's
+/// grad_x = grad1_x + grad2_x over every node, one partial from the edges'
+/// attention logits, one from the messages): its traversal read two rows
+/// and wrote a third, and each partial had a zero-filled buffer of its
+/// own. A linear GEMM that wrote its rows plainly now adds them (one
+/// output row per GEMM row: no atomics). Only for an output that nothing
+/// in the program reads, since the reads-after-writes order of the intra
+/// IR sees the sum written through its partials' views only.
+void Lowering::accumulatePartialsIntoSums() {
+  for (const StmtInfo &info : infos_) {
+    const ir::Stmt &c = *info.stmt;
+    if (unitOf_[info.id] != -1 || c.op != ir::OpKind::Add ||
+        c.operands.size() != 2 || c.reduce != ir::Reduce::None ||
+        info.outer != nullptr || isEdgeSubLoop(info.loop->kind))
+      continue;
+    const auto *x = std::get_if<ir::Access>(&c.operands[0]);
+    const auto *y = std::get_if<ir::Access>(&c.operands[1]);
+    const ir::ValueDecl &sum = decl(c.target.value);
+    if (!x || !y || x->value == y->value || sum.kind != ir::ValueKind::Output ||
+        readers_.count(sum.name) ||
+        ir::loopVarSpace(info.loop->kind) != sum.space ||
+        !normalize(c.target, *info.loop).isIdentity() ||
+        !normalize(*x, *info.loop).isIdentity() ||
+        !normalize(*y, *info.loop).isIdentity())
+      continue;
+    const int ux = partialGemmUnit(x->value, info);
+    const int uy = partialGemmUnit(y->value, info);
+    if (ux < 0 || uy < 0 || ux == uy)
+      continue;
+    for (int u : {ux, uy}) {
+      GemmInstance &g = *units_[u].gemm;
+      if (g.mode == GemmInstance::Mode::Linear &&
+          g.accumulate == ir::Reduce::None) {
+        g.accumulate = ir::Reduce::Sum;
+        g.atomic = false;
+      }
+    }
+    viewOf_[x->value] = sum.name;
+    viewOf_[y->value] = sum.name;
+    const int last = units_[ux].nest > units_[uy].nest ? ux : uy;
+    units_[last].stmts.push_back(info.id);
+    units_[last].gemm->stmts.push_back(info.id);
+    unitOf_[info.id] = last;
+  }
+}
+
 // ------------------------------------------------------------ scans 2, 3
 
 std::string Lowering::viewRoot(const std::string &value) const {
@@ -1042,6 +1125,8 @@ intra::Program Lowering::run() {
       unitOf_[id] = static_cast<int>(units_.size());
     units_.push_back(std::move(unit));
   }
+  if (options_.fuse)
+    accumulatePartialsIntoSums();
   // Scans 2 and 3: views, traversal statements, fallbacks.
   for (const StmtInfo &info : infos_) {
     if (unitOf_[info.id] != -1)

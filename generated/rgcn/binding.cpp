@@ -148,10 +148,8 @@ namespace hector_gen::rgcn {
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{hp_out_dim}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_pairs * sz_grad_msg_0, g.num_nodes * sz_grad2_x}, options);
-    b.grad1_x = scratch_arena.data<scalar_t>(0);
-    b.grad_msg_0 = scratch_arena.data<scalar_t>(1);
-    b.grad2_x = scratch_arena.data<scalar_t>(2);
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_grad_msg_0}, options);
+    b.grad_msg_0 = scratch_arena.data<scalar_t>(0);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -847,6 +847,111 @@ TEST(LowerToIntraOpTest, GemmLeavesAnAddendItMayNotOverwrite) {
             intra::Storage::View);
 }
 
+// A gradient reached two ways, each way a GEMM of its own nest: the sum
+// over every node runs in neither a loop nor a buffer of its own.
+const char *kSummedPartials = R"(module @partials {
+  hyper d : int = 4
+  input x : node[d]
+  param W : etype[d, d]
+  param V : global[d, d]
+  temp a : node[d]
+  temp b : node[d]
+  output y : node[d]
+  foreach e in edges {
+    a[e.dst] += linear(x[e.src], W[e.etype])
+  }
+  foreach n in nodes {
+    b[n] = linear(x[n], V)
+  }
+  foreach n in nodes {
+    y[n] = add(a[n], b[n])
+  }
+}
+)";
+
+TEST(LowerToIntraOpTest, GemmsAddTheirPartialsIntoTheSum) {
+  ir::Module m = parseVerified(kSummedPartials, "partials.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GG") << intra::printProgram(p);
+  // The scatter keeps its atomics; the plain rows now add (one output row
+  // per GEMM row: no atomics); the later GEMM lowers the sum's statement.
+  EXPECT_EQ(gemm(p, 0).output.str("e"), "a[e.dst]");
+  EXPECT_TRUE(gemm(p, 0).atomic);
+  const intra::GemmInstance &last = gemm(p, 1);
+  EXPECT_EQ(last.output.str("n"), "b[n]");
+  EXPECT_EQ(last.accumulate, ir::Reduce::Sum);
+  EXPECT_FALSE(last.atomic);
+  EXPECT_EQ(last.stmts, (std::vector<int>{1, 2}));
+  for (const char *partial : {"a", "b"}) {
+    const intra::ValueLayout &view = *p.findLayout(partial);
+    EXPECT_EQ(view.storage, intra::Storage::View) << partial;
+    EXPECT_EQ(view.viewOf, "y") << partial;
+    EXPECT_TRUE(intra::isAccumulatedView(p, view)) << partial;
+  }
+  EXPECT_EQ(p.findLayout("y")->storage, intra::Storage::Buffer);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("layout b : node_rows[d] temp view of y s1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("layout y : node_rows[d] output buffer from @gemm_1"),
+            std::string::npos)
+      << text;
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
+  auto args = passtest::randomArguments(m, *graph, 7);
+  ir::Module lin = linearize(m, p);
+  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+  EXPECT_LE(passtest::maxRelativeError(
+                runtime::interpret(lin, *graph, args.inputs, args.params),
+                runtime::interpret(m, *graph, args.inputs, args.params)),
+            1e-12);
+  // -fno-fuse keeps the sum's traversal.
+  passes::LoweringOptions unfused;
+  unfused.fuse = false;
+  EXPECT_EQ(shape(lower(m, unfused)), "GGT");
+}
+
+// The partials keep their buffers and the sum its traversal when a partial
+// has another reader, is saved for the backward or comes from a
+// traversal, and when the sum is read, is a temp, or is written in a
+// partial's nest.
+TEST(LowerToIntraOpTest, PartialsStayApartWhenTheSumMayNotTakeThem) {
+  using Edits = std::vector<std::pair<std::string, std::string>>;
+  // Whether b became a view of the sum; the sum's statement is then in
+  // no traversal.
+  auto taken = [](const Edits &edits, passes::LoweringOptions options = {}) {
+    std::string t = kSummedPartials;
+    for (const auto &[from, to] : edits)
+      t.replace(t.find(from), from.size(), to);
+    intra::Program p = lower(parseVerified(t, "partials.ir"), options);
+    return p.findLayout("b")->storage == intra::Storage::View;
+  };
+  ASSERT_TRUE(taken({}));
+  const std::string outputs = "  output y : node[d]\n";
+  const std::string withZ = outputs + "  output z : node[d]\n";
+  const std::string sum = "    y[n] = add(a[n], b[n])\n";
+  EXPECT_FALSE(
+      taken({{outputs, withZ}, {sum, sum + "    z[n] = relu(a[n])\n"}}))
+      << "a partial read again";
+  passes::LoweringOptions saved;
+  saved.saved = {"a"};
+  EXPECT_FALSE(taken({}, saved)) << "a saved partial";
+  EXPECT_FALSE(taken({{"a[e.dst] += linear(x[e.src], W[e.etype])",
+                       "a[e.dst] += relu(x[e.src])"}}))
+      << "a partial from a traversal";
+  EXPECT_FALSE(
+      taken({{outputs, withZ}, {sum, sum + "    z[n] = relu(y[n])\n"}}))
+      << "the sum read";
+  EXPECT_FALSE(taken({{outputs, "  temp y : node[d]\n  output z : node[d]\n"},
+                      {sum, sum + "    z[n] = relu(x[n])\n"}}))
+      << "a temp sum";
+  EXPECT_FALSE(
+      taken({{"    b[n] = linear(x[n], V)\n  }\n  foreach n in nodes {\n",
+              "    b[n] = linear(x[n], V)\n"}}))
+      << "the sum in b's nest";
+}
+
 // An attention logit from the destination's own row (RGAT's alpha_0 after
 // linear reordering) stays in the traversal over the destination's
 // in-edges; from the source's row, or wider than a few scalars a row, it

@@ -229,17 +229,13 @@ namespace hector_gen::rgat_pyg_c {
     at::Tensor t_grad_bias = at::empty(std::vector<int64_t>{(hp_heads * hp_out_dim)}, options);
     b.grad_bias = t_grad_bias.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_edges * sz_grad_alpha_2, g.num_pairs * sz_grad_alpha_1, g.num_edges * sz_grad_outi, g.num_nodes * sz_grad1_x, g.num_etypes * sz_grad1_weight_, g.num_nodes * sz_grad2_x, g.num_etypes * sz_grad2_weight_}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_edges * sz_grad_alpha_2, g.num_pairs * sz_grad_alpha_1, g.num_edges * sz_grad_outi}, options);
     b.grad_msg_0 = scratch_arena.data<scalar_t>(0);
     b.grad1_alpha_exp = scratch_arena.data<scalar_t>(1);
     b.grad_alpha_sum = scratch_arena.data<scalar_t>(2);
     b.grad_alpha_2 = scratch_arena.data<scalar_t>(3);
     b.grad_alpha_1 = scratch_arena.data<scalar_t>(4);
     b.grad_outi = scratch_arena.data<scalar_t>(5);
-    b.grad1_x = scratch_arena.data<scalar_t>(6);
-    b.grad1_weight_ = scratch_arena.data<scalar_t>(7);
-    b.grad2_x = scratch_arena.data<scalar_t>(8);
-    b.grad2_weight_ = scratch_arena.data<scalar_t>(9);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -1041,85 +1041,6 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_10: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int sz_grad_h = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
-  [[maybe_unused]] const int sz_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_h_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_d_1 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_msg_0 = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_3 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_d_4 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_grad2_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
-  [[maybe_unused]] const int sz_grad_outj = static_cast<int>((hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad1_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad2_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_d_6 = static_cast<int>((hp_heads * hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_d_7 = static_cast<int>((hp_heads * hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_heads * hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_q = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_k = static_cast<int>((hp_heads * hp_heads * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_bias = static_cast<int>((hp_heads * hp_out_dim));
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s26: grad_x[n] = add(grad1_x[n], grad2_x[n])
-    {
-      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -1314,13 +1235,12 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'q'", sz_q}, {"the row size of 'k'", sz_k}, {"the row size of 'alpha_0_w'", sz_alpha_0_w}, {"the row size of 'outj'", sz_outj}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0'", sz_msg_0}, {"the row size of 'grad_h_0'", sz_grad_h_0}, {"the row size of 'd_1'", sz_d_1}, {"the row size of 'grad_alpha'", sz_grad_alpha}, {"the row size of 'grad_msg_0'", sz_grad_msg_0}, {"the row size of 'grad1_outj'", sz_grad1_outj}, {"the row size of 'grad1_alpha_exp'", sz_grad1_alpha_exp}, {"the row size of 'd_2'", sz_d_2}, {"the row size of 'd_3'", sz_d_3}, {"the row size of 'grad_alpha_sum'", sz_grad_alpha_sum}, {"the row size of 'grad_alpha_exp'", sz_grad_alpha_exp}, {"the row size of 'grad_alpha_shifted'", sz_grad_alpha_shifted}, {"the row size of 'd_4'", sz_d_4}, {"the row size of 'grad_alpha_2'", sz_grad_alpha_2}, {"the row size of 'grad2_outj'", sz_grad2_outj}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_alpha_0_w'", sz_grad_alpha_0_w}, {"the row size of 'grad_outj'", sz_grad_outj}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad1_weight_'", sz_grad1_weight_}, {"the row size of 'grad2_weight_'", sz_grad2_weight_}, {"the row size of 'd_6'", sz_d_6}, {"the row size of 'd_7'", sz_d_7}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_q'", sz_grad_q}, {"the row size of 'grad_k'", sz_grad_k}, {"the row size of 'grad_bias'", sz_grad_bias}});
     const hector::trav::ZeroSpan zero_spans[] = {
         {b.grad1_weight_, (hp.hector_needed_outputs & UINT64_C(0x6)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad1_weight_) : 0},
-        {b.grad1_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad1_x) : 0},
-        {b.grad2_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x) : 0},
         {b.grad_alpha_0_w, (hp.hector_needed_outputs & UINT64_C(0x6)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_alpha_0_w) : 0},
         {b.grad_bias, sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias)},
         {b.grad_k, (hp.hector_needed_outputs & UINT64_C(0x8)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_k) : 0},
         {b.grad_msg_0, sizeof(scalar_t) * static_cast<size_t>(g.num_edges * sz_grad_msg_0)},
-        {b.grad_q, (hp.hector_needed_outputs & UINT64_C(0x6)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q) : 0}};
+        {b.grad_q, (hp.hector_needed_outputs & UINT64_C(0x6)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_q) : 0},
+        {b.grad_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_x) : 0}};
     hector::trav::zeroFill(stream, zero_spans);
     // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
@@ -1459,7 +1379,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.alpha_0_w;
-        a.Y = b.grad1_x;
+        a.Y = b.grad_x;
         a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
@@ -1507,7 +1427,7 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.weight_;
-        a.Y = b.grad2_x;
+        a.Y = b.grad_x;
         a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
@@ -1578,18 +1498,6 @@ backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
             backward_trav_9<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
             hector::trav::check(cudaGetLastError(), "backward_trav_9");
           }
-        }
-      }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @trav_10: access none, schedule warp_per_vertex feature_tile 32
-      {
-        const int64_t rows = g.num_nodes;
-        const int64_t scratch_size = INT64_C(0);
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_10<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-          backward_trav_10<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_10");
         }
       }
     }

@@ -791,162 +791,6 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_10: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s23: grad_x[n] = add(grad1_x[n], grad2_x[n])
-      {
-        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_11: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
-void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
-  [[maybe_unused]] const double hp_slope = hp.slope;
-  [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_h_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_d_1 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_msg_0 = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_3 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_d_4 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_grad2_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outi = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad1_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_outj = (hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad2_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_r = k;
-      // s24: grad_weight_[r] = add(grad1_weight_[r], grad2_weight_[r])
-      {
-        const scalar_t *o0 = (b.grad1_weight_ + (v_r) * sz_grad1_weight_);
-        const scalar_t *o1 = (b.grad2_weight_ + (v_r) * sz_grad2_weight_);
-        scalar_t *t = (b.grad_weight_ + (v_r) * sz_grad_weight_);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_weight_) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_weight_) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
   } // namespace
 
   template <typename scalar_t>
@@ -1064,14 +908,12 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_grad_q = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_k = (hp_heads * hp_heads * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = (hp_heads * hp_out_dim);
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad1_weight_, b.grad1_weight_ + static_cast<size_t>(g.num_etypes * sz_grad1_weight_), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad1_x, b.grad1_x + static_cast<size_t>(g.num_nodes * sz_grad1_x), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad2_weight_, b.grad2_weight_ + static_cast<size_t>(g.num_etypes * sz_grad2_weight_), scalar_t(0));
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x8)) std::fill(b.grad_k, b.grad_k + static_cast<size_t>(INT64_C(1) * sz_grad_k), scalar_t(0));
     std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_edges * sz_grad_msg_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad_x, b.grad_x + static_cast<size_t>(g.num_nodes * sz_grad_x), scalar_t(0));
     backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
       backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
@@ -1169,7 +1011,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.weight_;
-        a.Y = b.grad1_x;
+        a.Y = b.grad_x;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
@@ -1194,7 +1036,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.transposeW = false;
         a.B = b.grad_outi;
         a.gatherB = nullptr;
-        a.dW = b.grad1_weight_;
+        a.dW = b.grad_weight_;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
@@ -1216,7 +1058,7 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.weight_;
-        a.Y = b.grad2_x;
+        a.Y = b.grad_x;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
@@ -1241,18 +1083,12 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.transposeW = false;
         a.B = b.grad_msg_0;
         a.gatherB = nullptr;
-        a.dW = b.grad2_weight_;
+        a.dW = b.grad_weight_;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
         hector::templates::segmentGemmCpu(a);
       }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access none, schedule warp_per_vertex feature_tile 32
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule block_per_type feature_tile 32
     }
   }
 

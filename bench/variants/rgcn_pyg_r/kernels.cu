@@ -192,56 +192,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   }
 }
 
-// @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int sz_grad_h = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_grad1_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_h_1 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_grad2_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_grad_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_root = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_grad_bias = static_cast<int>(hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
-    {
-      const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-      const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-      scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = o0[i] + o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -347,10 +297,10 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'grad_h'", sz_grad_h}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'grad1_x'", sz_grad1_x}, {"the row size of 'grad_h_1'", sz_grad_h_1}, {"the row size of 'grad2_x'", sz_grad2_x}, {"the row size of 'grad_x'", sz_grad_x}, {"the row size of 'grad_weight_'", sz_grad_weight_}, {"the row size of 'grad_root'", sz_grad_root}, {"the row size of 'grad_bias'", sz_grad_bias}});
     const hector::trav::ZeroSpan zero_spans[] = {
-        {b.grad2_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad2_x) : 0},
         {b.grad_bias, (hp.hector_needed_outputs & UINT64_C(0xb)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_bias) : 0},
         {b.grad_root, (hp.hector_needed_outputs & UINT64_C(0x4)) ? sizeof(scalar_t) * static_cast<size_t>(INT64_C(1) * sz_grad_root) : 0},
-        {b.grad_weight_, (hp.hector_needed_outputs & UINT64_C(0x2)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_) : 0}};
+        {b.grad_weight_, (hp.hector_needed_outputs & UINT64_C(0x2)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_etypes * sz_grad_weight_) : 0},
+        {b.grad_x, (hp.hector_needed_outputs & UINT64_C(0x1)) ? sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_grad_x) : 0}};
     hector::trav::zeroFill(stream, zero_spans);
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
@@ -364,9 +314,11 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.gather = nullptr;
         a.transposeW = true;
         a.W = b.root;
-        a.Y = b.grad1_x;
+        a.Y = b.grad_x;
         a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.accumulate = true;
+        a.atomic = false;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
     }
@@ -438,7 +390,7 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.weight_;
-        a.Y = b.grad2_x;
+        a.Y = b.grad_x;
         a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
@@ -469,18 +421,6 @@ backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
-      }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-      {
-        const int64_t rows = g.num_nodes;
-        const int64_t scratch_size = INT64_C(0);
-        if (rows > 0) {
-          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&backward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-          backward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-          hector::trav::check(cudaGetLastError(), "backward_trav_5");
-        }
       }
     }
   }

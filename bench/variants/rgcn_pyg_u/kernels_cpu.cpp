@@ -179,57 +179,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_grad1_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_grad2_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s6: grad_x[n] = add(grad1_x[n], grad2_x[n])
-      {
-        const scalar_t *o0 = (b.grad1_x + (v_n) * sz_grad1_x);
-        const scalar_t *o1 = (b.grad2_x + (v_n) * sz_grad2_x);
-        scalar_t *t = (b.grad_x + (v_n) * sz_grad_x);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_x) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = o0[i] + o1[i];
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_grad_x) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
   } // namespace
 
   template <typename scalar_t>
@@ -306,10 +255,10 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_grad_weight_ = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_root = (hp_in_dim * hp_out_dim);
     [[maybe_unused]] const int64_t sz_grad_bias = hp_out_dim;
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad2_x, b.grad2_x + static_cast<size_t>(g.num_nodes * sz_grad2_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0xb)) std::fill(b.grad_bias, b.grad_bias + static_cast<size_t>(INT64_C(1) * sz_grad_bias), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x4)) std::fill(b.grad_root, b.grad_root + static_cast<size_t>(INT64_C(1) * sz_grad_root), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x2)) std::fill(b.grad_weight_, b.grad_weight_ + static_cast<size_t>(g.num_etypes * sz_grad_weight_), scalar_t(0));
+    if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad_x, b.grad_x + static_cast<size_t>(g.num_nodes * sz_grad_x), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_0: linear GEMM, rows nodes
       {
@@ -322,8 +271,10 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         a.gather = nullptr;
         a.transposeW = true;
         a.W = b.root;
-        a.Y = b.grad1_x;
+        a.Y = b.grad_x;
         a.scatter = nullptr;
+        a.accumulate = true;
+        a.atomic = false;
         hector::templates::segmentGemmCpu(a);
       }
     }
@@ -366,7 +317,7 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         a.numSlices = g.num_etypes;
         a.transposeW = true;
         a.W = b.weight_;
-        a.Y = b.grad2_x;
+        a.Y = b.grad_x;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
@@ -397,9 +348,6 @@ void backward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         a.deterministic = hp.hector_deterministic;
         hector::templates::segmentGemmCpu(a);
       }
-    }
-    if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
     }
   }
 
