@@ -267,8 +267,9 @@ def test_host_recorded_in_meta_log_and_table(full_run):
 
 
 def test_table_names_the_spread_of_merged_hosts():
-    """A table merged from runs on hosts of different speed says so; one
-    host, or inputs without a host (older runs), add nothing."""
+    """A table merged from runs whose step floors differ gives their
+    spread; one floor, or inputs without a host (older runs), add
+    nothing."""
     from hector.bench import report
 
     def host(ms):
@@ -281,10 +282,10 @@ def test_table_names_the_spread_of_merged_hosts():
     text = report.table_md([], meta)
     assert "smallest training step (loss and backward of a 64 x 64 leaf: " \
         "PyTorch's own cost in every step) 0.250 ms; " in text
-    assert ("merged from runs on hosts whose smallest training step took "
+    assert ("merged from runs whose smallest training step took "
             "0.125 to 0.250 ms; ") in text
     meta["merged_from"] = [{"host": host(0.25)}, {"host": None}]
-    assert "merged from runs on hosts" not in report.table_md([], meta)
+    assert "merged from runs" not in report.table_md([], meta)
     del meta["host"]
     assert "smallest training step" not in report.table_md([], meta)
 

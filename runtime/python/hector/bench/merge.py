@@ -12,8 +12,9 @@ A case found in several inputs keeps its last record; every record's
 family is the one the system registry gives today. OUT gets
 results.jsonl, meta.json (each setting from the first input that has it,
 and the inputs listed in merged_from with each one's host), table.md and
-chart.png, as a single run writes them; the table's header says when the
-inputs ran on hosts of different speed. A results.jsonl's settings are read from the meta.json beside it
+chart.png, as a single run writes them; the table's header gives the
+spread of the inputs' smallest training steps when they differ. A
+results.jsonl's settings are read from the meta.json beside it
 (X.meta.json for X.results.jsonl).
 """
 

@@ -140,12 +140,13 @@ def _host_sentence(meta):
             f"training step (loss and backward of a 64 x 64 leaf: "
             f"PyTorch's own cost in every step) "
             f"{host['step_floor_ms']:.3f} ms; ")
-    # A merge of runs from several machines: the step floors they had.
+    # A merge of runs, maybe from several machines: the step floors they
+    # had.
     floors = sorted({s["host"]["step_floor_ms"]
                      for s in meta.get("merged_from", []) if s.get("host")})
     if len(floors) > 1:
-        text += (f"merged from runs on hosts whose smallest training step "
-                 f"took {floors[0]:.3f} to {floors[-1]:.3f} ms; ")
+        text += (f"merged from runs whose smallest training step took "
+                 f"{floors[0]:.3f} to {floors[-1]:.3f} ms; ")
     return text
 
 

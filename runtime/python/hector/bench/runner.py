@@ -26,8 +26,8 @@ from . import systems as _systems
 from .merge import read_records
 from .problem import MODELS, floor_bytes, make_problem
 from .timing import (WallLimitExceeded, copy_bandwidth, empty_cache, is_oom,
-                     training_step_floor,
-                     peak_bytes, reset_peak, time_fn, time_once, wall_limit)
+                     peak_bytes, reset_peak, time_fn, time_once,
+                     training_step_floor, wall_limit)
 
 __all__ = ["Config", "run", "MODES", "device_slug", "default_out_dir"]
 
