@@ -171,9 +171,6 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.rowDotY = {};", dataPtr(layout, g, g.rowDot->output));
       w.line("a.rowDotN = {};", dimExpr(g.rowDot->m));
     }
-    // Only the CUDA tensor-core kernel rounds to TF32 when allowed.
-    if (target == Target::Cuda)
-      w.line("a.tf32 = hp.hector_tf32;");
     if (!g.output.global)
       w.line("a.scatter = {};", indexArray(g, g.rows, g.output.path));
     if (g.accumulate != ir::Reduce::None) {
@@ -195,12 +192,16 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.scalePerHead = {};", g.epilogue->perHead ? "true" : "false");
     }
   }
-  if (target == Target::Cuda)
+  // torch's allow_tf32 reaches the weight-gradient (outer) GEMMs as it
+  // does the linear ones: only the CUDA tensor-core kernels round to TF32.
+  if (target == Target::Cuda) {
+    w.line("a.tf32 = hp.hector_tf32;");
     w.line("hector::trav::check(hector::templates::launchSegmentGemm(a, "
            "stream), \"{}\");",
            layout.entry() + "_" + g.name);
-  else
+  } else {
     w.line("hector::templates::segmentGemmCpu(a);");
+  }
   w.close();
   return w.str();
 }

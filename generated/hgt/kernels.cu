@@ -1689,8 +1689,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.K;
       a.Y = b.k_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
     // @gemm_1: linear GEMM, rows pairs
@@ -1707,8 +1707,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.V;
       a.Y = b.m_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
     // @gemm_2: linear GEMM, rows pairs
@@ -1725,8 +1725,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W_att;
       a.Y = b.att_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
     // @gemm_3: linear GEMM, rows pairs
@@ -1743,8 +1743,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W_msg;
       a.Y = b.msg;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_3");
     }
     // @gemm_4: linear GEMM, rows edges
@@ -1761,8 +1761,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.Q;
       a.Y = b.q_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
     // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1823,8 +1823,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.A;
       a.Y = b.h_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_6");
     }
     // @trav_7: access none, schedule warp_per_vertex feature_tile 32
@@ -1983,8 +1983,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.A;
         a.Y = b.grad_t;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
@@ -2009,6 +2009,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
       }
     }
@@ -2068,8 +2069,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W_msg;
         a.Y = b.grad_m;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
@@ -2093,6 +2094,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
       }
     }
@@ -2154,11 +2156,11 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.Q;
         a.Y = b.grad2_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
       }
     }
@@ -2182,6 +2184,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
@@ -2200,8 +2203,8 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W_att;
         a.Y = b.grad_k;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }
@@ -2225,6 +2228,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_10");
       }
     }
@@ -2243,11 +2247,11 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.V;
         a.Y = b.grad3_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
       }
     }
@@ -2271,6 +2275,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
       }
     }
@@ -2289,11 +2294,11 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.K;
         a.Y = b.grad4_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_13");
       }
     }
@@ -2317,6 +2322,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_14");
       }
     }

@@ -1557,8 +1557,8 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = true;
       a.W = b.alpha_1_wt;
       a.Y = b.alpha_1_w;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
     // @gemm_2: linear GEMM, rows pairs
@@ -1575,8 +1575,8 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W;
       a.Y = b.z_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
     // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
@@ -1632,8 +1632,8 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.W_self;
       a.Y = b.h_2;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
     // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1788,8 +1788,8 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W_self;
         a.Y = b.grad1_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
     }
@@ -1811,6 +1811,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
@@ -1913,11 +1914,11 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.alpha_1_w;
         a.Y = b.grad2_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
@@ -1942,6 +1943,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
       }
     }
@@ -2003,11 +2005,11 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.W;
         a.Y = b.grad3_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
       }
     }
@@ -2031,6 +2033,7 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
@@ -2049,8 +2052,8 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.alpha_1_wt;
         a.Y = b.grad_a_dst;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }

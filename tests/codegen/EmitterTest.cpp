@@ -234,6 +234,40 @@ TEST_P(EmitterTest, OneLaunchPerGemm) {
   EXPECT_EQ(countOf(cu, "segmentGemmCpu"), 0u);
 }
 
+/// torch's allow_tf32 reaches every CUDA GEMM launch, the weight-gradient
+/// (outer) GEMMs as well as the linear ones; the CPU GEMMs have no TF32.
+TEST_P(EmitterTest, Tf32FlagReachesEveryCudaGemm) {
+  std::optional<Emitted> e = compileAndEmit(GetParam());
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  const std::string launch = "hector::templates::launchSegmentGemm(a, stream)";
+  size_t launches = 0;
+  for (size_t at = cu.find(launch); at != std::string::npos;
+       at = cu.find(launch, at + 1), ++launches) {
+    // The line before the launch sets the flag.
+    const size_t lineStart = cu.rfind('\n', at);
+    const size_t previous = cu.rfind('\n', lineStart - 1);
+    EXPECT_NE(cu.substr(previous, lineStart - previous)
+                  .find("a.tf32 = hp.hector_tf32;"),
+              std::string::npos)
+        << cu.substr(previous, at - previous + launch.size());
+  }
+  EXPECT_EQ(launches, countOf(cu, "hector::templates::launchSegmentGemm("));
+  EXPECT_EQ(countOf(cu, "a.tf32 = hp.hector_tf32;"), launches);
+  EXPECT_EQ(countOf(fileText(*e, "kernels_cpu.cpp"), "tf32"), 0u);
+  EXPECT_EQ(countOf(fileText(*e, "binding.cpp"),
+                    "hp.hector_tf32 = at::globalContext().allowTF32CuBLAS();"),
+            1u);
+  size_t outer = 0;
+  for (const intra::Program *program :
+       {&e->layer.forwardProgram, &e->layer.backwardProgram})
+    for (const intra::Instance &inst : program->instances)
+      if (const auto *g = std::get_if<intra::GemmInstance>(&inst))
+        outer += g->mode == intra::GemmInstance::Mode::Outer;
+  // Every bundled model's backward has a weight gradient's GEMM.
+  EXPECT_GT(outer, 0u);
+}
+
 /// RGAT's attention term alpha_1 = linear(outj, k) is outj's GEMM's row
 /// dot: one launch writes both, on both targets, and no GEMM reads outj
 /// back for it.

@@ -257,6 +257,44 @@ def test_generated_with_tf32_allowed_stays_within_1e_3(model, device,
 
 
 @pytest.mark.parametrize("model", MODELS)
+def test_tf32_reaches_the_weight_gradient_gemms(model, device, monkeypatch):
+    """allow_tf32 while the backward runs rounds the weight gradients'
+    (outer) GEMMs too. The forward runs exact and only the params require
+    grad, so in RGCN's backward the outer GEMMs are the only GEMMs: their
+    gradients change only if the flag reaches them."""
+    if device.type == "cpu":
+        pytest.skip("TF32 is a CUDA tensor-core mode")
+    hypers = hypers_for(model, 1)
+    g = graph_for(model, device, False)
+    _, values = make_values(model, g, hypers, device)
+    info = layer_info(model)
+    params = [a["name"] for a in info["arguments"] if a["kind"] == "param"]
+    assert params
+
+    def param_grads(tf32_backward):
+        leaves = {k: v.float() for k, v in values.items()}
+        for name in params:
+            leaves[name].requires_grad_()
+        monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+        outs = run_generated(model, g, leaves, hypers)
+        gen = torch.Generator().manual_seed(7)
+        loss = sum((o * torch.randn(o.shape, generator=gen).to(device)).sum()
+                   for o in outs)
+        monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32",
+                            tf32_backward)
+        return torch.autograd.grad(loss, [leaves[n] for n in params],
+                                   allow_unused=True)
+
+    exact, rounded = param_grads(False), param_grads(True)
+    changed = [n for n, e, r in zip(params, exact, rounded)
+               if e is not None and not torch.equal(e, r)]
+    assert changed, f"{model}: allow_tf32 in the backward changed no gradient"
+    for name, e, r in zip(params, exact, rounded):
+        if e is not None:
+            assert rel_err(r, e) <= 1e-3, name
+
+
+@pytest.mark.parametrize("model", MODELS)
 def test_forward_kernels_return_outputs_then_saved(model, device):
     hypers = hypers_for(model, 1)
     g = graph_for(model, device)

@@ -1959,8 +1959,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.yPart[2] = b.v_0;
       a.bias = b.kqv_bias;
       a.biasPerSlice = true;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
     // @gemm_1: linear GEMM, rows pairs
@@ -1977,8 +1977,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.k_rel;
       a.Y = b.alpha_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
     // @gemm_2: linear GEMM, rows pairs
@@ -1995,8 +1995,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.transposeW = false;
       a.W = b.v_rel;
       a.Y = b.msg_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_2");
     }
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -2059,8 +2059,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.Y = b.a;
       a.bias = b.out_lin_bias;
       a.biasPerSlice = true;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
     // @trav_5: access none, schedule warp_per_vertex feature_tile 32
@@ -2202,8 +2202,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.out_lin_weight;
         a.Y = b.grad_a_0;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
@@ -2228,6 +2228,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
       }
     }
@@ -2301,11 +2302,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.v_rel;
         a.Y = b.grad_v;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
       }
     }
@@ -2329,6 +2330,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
       }
     }
@@ -2390,11 +2392,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = true;
         a.W = b.k_rel;
         a.Y = b.grad_k;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.pair_src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }
@@ -2418,6 +2420,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_9");
       }
     }
@@ -2449,8 +2452,8 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.transposeW = false;
         a.W = b.kqv_weight;
         a.Y = b.grad2_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_11");
       }
     }
@@ -2475,6 +2478,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_12");
       }
     }

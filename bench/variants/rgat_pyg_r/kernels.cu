@@ -1084,8 +1084,8 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.q;
       a.Y = b.alpha_0_w;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
     // @gemm_1: linear GEMM, rows edges
@@ -1106,8 +1106,8 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.rowDotW = b.k;
       a.rowDotY = b.alpha_1;
       a.rowDotN = hp_heads;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
     // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
@@ -1336,10 +1336,10 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.k;
         a.Y = b.grad_msg_0;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         a.accumulate = true;
         a.atomic = false;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_2");
       }
     }
@@ -1361,6 +1361,7 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
       }
     }
@@ -1380,11 +1381,11 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.alpha_0_w;
         a.Y = b.grad_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.dst;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
@@ -1409,6 +1410,7 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_5");
       }
     }
@@ -1428,11 +1430,11 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_6");
       }
     }
@@ -1457,6 +1459,7 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_7");
       }
     }
@@ -1473,8 +1476,8 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.q;
         a.Y = b.grad2_weight_;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_8");
       }
     }

@@ -228,7 +228,6 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.h_0;
-      a.tf32 = hp.hector_tf32;
       a.scatter = g.dst;
       a.accumulate = true;
       a.atomic = true;
@@ -237,6 +236,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.scale = gv.rel_in_degree;
       a.scaleGather = nullptr;
       a.scalePerHead = false;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
     // @gemm_1: linear GEMM, rows nodes
@@ -251,8 +251,8 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.transposeW = false;
       a.W = b.root;
       a.Y = b.h_2;
-      a.tf32 = hp.hector_tf32;
       a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
     // @trav_2: access none, schedule warp_per_vertex feature_tile 32
@@ -315,10 +315,10 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.root;
         a.Y = b.grad_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = nullptr;
         a.accumulate = true;
         a.atomic = false;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_0");
       }
     }
@@ -340,6 +340,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_1");
       }
     }
@@ -391,11 +392,11 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.transposeW = true;
         a.W = b.weight_;
         a.Y = b.grad_x;
-        a.tf32 = hp.hector_tf32;
         a.scatter = g.src;
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_3");
       }
     }
@@ -420,6 +421,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         a.accumulate = true;
         a.atomic = true;
         a.deterministic = hp.hector_deterministic;
+        a.tf32 = hp.hector_tf32;
         hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "backward_gemm_4");
       }
     }
