@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Session 24 call c: issue 9's run from main (cd09531) on call b's warm
+# machine, build-new (tests and bench variants): every Hector system and
+# every baseline but pyg-hgt-compile, --tf32, all 8 datasets.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/gpu-session.sh
+gpu_session_start c
+hector_gpu_cmake_args+=(-DHECTOR_BUILD_BENCH_VARIANTS=ON)
+GPU_BUILD_JOBS=16 gpu_build new . tests
+gpu_with new timeout 480 python3 -m hector.bench --tf32 \
+  --systems pyg-rgcn,pyg-fastrgcn,segmm-rgcn,pyg-rgat,pyg-rgat-compile,pyg-hgt,hector,hector-u,hector-c,hector-r,hector-cr \
+  --models rgcn,rgat,hgt --case-timeout 20 --prepare-timeout 200 --no-chart \
+  --out $R/harness > $R/harness.log 2>&1
+echo "harness rc=$? $(grep -c '^\[' $R/harness.log) records $(gpu_elapsed)"
+grep -E '^host|Geometric' $R/harness/table.md $R/harness.log | head -20
+echo "done $(gpu_elapsed)"
