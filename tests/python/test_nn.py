@@ -255,6 +255,55 @@ def test_graph_is_cached_and_rebuilt_on_change(device):
     assert copy.deepcopy(ours)._graph_cache._graph is None
 
 
+def test_graph_cache_sees_replaced_data_and_skips_inference_tensors():
+    """The cache key is the tensors' identity, version, storage and shape:
+    `t.data = other` keeps the object and its version but not the rest,
+    and inference tensors, which have no version, are never cached."""
+    g = random_graph(seed=11, device="cpu")
+    theirs, ours = _pair(pyg_nn.RGCNConv(IN_DIM, OUT_DIM, g.num_etypes),
+                         hnn.RGCNConv(IN_DIM, OUT_DIM, g.num_etypes),
+                         "cpu", 1)
+    x = _x(g.num_nodes, IN_DIM, "cpu")
+    edge_index, edge_type = g.edge_index.clone(), g.edge_type.clone()
+    ours(x, edge_index, edge_type)
+    first = ours._graph_cache._graph
+    version = edge_index._version
+    edge_index.data = edge_index.flip(0)[:, :-5].clone()
+    edge_type.data = edge_type[:-5].clone()
+    assert edge_index._version == version
+    out = ours(x, edge_index, edge_type)
+    assert ours._graph_cache._graph is not first
+    assert_close(out, theirs(x, edge_index, edge_type), DTYPE,
+                 "after .data was replaced")
+    with torch.inference_mode():
+        frozen_index, frozen_type = edge_index.clone(), edge_type.clone()
+        out = ours(x.detach(), frozen_index, frozen_type)
+        assert ours._graph_cache._key is None
+    assert_close(out, theirs(x, edge_index, edge_type), DTYPE,
+                 "on inference tensors")
+
+
+def test_hgt_parameter_deep_in_a_submodule_is_checked():
+    """One p_rel entry (a ParameterDict two levels down) of another dtype
+    or device is named, as every parameter is."""
+    g = random_typed_graph(seed=13)
+    x = _x(g.num_nodes, OUT_DIM, "cpu")
+    node_types, edge_types, x_dict, edge_index_dict = _hetero(g, x)
+    ours = hnn.HGTConv(OUT_DIM, OUT_DIM, (node_types, edge_types))
+    ours(x_dict, edge_index_dict)
+    key = "__".join(edge_types[-1])
+    ours.p_rel[key].data = ours.p_rel[key].data.double()
+    with pytest.raises(TypeError, match=rf"parameter 'p_rel.{key}' is "
+                                        r"torch.float64"):
+        ours(x_dict, edge_index_dict)
+    # A new Parameter object in its place is seen too.
+    ours.p_rel[key] = torch.nn.Parameter(ours.p_rel[key].detach().float()
+                                         .to("meta"))
+    with pytest.raises(ValueError, match=rf"parameter 'p_rel.{key}' is on "
+                                         r"meta"):
+        ours(x_dict, edge_index_dict)
+
+
 def test_hgt_graph_is_cached():
     g = random_typed_graph(seed=13)
     x = _x(g.num_nodes, OUT_DIM, "cpu")
