@@ -256,6 +256,22 @@ ir::Module linearize(const ir::Module &m, const intra::Program &p) {
   return out;
 }
 
+/// The instances, run in order (linearize), compute what the module does:
+/// the interpreter on a random graph agrees to 1e-12.
+void expectInstanceOrderComputesTheModule(const ir::Module &m,
+                                          const intra::Program &p,
+                                          uint64_t seed) {
+  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
+  auto args = passtest::randomArguments(m, *graph, seed);
+  ir::DiagnosticEngine diags;
+  ir::Module lin = linearize(m, p);
+  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
+  EXPECT_LE(passtest::maxRelativeError(
+                runtime::interpret(lin, *graph, args.inputs, args.params),
+                runtime::interpret(m, *graph, args.inputs, args.params)),
+            1e-12);
+}
+
 TEST_P(LoweringModelTest, InstanceOrderPreservesSemantics) {
   ir::Module m = loadBundledModel(GetParam().model);
   auto graph = passtest::randomGraph(30, 120, 5, 3, 7);
@@ -322,15 +338,7 @@ TEST_P(LoweringModelTest, BackwardProgramLowersWithoutFallback) {
       outer += g->mode == intra::GemmInstance::Mode::Outer;
   EXPECT_GT(outer, 0) << intra::printProgram(p);
   // And the instance order computes the same gradients.
-  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
-  auto args = passtest::randomArguments(bwd->module, *graph, 13);
-  ir::Module lin = linearize(bwd->module, p);
-  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
-  EXPECT_LE(passtest::maxRelativeError(
-                runtime::interpret(lin, *graph, args.inputs, args.params),
-                runtime::interpret(bwd->module, *graph, args.inputs,
-                                   args.params)),
-            1e-12);
+  expectInstanceOrderComputesTheModule(bwd->module, p, 13);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, LoweringModelTest,
@@ -802,14 +810,7 @@ TEST(LowerToIntraOpTest, GemmAddsIntoAnAddendSummedEarlier) {
   EXPECT_NE(text.find("layout s : pair_rows[d] temp view of a s2"),
             std::string::npos)
       << text;
-  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
-  auto args = passtest::randomArguments(m, *graph, 7);
-  ir::Module lin = linearize(m, p);
-  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
-  EXPECT_LE(passtest::maxRelativeError(
-                runtime::interpret(lin, *graph, args.inputs, args.params),
-                runtime::interpret(m, *graph, args.inputs, args.params)),
-            1e-12);
+  expectInstanceOrderComputesTheModule(m, p, 7);
 }
 
 // The sum stays a traversal when the GEMM may not overwrite the addend:
@@ -898,14 +899,7 @@ TEST(LowerToIntraOpTest, GemmsAddTheirPartialsIntoTheSum) {
   EXPECT_NE(text.find("layout y : node_rows[d] output buffer from @gemm_1"),
             std::string::npos)
       << text;
-  auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
-  auto args = passtest::randomArguments(m, *graph, 7);
-  ir::Module lin = linearize(m, p);
-  ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
-  EXPECT_LE(passtest::maxRelativeError(
-                runtime::interpret(lin, *graph, args.inputs, args.params),
-                runtime::interpret(m, *graph, args.inputs, args.params)),
-            1e-12);
+  expectInstanceOrderComputesTheModule(m, p, 7);
   // -fno-fuse keeps the sum's traversal.
   passes::LoweringOptions unfused;
   unfused.fuse = false;
@@ -994,15 +988,7 @@ TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowStaysInTraversal) {
     intra::Program p = lower(m);
     EXPECT_EQ(shape(p), "T") << intra::printProgram(p);
     EXPECT_EQ(p.findLayout("s")->storage, intra::Storage::Register);
-    auto graph = passtest::randomGraph(30, 120, 5, 3, 5);
-    auto args = passtest::randomArguments(m, *graph, 7);
-    ir::DiagnosticEngine diags;
-    ir::Module lin = linearize(m, p);
-    ASSERT_TRUE(ir::verifyModule(lin, diags)) << ir::printModule(lin);
-    EXPECT_LE(passtest::maxRelativeError(
-                  runtime::interpret(lin, *graph, args.inputs, args.params),
-                  runtime::interpret(m, *graph, args.inputs, args.params)),
-              1e-12);
+    expectInstanceOrderComputesTheModule(m, p, 7);
   }
 }
 
