@@ -67,6 +67,7 @@ namespace {
 using gemm_rows::chunkRowsFor;
 using gemm_rows::chunksAllRows;
 using gemm_rows::hostAligned16;
+using gemm_rows::inputAt;
 using gemm_rows::kNoSlice;
 using gemm_rows::rowIdOf;
 using gemm_rows::RowTileGrid;
@@ -103,6 +104,7 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
   __shared__ T As[TK][TM + 1];
   __shared__ T Ws[TK][TN + 1];
   __shared__ int64_t srcRow[TM];               // -1: row out of range
+  __shared__ int64_t idRow[TM];                // summed rows: the row id
   __shared__ unsigned long long sliceRow[TM];
   __shared__ unsigned long long nextSlice;
 
@@ -117,6 +119,7 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     if (r < a.M) {
       const int64_t id = rowIdOf(a, r);
       srcRow[i] = a.gather ? a.gather[id] : id;
+      idRow[i] = id;
       sliceRow[i] = static_cast<unsigned long long>(sliceOfRow(a, r, id));
     } else {
       srcRow[i] = -1;
@@ -155,7 +158,7 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
         const int64_t k = k0 + kk;
         T v = T(0);
         if (k < K && srcRow[m] >= 0 && sliceRow[m] == s)
-          v = a.X[srcRow[m] * H * K + h * K + k];
+          v = inputAt(a, idRow[m], srcRow[m], h, k);
         As[kk][m] = v;
       }
       // W tile: read along the contiguous dimension of either layout.
@@ -224,11 +227,11 @@ __global__ void __launch_bounds__(128)
       const int64_t id = rowIdOf(a, r);
       const int64_t s = sliceOfRow(a, r, id);
       const int64_t src = a.gather ? a.gather[id] : id;
-      const T *x = a.X + src * H * K + h * K;
       const T *w = a.W + (s * H + h) * K * N;
       T v = T(0);
       for (int64_t k = 0; k < K; ++k)
-        v += x[k] * (a.transposeW ? w[n * K + k] : w[k * N + n]);
+        v += inputAt(a, id, src, h, k) *
+             (a.transposeW ? w[n * K + k] : w[k * N + n]);
       if (a.epilogue != EpilogueOp::None) {
         const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
         const T scale = a.scale[a.scalePerHead ? sr * H + h : sr];
@@ -1528,9 +1531,10 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if constexpr (std::is_same_v<T, float>) {
       if (linearMmaFits(a))
         return launchLinearMma(a, stream);
-      // The other fast paths write one plain output buffer; a bias or
-      // output parts fall through to the general kernels below.
-      if (plainOutput(a)) {
+      // The other fast paths write one plain output buffer from one X row
+      // a row; a bias, output parts or summed rows fall through to the
+      // general kernels below.
+      if (plainOutput(a) && !a.sumPtr) {
         const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                          a.N % 4 == 0 && hostAligned16(a.X) &&
                          hostAligned16(a.Y);

@@ -20,6 +20,8 @@
 //   s   = slice of r     (segmentPtr: the s with ptr[s] <= r < ptr[s+1];
 //                         rowType: rowType[id]; neither: 0)
 //   x   = X[gather ? gather[id] : id][h*K .. h*K+K)
+//         (with sumPtr: the sum of X[sumRows[j]][h*K ..+K) over
+//          j in [sumPtr[id], sumPtr[id+1]))
 //   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW)
 //   y  += bias[s][h] (biasPerSlice) or bias[h]   (when there is a bias)
 //   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[id] : id)
@@ -94,6 +96,23 @@ template <typename T> struct SegmentGemmArgsT {
 
   const T *X = nullptr;            ///< input rows (Outer: the left factor A)
   const int64_t *gather = nullptr; ///< optional: row id reads X[gather[id]]
+  /// Linear, optional (both or neither; exclusive with gather): row id's
+  /// input is a sum of X rows instead of one row,
+  ///   x = sum over j in [sumPtr[id], sumPtr[id + 1]) of X[sumRows[j]]
+  /// (0 for an empty range), added in order of j. This is an aggregation
+  /// fused into the GEMM's row loads: with rows that are (destination,
+  /// relation) segments of a graph, sumRows their edges' sources, the
+  /// epilogue's scale 1 / |segment| and atomic adds into the destinations,
+  /// one call computes sum_r mean_{u in N_r(v)} x_u W_r without writing a
+  /// message or an aggregate to memory (aggregate-then-transform). sumPtr
+  /// needs an entry for every id that occurs, and one more; the rows of one
+  /// 64-row tile may hold fewer than 2^31 entries together. The tensor-core
+  /// kernel spreads a tile's entries evenly over its threads, but a tile is
+  /// one block's work: cut a row of many thousands of entries (a hub's
+  /// segment) into rows of a few dozen that add into the same output row
+  /// (bench/gemm/bench_summed_rows.cu measures the cut).
+  const int64_t *sumPtr = nullptr;
+  const int64_t *sumRows = nullptr;
 
   /// Linear: the weight W, numSlices * H * K * N scalars. Unused in Outer.
   const T *W = nullptr;
@@ -236,7 +255,9 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
 /// accumulate, scale with an epilogue, a bias and output parts only in
 /// linear mode without accumulate, parts that divide N with H = 1, a row
-/// dot only on one plain-assigned output buffer); else what is wrong. rowIds
+/// dot only on one plain-assigned output buffer, summed rows (sumPtr and
+/// sumRows together) only in linear mode and without gather); else what is
+/// wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

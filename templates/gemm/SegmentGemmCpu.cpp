@@ -22,6 +22,12 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
     return "segmentPtr and rowType are exclusive";
   if (a.atomic && !a.accumulate)
     return "atomic needs accumulate";
+  if ((a.sumPtr == nullptr) != (a.sumRows == nullptr))
+    return "sumPtr and sumRows go together";
+  if (a.sumPtr && a.gather)
+    return "sumPtr (summed rows) and gather are exclusive";
+  if (a.sumPtr && a.mode != SegmentGemmMode::Linear)
+    return "summed rows (sumPtr) only in linear mode";
   if (a.M == 0 || a.N == 0)
     return "";
   if (!a.X && a.K > 0)
@@ -92,7 +98,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
   const bool atomic = a.atomic && !ordered;
 #pragma omp parallel if (!ordered)
   {
-    std::vector<T> acc(N);
+    std::vector<T> acc(N), summed(a.sumPtr ? K : 0);
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < a.M; ++r) {
       const int64_t id = rowIdOf(a, r);
@@ -101,7 +107,15 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
       const int64_t dst = a.scatter ? a.scatter[id] : id;
       const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
       for (int64_t h = 0; h < H; ++h) {
-        const T *x = a.X + src * H * K + h * K;
+        if (a.sumPtr) {
+          std::fill(summed.begin(), summed.end(), T(0));
+          for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
+            const T *xj = a.X + a.sumRows[j] * H * K + h * K;
+            for (int64_t k = 0; k < K; ++k)
+              summed[k] += xj[k];
+          }
+        }
+        const T *x = a.sumPtr ? summed.data() : a.X + src * H * K + h * K;
         const T *w = a.W + (s * H + h) * K * N;
         std::fill(acc.begin(), acc.end(), T(0));
         if (a.transposeW) {

@@ -33,6 +33,12 @@
 // had the old form (per-fragment loads and conversions) at 40% of DRAM
 // bandwidth on am, waiting on dependent conversions half its cycles.
 //
+// Summed rows (SegmentGemmArgs::sumPtr, aggregate-then-transform): a
+// row's input is the sum of several X rows, which stageSummedTile adds in
+// registers (plain loads, no cp.async), the tile's entries spread evenly
+// over the block, and stores to the tile's buffer; everything after
+// staging is the same.
+//
 // Slices. A tile's rows may have several slices (a segment boundary, or
 // rowType). The warps find the tile's distinct slices in increasing order
 // with a warp-wide minimum (every warp reaches the same sequence, so the
@@ -85,20 +91,42 @@ static_assert(kMmaThreads == 2 * kTileRows, "two threads copy each row");
 struct MmaSmem {
   int stride = 0; ///< words a staged X row or weight row (K + 4)
   int planes = 0; ///< weight planes: TF32 heads, and with kSplit tails
+  bool sum = false; ///< summed rows: SummedTileSmem after the row fields
 
-  __host__ __device__ MmaSmem(int K, bool split)
-      : stride(K + 4), planes(split ? 2 : 1) {}
+  __host__ __device__ MmaSmem(int K, bool split, bool summed = false)
+      : stride(K + 4), planes(split ? 2 : 1), sum(summed) {}
 
   __host__ __device__ int xFloats() const { return kTileRows * stride; }
   /// Words of one weight plane: the window's 64 rows.
   __host__ __device__ int planeWords() const { return kPassCols * stride; }
   /// Bytes: two X buffers, the weight planes, then per buffer and row the
   /// output row (int64), the scale (float) and the slice (unsigned).
-  __host__ __device__ size_t bytes() const {
+  __host__ __device__ size_t rowFieldsEnd() const {
     return size_t(2 * xFloats() + planes * planeWords()) * 4 +
            2 * kTileRows * (8 + 4 + 4);
   }
+  __host__ __device__ size_t bytes() const;
 };
+
+/// What stageSummedTile keeps in shared memory besides the X buffer: the
+/// tile's rows' first entries in sumRows and the prefix sums of their
+/// entry counts, and each 16-lane group's partial sum of the first row of
+/// its run with that row's number.
+constexpr int kSumGroups = kMmaThreads / 16;
+struct SummedTileSmem {
+  int64_t begin[kTileRows]; ///< -1: a row past M
+  float carry[kSumGroups][kMaxK];
+  int prefix[kTileRows + 1];
+  int carryRow[kSumGroups];
+  /// Whether each row's entries follow the previous row's in sumRows (rows
+  /// in id order without rowIds): entry t is then sumRows[begin[0] + t].
+  int contiguous;
+};
+
+__host__ __device__ inline size_t MmaSmem::bytes() const {
+  // rowFieldsEnd() is a multiple of 8 (int64 row fields first).
+  return rowFieldsEnd() + (sum ? sizeof(SummedTileSmem) : 0);
+}
 
 /// The per-row fields of one staged tile, in shared memory.
 struct TileRows {
@@ -203,6 +231,7 @@ __device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
 struct RowLookup {
   int64_t id = -1; ///< -1: past the last row
   int64_t src = 0, dst = -1;
+  int64_t srcEnd = 0; ///< summed rows: sumRows[src .. srcEnd) are the row's
   float scale = 1.f;
   unsigned slice = kNoSlice32; ///< rowType's; segments: found by stageTile
   __device__ bool live() const { return id >= 0; }
@@ -217,7 +246,12 @@ __device__ __forceinline__ RowLookup lookupRow(const SegmentGemmArgs &a,
   if (r >= a.M)
     return l;
   l.id = rowIdOf(a, r);
-  l.src = a.gather ? a.gather[l.id] : l.id;
+  if (a.sumPtr) {
+    l.src = a.sumPtr[l.id];
+    l.srcEnd = a.sumPtr[l.id + 1];
+  } else {
+    l.src = a.gather ? a.gather[l.id] : l.id;
+  }
   if (threadIdx.x % 2 == 0) {
     l.dst = a.scatter ? a.scatter[l.id] : l.id;
     if (a.rowType)
@@ -246,14 +280,181 @@ segmentSliceFrom(const SegmentGemmArgs &a, int64_t r, unsigned floor) {
   return unsigned(s);
 }
 
+/// The last row whose entries start at or before entry t of a tile
+/// (prefix: the tile's prefix sums of entry counts; t < prefix[kTileRows]).
+__device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
+  int lo = 0, hi = kTileRows; // prefix[lo] <= t < prefix[hi]
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (prefix[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/// Stages a tile of summed rows (sumPtr): row i of `xs` becomes the sum of
+/// X rows sumRows[j] (head h) over the row's entries. Called by the whole
+/// block (it synchronises), after the row fields; `l` is this thread's
+/// row's lookup (two threads a row).
+///
+/// Why not a row per thread pair, as copies are staged: a segment's size
+/// follows the graph's degrees, and the block waited for its longest row
+/// with two loads in flight (am: 1.83 ms for what the copy bandwidth
+/// moves in about 0.5 ms, session 25 call a). Here the tile's entries are
+/// numbered in row order and cut into one equal run per 16-lane group;
+/// each lane holds one 16-byte word of the row being summed and loads
+/// kAhead entries at a time. A group stores each row it finishes, except
+/// the first row of its run, which may have started in the run before:
+/// that partial sum goes to `carry` and is added after the others, in
+/// group order, so that a row's sum is the same on every run.
+__device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
+                                                int64_t h, float *xs,
+                                                int xStride, const RowLookup &l,
+                                                SummedTileSmem &sm) {
+  // Entries a 16-lane group loads at a time. 4, 6 and 8 ran within 3% of
+  // each other on am, mag and wikikg2 (session 25 call e); 6 keeps the
+  // kernel's spills (at 128 registers, kSumMinBlocks) to a few words.
+  constexpr int kAhead = 6;
+  const int K = int(a.K), i = threadIdx.x / 2;
+  if (threadIdx.x % 2 == 0) {
+    sm.begin[i] = l.live() ? l.src : -1;
+    sm.prefix[i + 1] = l.live() ? int(l.srcEnd - l.src) : 0;
+  }
+  // Rows without entries, and rows only carries add to, stay zero.
+  for (int e = threadIdx.x; e < kTileRows * K / 4; e += kMmaThreads) {
+    const int row = e / (K / 4), w = e % (K / 4);
+    *reinterpret_cast<float4 *>(xs + row * xStride + 4 * w) =
+        make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) { // counts -> inclusive prefix sums, two rows a lane
+    const int lane = threadIdx.x;
+    const int c0 = sm.prefix[2 * lane + 1], c1 = sm.prefix[2 * lane + 2];
+    // Row r + 1 starts where row r ends (or is past M, as all later rows
+    // are then).
+    auto follows = [&](int r, int count) {
+      return r + 1 >= kTileRows || sm.begin[r + 1] < 0 ||
+             sm.begin[r + 1] == sm.begin[r] + count;
+    };
+    const bool contiguous = __all_sync(
+        0xffffffffu, follows(2 * lane, c0) && follows(2 * lane + 1, c1));
+    if (lane == 0)
+      sm.contiguous = contiguous && sm.begin[0] >= 0;
+    int run = c0 + c1;
+    for (int off = 1; off < 32; off *= 2) {
+      const int v = __shfl_up_sync(0xffffffffu, run, off);
+      if (lane >= off)
+        run += v;
+    }
+    sm.prefix[2 * lane + 2] = run;
+    sm.prefix[2 * lane + 1] = run - c1;
+    if (lane == 0)
+      sm.prefix[0] = 0;
+  }
+  __syncthreads();
+
+  const int group = threadIdx.x / 16, lane = threadIdx.x % 16;
+  const int total = sm.prefix[kTileRows];
+  const int t0 = int(int64_t(total) * group / kSumGroups);
+  const int t1 = int(int64_t(total) * (group + 1) / kSumGroups);
+  const bool active = 4 * lane < K; // this lane's word is in the row
+  const float4 *x4 = reinterpret_cast<const float4 *>(a.X);
+  const int64_t rowWords = a.H * K / 4, headWord = h * K / 4 + lane;
+  int row = t0 < t1 ? rowOfEntry(sm.prefix, t0) : 0;
+  const int firstRow = row;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  int accRow = row;
+  // Ends row accRow's part in this run: the first row of the run (which
+  // an earlier run may have started) to the carry, any other to xs.
+  auto finish = [&]() {
+    if (!active)
+      return;
+    float *to = accRow == firstRow && group > 0
+                    ? &sm.carry[group][4 * lane]
+                    : xs + accRow * xStride + 4 * lane;
+    *reinterpret_cast<float4 *>(to) = acc;
+  };
+  // Entry t's place in sumRows: found without walking the rows when they
+  // are contiguous, so that its load need not wait for the walk. The next
+  // batch's entries are loaded while this batch's rows are, so a batch
+  // waits for one round trip instead of two.
+  const bool contiguous = sm.contiguous;
+  const int64_t base = sm.begin[0];
+  int loadRow = row; // the row walk of the non-contiguous loads
+  auto loadEntries = [&](int t, int64_t(&src)[kAhead]) {
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      if (t + u >= t1)
+        break;
+      if (contiguous) {
+        src[u] = __ldg(a.sumRows + base + t + u);
+      } else {
+        while (t + u >= sm.prefix[loadRow + 1])
+          ++loadRow;
+        src[u] =
+            __ldg(a.sumRows + sm.begin[loadRow] + (t + u - sm.prefix[loadRow]));
+      }
+    }
+  };
+  int64_t src[kAhead], nextSrc[kAhead];
+  if (t0 < t1)
+    loadEntries(t0, src);
+  for (int t = t0; t < t1; t += kAhead) {
+    float4 v[kAhead];
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u)
+      if (t + u < t1 && active)
+        v[u] = __ldg(x4 + src[u] * rowWords + headWord);
+    if (t + kAhead < t1)
+      loadEntries(t + kAhead, nextSrc);
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u) {
+      if (t + u >= t1)
+        break;
+      while (t + u >= sm.prefix[row + 1])
+        ++row;
+      if (row != accRow) {
+        finish();
+        acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        accRow = row;
+      }
+      if (active) {
+        acc.x += v[u].x;
+        acc.y += v[u].y;
+        acc.z += v[u].z;
+        acc.w += v[u].w;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kAhead; ++u)
+      src[u] = nextSrc[u];
+  }
+  if (lane == 0)
+    sm.carryRow[group] = t0 < t1 && group > 0 ? firstRow : -1;
+  if (t0 < t1)
+    finish();
+  __syncthreads();
+  // The carries, in group order: one thread a column.
+  for (int k = threadIdx.x; k < K; k += kMmaThreads)
+    for (int g = 1; g < kSumGroups; ++g)
+      if (sm.carryRow[g] >= 0)
+        xs[sm.carryRow[g] * xStride + k] += sm.carry[g][k];
+  // The caller's next barrier orders these adds before the tile is read.
+}
+
 /// Writes tile `tile`'s row fields from this thread's lookup and starts
 /// copying its X row (head h) into `xs`: two threads a row, each copying
 /// every other 16-byte word. `floor`: a slice no later than the tile's
-/// first row's (the previous tile's last row's), or kNoSlice32.
-__device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
-                                          int64_t tile, int64_t h, float *xs,
-                                          const TileRows &rows, int xStride,
-                                          const RowLookup &l, unsigned floor) {
+/// first row's (the previous tile's last row's), or kNoSlice32. kSum: the
+/// call sums rows (sumPtr), which stageSummedTile adds instead of copying
+/// (then every thread of the block must call this: it synchronises).
+template <bool kSum>
+__device__ __forceinline__ void
+stageTile(const SegmentGemmArgs &a, int64_t tile, int64_t h, float *xs,
+          const TileRows &rows, int xStride, const RowLookup &l, unsigned floor,
+          SummedTileSmem *summed = nullptr) {
   const int i = threadIdx.x / 2, half = threadIdx.x % 2;
   if (half == 0) {
     unsigned slice = kNoSlice32;
@@ -264,6 +465,10 @@ __device__ __forceinline__ void stageTile(const SegmentGemmArgs &a,
     rows.dst[i] = l.live() ? l.dst : -1;
     rows.slice[i] = slice;
     rows.scale[i] = l.scale;
+  }
+  if constexpr (kSum) {
+    stageSummedTile(a, h, xs, xStride, l, *summed);
+    return;
   }
   if (!l.live())
     return; // its X row stays as it was: every pass masks the row out
@@ -389,18 +594,49 @@ __device__ __forceinline__ void storeRowDot(const SegmentGemmArgs &a, float dot,
     a.rowDotY[dst] = dot;
 }
 
+/// Summed rows: a block takes runs of this many consecutive row tiles,
+/// strided by the number of runs (TileSequence).
+constexpr int64_t kSumRunTiles = 4;
+/// Summed rows: blocks an SM must hold at once. The staging's loads wait
+/// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
+/// multiprocessor kept 35% of DRAM bandwidth busy on am (Nsight Compute,
+/// session 25 call d); four cap the registers at 128.
+constexpr int kSumMinBlocks = 4;
+
+/// The row tiles a block takes, in increasing order: at(k) is its k-th
+/// (-1 past its last). A contiguous run of tilesPerRun tiles (rows sorted
+/// by slice change slice rarely within a block, so the staged weight
+/// stays), or, for summed rows, runs of kSumRunTiles tiles strided by the
+/// number of runs: a hub's segment is cut into consecutive rows (chunks)
+/// that fill many consecutive tiles, and in one block's contiguous run
+/// they made that block the whole launch's tail (mag: 13.8 ms where the
+/// other blocks needed well under 1, session 25 call b).
+struct TileSequence {
+  int64_t first = 0, last = 0; ///< contiguous: tiles [first, last)
+  int64_t run = 0, runs = 1, rowTiles = 0;
+  bool strided = false;
+  __device__ int64_t at(int64_t k) const {
+    if (!strided)
+      return first + k < last ? first + k : -1;
+    const int64_t t =
+        ((k / kSumRunTiles) * runs + run) * kSumRunTiles + k % kSumRunTiles;
+    return t < rowTiles ? t : -1;
+  }
+};
+
 /// kFused: the call has a bias, output parts or a row dot (plainOutput
 /// false); kRowDot: it has a row dot (and kFused). Each is its own
 /// instantiation: with the bias and parts in the plain one every GEMM ran
 /// 2% to 5% slower on am (H100, session 17 call g), and the row dot's
-/// registers (108 against 80) stay out of the others.
-template <bool kSplit, bool kTransW, bool kFused, bool kRowDot>
-__global__ void __launch_bounds__(kMmaThreads)
+/// registers (108 against 80) stay out of the others. kSum: the call sums
+/// rows (sumPtr; never with a row dot), staged by stageSummedTile.
+template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum>
+__global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
                     int64_t tilesPerRun, int windows) {
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
-  const MmaSmem layout(K, kSplit);
+  const MmaSmem layout(K, kSplit, kSum);
   // Buffer b's X rows and row fields (computed, not an array of pointers:
   // an array indexed by the buffer number would live in local memory).
   float *const xBase = reinterpret_cast<float *>(mmaSmem);
@@ -412,6 +648,10 @@ __global__ void __launch_bounds__(kMmaThreads)
   float *const scaleBase = reinterpret_cast<float *>(dstBase + 2 * kTileRows);
   unsigned *const sliceBase =
       reinterpret_cast<unsigned *>(scaleBase + 2 * kTileRows);
+  SummedTileSmem *const summed =
+      kSum ? reinterpret_cast<SummedTileSmem *>(
+                 reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
+           : nullptr;
   auto xbuf = [&](int b) { return xBase + b * layout.xFloats(); };
   auto rowsOf = [&](int b) {
     return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
@@ -419,9 +659,15 @@ __global__ void __launch_bounds__(kMmaThreads)
   };
 
   const int64_t h = blockIdx.y;
-  const int64_t first = blockIdx.x / windows * tilesPerRun;
-  const int64_t last = min(first + tilesPerRun, rowTiles);
-  if (first >= last)
+  TileSequence tiles;
+  tiles.run = blockIdx.x / windows;
+  tiles.runs = gridDim.x / windows;
+  tiles.rowTiles = rowTiles;
+  tiles.strided = kSum;
+  tiles.first = tiles.run * tilesPerRun;
+  tiles.last = min(tiles.first + tilesPerRun, rowTiles);
+  const int64_t first = tiles.at(0);
+  if (first < 0)
     return;
   const int c0 = int(blockIdx.x % windows) * kPassCols;
   const int nTiles = min(kPassTiles, (N - c0) / 8);
@@ -452,22 +698,23 @@ __global__ void __launch_bounds__(kMmaThreads)
   const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
   unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile(a, first, h, xbuf(0), rowsOf(0), st, lookupRow(a, first, h),
-            kNoSlice32);
+  stageTile<kSum>(a, first, h, xbuf(0), rowsOf(0), st, lookupRow(a, first, h),
+                  kNoSlice32, summed);
   __pipeline_commit();
   // The next tile's lookups, a tile ahead of its copies.
-  RowLookup next = first + 1 < last ? lookupRow(a, first + 1, h) : RowLookup{};
+  RowLookup next =
+      tiles.at(1) >= 0 ? lookupRow(a, tiles.at(1), h) : RowLookup{};
   __syncthreads(); // the first tile's row fields: the next tile's floor
-  for (int64_t tile = first; tile < last; ++tile) {
-    const int cur = int(tile - first) & 1;
+  for (int64_t k = 0; tiles.at(k) >= 0; ++k) {
+    const int cur = int(k & 1);
     // The other buffer was last read before the previous tile's closing
     // sync, so the next tile's copies may start now. This tile's row
     // fields were written before that sync (or the one above).
-    if (tile + 1 < last) {
-      stageTile(a, tile + 1, h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st, next,
-                rowsOf(cur).slice[kTileRows - 1]);
-      if (tile + 2 < last)
-        next = lookupRow(a, tile + 2, h);
+    if (tiles.at(k + 1) >= 0) {
+      stageTile<kSum>(a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st,
+                      next, rowsOf(cur).slice[kTileRows - 1], summed);
+      if (tiles.at(k + 2) >= 0)
+        next = lookupRow(a, tiles.at(k + 2), h);
     }
     __pipeline_commit();
     __pipeline_wait_prior(1); // this tile's copies (this thread's)
@@ -721,10 +968,11 @@ bool mmaEnabledByEnvironment() {
   return enabled;
 }
 
-template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false>
+template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false,
+          bool kSum = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
-  const size_t smem = MmaSmem(int(a.K), kSplit).bytes();
-  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot>;
+  const size_t smem = MmaSmem(int(a.K), kSplit, kSum).bytes();
+  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -751,9 +999,14 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
 /// launchAs with the fused epilogue exactly when the call has a bias,
 /// output parts or a row dot, and the row dot's only with one (each its
 /// own instantiation, so that the plain and the fused GEMMs without a dot
-/// keep their registers).
+/// keep their registers). Summed rows (sumPtr) have their own
+/// instantiations too: their staging holds a row's sum in registers.
 template <bool kSplit, bool kTransW>
 cudaError_t launchWithEpilogue(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.sumPtr)
+    return plainOutput(a)
+               ? launchAs<kSplit, kTransW, false, false, true>(a, stream)
+               : launchAs<kSplit, kTransW, true, false, true>(a, stream);
   if (a.rowDotY)
     return launchAs<kSplit, kTransW, true, true>(a, stream);
   return plainOutput(a) ? launchAs<kSplit, kTransW, false>(a, stream)
@@ -838,6 +1091,9 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
   // A row dot in the epilogue: one column, the whole row in one block's
   // window.
   if (a.rowDotY && (a.H != 1 || a.N > kPassCols || a.rowDotN != 1))
+    return false;
+  // Summed rows and a row dot have no instantiation together.
+  if (a.sumPtr && a.rowDotY)
     return false;
   return tensorCoresUsable();
 }

@@ -55,6 +55,22 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
   return 0;
 }
 
+/// Input k of head h of row id `id` in linear mode: X[src][h*K + k], or
+/// with summed rows (sumPtr) the sum of that entry over the row's X rows,
+/// in order (src unused). For the general kernels; the tensor-core kernel
+/// stages summed rows a 16-byte word at a time.
+template <typename T>
+__device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
+                            int64_t src, int64_t h, int64_t k) {
+  const int64_t base = h * a.K + k, rowWords = a.H * a.K;
+  if (!a.sumPtr)
+    return a.X[src * rowWords + base];
+  T v = T(0);
+  for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j)
+    v += a.X[a.sumRows[j] * rowWords + base];
+  return v;
+}
+
 /// Writes v to *p, or adds it (accumulate), or adds it atomically (atomic).
 template <typename T>
 __device__ inline void storeOut(T *p, T v, const SegmentGemmArgsT<T> &a) {

@@ -94,6 +94,13 @@ struct Case {
   /// [H*N, rowDotN] weight, written after the output rows in the test's
   /// output array (0: no row dot).
   int64_t rowDotN = 0;
+  /// SegmentGemmArgs::sumPtr: each id's input is the sum of 0 to this many
+  /// random X rows (some ids sum none; 0: one X row per id, as before).
+  int64_t summedRows = 0;
+  /// With summedRows: id 3 sums 1000 rows (a hub's segment: the tensor-
+  /// core kernel spreads a tile's entries over its 16-lane groups, so this
+  /// row spans every group's run).
+  bool longSum = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -1086,6 +1093,61 @@ std::vector<Case> cases() {
     c.rowDotN = 1;
     add(c);
   }
+  // Summed rows (SegmentGemmArgs::sumPtr): each row's input is the sum of
+  // several X rows, as an RGCN forward's (destination, relation) segments
+  // are: the mean (a Div epilogue by the count) of each segment's sources
+  // times the relation's weight, added atomically into the destinations.
+  // The tensor-core kernel stages the sums (K, N multiples of 8); the
+  // general kernel takes the rest, double, and every shape with the tensor
+  // cores off; the ordered kernel the deterministic twin.
+  {
+    Case c{"summedRowsMeanAtomic", Mode::Linear, 300, 64, 64, 1, 5, Seg::Ptr};
+    c.summedRows = 9;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    add(c);
+    c.name = "summedRowsMeanDeterministic";
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{
+        "summedRowsSortedTf32Wide", Mode::Linear, 700, 64, 128, 1, 7, Seg::Ptr};
+    c.summedRows = 4;
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"summedRowsBiasTransposed",
+           Mode::Linear,
+           200,
+           32,
+           16,
+           1,
+           3,
+           Seg::RowType};
+    c.summedRows = 6;
+    c.bias = Bias::PerSlice;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"summedRowsLongRow", Mode::Linear, 150, 64, 64};
+    c.summedRows = 3;
+    c.longSum = true;
+    add(c);
+  }
+  {
+    Case c{"summedRowsGeneralHeads", Mode::Linear, 90, 20, 12, 2, 3, Seg::Ptr};
+    c.summedRows = 5;
+    c.scatter = Scatter::Permute;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    add(c);
+  }
   return t;
 }
 
@@ -1101,6 +1163,7 @@ template <typename T> struct Problem {
   int64_t yCount = 0;
   std::vector<T> X, W, B, scale, bias, rowDotW, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
+  std::vector<int64_t> sumPtr, sumRows; ///< empty: one X row per id
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
 };
@@ -1157,9 +1220,18 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     break;
   }
   const int64_t I = p.ids;
-  p.xRows = c.gather ? I + 11 : I;
+  p.xRows = c.gather || c.summedRows > 0 ? I + 11 : I;
   if (c.gather)
     p.gather = randomIndices(rng, I, p.xRows);
+  if (c.summedRows > 0) {
+    // Every fifth id sums no rows; the others 1 to summedRows.
+    std::vector<int64_t> counts = randomIndices(rng, I, c.summedRows);
+    p.sumPtr.assign(I + 1, 0);
+    for (int64_t i = 0; i < I; ++i)
+      p.sumPtr[i + 1] = p.sumPtr[i] + (i % 5 == 4 ? 0 : counts[i] + 1) +
+                        (c.longSum && i == 3 ? 1000 : 0);
+    p.sumRows = randomIndices(rng, p.sumPtr[I], p.xRows);
+  }
   p.X = randomVector<T>(rng, p.xRows * H * K);
   if (c.rowIds == RowIds::SortedByType) {
     // A type per id (none of 0, 2, S-1 with emptySegments); the ids sorted
@@ -1266,6 +1338,15 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     }
     return 0;
   };
+  // Input k of head h of id `id`: its X row's, or the sum of its rows'.
+  auto inputOf = [&](int64_t id, int64_t src, int64_t h, int64_t k) -> Ref {
+    if (p.sumPtr.empty())
+      return Ref(p.X[(src * H + h) * K + k]);
+    Ref v = 0;
+    for (int64_t j = p.sumPtr[id]; j < p.sumPtr[id + 1]; ++j)
+      v += Ref(p.X[(p.sumRows[j] * H + h) * K + k]);
+    return v;
+  };
   if (c.mode == Mode::Linear) {
     std::vector<bool> written(p.yRows, false);
     for (int64_t r = 0; r < M; ++r) {
@@ -1278,8 +1359,7 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
           Ref v = 0;
           for (int64_t k = 0; k < K; ++k) {
             const int64_t wi = c.transposeW ? n * K + k : k * N + n;
-            v += Ref(p.X[(src * H + h) * K + k]) *
-                 Ref(p.W[(s * H + h) * K * N + wi]);
+            v += inputOf(id, src, h, k) * Ref(p.W[(s * H + h) * K * N + wi]);
           }
           if (c.bias != Bias::None)
             v += Ref(p.bias[((c.bias == Bias::PerSlice ? s * H : 0) + h) * N +
@@ -1353,6 +1433,8 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.rowIds = ptr(p.rowIds);
   a.X = ptr(p.X);
   a.gather = ptr(p.gather);
+  a.sumPtr = ptr(p.sumPtr);
+  a.sumRows = ptr(p.sumRows);
   a.transposeW = c.transposeW;
   a.segmentPtr = ptr(p.segPtr);
   a.rowType = ptr(p.rowType);
@@ -1546,9 +1628,12 @@ TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCuda) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
   const Case &c = GetParam();
-  if (!c.deterministic)
-    GTEST_SKIP() << "not a deterministic case";
   const Problem<float> p = makeProblem<float>(c);
+  // Summed rows without atomics must be reproducible too (SegmentGemm.h:
+  // only atomic calls may differ between runs): the tensor-core kernel
+  // adds a row's partial sums in a fixed order.
+  if (!c.deterministic && !(c.summedRows > 0 && !p.atomic))
+    GTEST_SKIP() << "not a deterministic case";
   std::vector<std::vector<float>> outs(3);
   for (std::vector<float> &out : outs)
     ASSERT_NO_FATAL_FAILURE(cudaOutput(p, out));
@@ -1600,6 +1685,30 @@ TEST(SegmentGemmArgsCheck, ReportsInconsistencies) {
   a.segmentPtr = idx;
   a.rowType = idx;
   EXPECT_NE(checkSegmentGemmArgs(a), "");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksSummedRows) {
+  SegmentGemmArgs a;
+  a.M = 2;
+  a.K = a.N = 2;
+  float buf[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t ptr[3] = {0, 1, 3}, rows[3] = {1, 0, 1};
+  a.X = a.W = a.Y = buf;
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.sumRows = nullptr;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "sumPtr and sumRows go together");
+  a.sumRows = rows;
+  a.gather = rows;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "sumPtr (summed rows) and gather are exclusive");
+  a.gather = nullptr;
+  a.mode = Mode::Outer;
+  a.B = a.dW = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "summed rows (sumPtr) only in linear mode");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
 }
 
 TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {

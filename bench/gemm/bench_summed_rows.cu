@@ -1,0 +1,361 @@
+// bench_summed_rows: an RGCN forward (PyG's RGCNConv, aggr = "mean") as two
+// calls of the GEMM template, to measure aggregate-then-transform with
+// summed rows (SegmentGemmArgs::sumPtr) against the DRAM floor of
+// hector.bench before the compiler lowers models to it:
+//
+//   out  = x root + bias                          (linear, bias)
+//   out += sum_r mean_{u in N_r(v)} x_u W_r        (summed rows, atomic)
+//
+// The second call's rows are chunks of the graph's (destination, relation)
+// segments, at most `cap` edges a chunk (the chunks of a segment add into
+// the same output row). Each chunk's input is the sum of its edges' source
+// rows, its epilogue divides by its segment's size, and its output is
+// added atomically to its destination. Chunks are sorted by relation then
+// destination (one weight slice for a long run of rows: segmentPtr), or,
+// with a destination block B, by (destination / B, relation, destination)
+// (rowType): the output rows a block of destinations adds into then stay
+// in L2 while its relations' chunks run, instead of being read and
+// written back from DRAM once per relation.
+//
+// Input: a graph file from dump_graph.py (int64 N, E, R, then src[E],
+// dst[E], etype[E]). Output: per cap and TF32 setting, the two calls'
+// times (CUDA events, median of 20 after 5 warm-ups), the forward's time
+// over the floor (hector.bench's inference floor: graph arrays as int64,
+// x, the weights and the output, over the device-to-device copy
+// bandwidth), and the largest error of the output against a double
+// reference on sampled destination rows.
+//
+// Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block]] (with cap and
+// block: that configuration only, TF32).
+#include "templates/gemm/SegmentGemmCuda.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <vector>
+
+using hector::templates::EpilogueOp;
+using hector::templates::launchSegmentGemm;
+using hector::templates::SegmentGemmArgs;
+
+#define CHECK_CUDA(x)                                                          \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
+                   cudaGetErrorString(e_));                                    \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace {
+
+// Median time in ms of `fn` over 20 runs after 5 warm-up runs.
+float timeMs(const std::function<void()> &fn) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 5; ++i)
+    fn();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> ms;
+  for (int i = 0; i < 20; ++i) {
+    CHECK_CUDA(cudaEventRecord(start));
+    fn();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float t = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return ms[ms.size() / 2];
+}
+
+struct Graph {
+  int64_t N = 0, E = 0, R = 0;
+  std::vector<int64_t> src, dst, etype;
+};
+
+Graph readGraph(const char *path) {
+  Graph g;
+  FILE *f = std::fopen(path, "rb");
+  if (!f) {
+    std::perror(path);
+    std::exit(1);
+  }
+  int64_t head[3];
+  bool ok = std::fread(head, 8, 3, f) == 3;
+  g.N = head[0];
+  g.E = head[1];
+  g.R = head[2];
+  for (auto *v : {&g.src, &g.dst, &g.etype}) {
+    v->resize(g.E);
+    ok = ok && std::fread(v->data(), 8, g.E, f) == size_t(g.E);
+  }
+  std::fclose(f);
+  if (!ok) {
+    std::fprintf(stderr, "%s: short graph file\n", path);
+    std::exit(1);
+  }
+  return g;
+}
+
+/// Edge ids sorted by (dst / block, etype, dst) (block 0: by (etype,
+/// dst)): stable counting sorts.
+std::vector<int64_t> edgesInChunkOrder(const Graph &g, int64_t block) {
+  auto countingSort = [&](const std::vector<int64_t> &in,
+                          const std::vector<int64_t> &key, int64_t range) {
+    std::vector<int64_t> start(range + 1, 0), out(in.size());
+    for (int64_t e : in)
+      ++start[key[e] + 1];
+    for (int64_t i = 0; i < range; ++i)
+      start[i + 1] += start[i];
+    for (int64_t e : in)
+      out[start[key[e]]++] = e;
+    return out;
+  };
+  std::vector<int64_t> ids(g.E);
+  for (int64_t e = 0; e < g.E; ++e)
+    ids[e] = e;
+  ids = countingSort(countingSort(ids, g.dst, g.N), g.etype, g.R);
+  if (block == 0)
+    return ids;
+  std::vector<int64_t> dstBlock(g.E);
+  for (int64_t e = 0; e < g.E; ++e)
+    dstBlock[e] = g.dst[e] / block;
+  return countingSort(ids, dstBlock, (g.N + block - 1) / block);
+}
+
+/// The summed-rows call's lists on the host: chunks of at most `cap` edges
+/// of each (etype, dst) segment, in (etype, dst) order.
+struct Chunks {
+  std::vector<int64_t> sumPtr{0}, sumRows, dst, segSize, relPtr, rowType;
+  int64_t segments = 0;
+};
+
+Chunks chunk(const Graph &g, const std::vector<int64_t> &order, int64_t cap) {
+  Chunks c;
+  c.sumRows.reserve(g.E);
+  c.relPtr.assign(g.R + 1, 0);
+  for (int64_t i = 0; i < g.E;) {
+    const int64_t r = g.etype[order[i]], v = g.dst[order[i]];
+    int64_t j = i;
+    while (j < g.E && g.etype[order[j]] == r && g.dst[order[j]] == v)
+      ++j;
+    ++c.segments;
+    for (int64_t a = i; a < j; a += cap) {
+      const int64_t b = std::min(j, a + cap);
+      for (int64_t k = a; k < b; ++k)
+        c.sumRows.push_back(g.src[order[k]]);
+      c.sumPtr.push_back(int64_t(c.sumRows.size()));
+      c.dst.push_back(v);
+      c.segSize.push_back(j - i);
+      c.rowType.push_back(r);
+      ++c.relPtr[r + 1];
+    }
+    i = j;
+  }
+  for (int64_t r = 0; r < g.R; ++r)
+    c.relPtr[r + 1] += c.relPtr[r];
+  return c;
+}
+
+template <typename T> T *toDevice(const std::vector<T> &v) {
+  T *d = nullptr;
+  CHECK_CUDA(cudaMalloc(&d, std::max<size_t>(1, v.size()) * sizeof(T)));
+  CHECK_CUDA(
+      cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) of a
+/// 1 GiB buffer, as hector.bench.timing.copy_bandwidth measures it.
+double copyBandwidth() {
+  const size_t bytes = size_t(1) << 30;
+  void *a = nullptr, *b = nullptr;
+  CHECK_CUDA(cudaMalloc(&a, bytes));
+  CHECK_CUDA(cudaMalloc(&b, bytes));
+  CHECK_CUDA(cudaMemset(a, 0, bytes));
+  const float ms = timeMs(
+      [&] { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDefault)); });
+  CHECK_CUDA(cudaFree(a));
+  CHECK_CUDA(cudaFree(b));
+  return 2.0 * double(bytes) / (ms * 1e-3);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s GRAPH_FILE [dim [cap block]]\n", argv[0]);
+    return 2;
+  }
+  const Graph g = readGraph(argv[1]);
+  const int64_t D = argc > 2 ? std::atoll(argv[2]) : 64;
+  const std::vector<int64_t> order = edgesInChunkOrder(g, 0);
+
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  const float wStd = 1.f / std::sqrt(float(D));
+  std::vector<float> x(size_t(g.N) * D), w(size_t(g.R) * D * D), root(D * D),
+      bias(D);
+  for (float &v : x)
+    v = normal(rng);
+  for (auto *v : {&w, &root, &bias})
+    for (float &e : *v)
+      e = normal(rng) * wStd;
+  float *dX = toDevice(x), *dW = toDevice(w), *dRoot = toDevice(root),
+        *dBias = toDevice(bias), *dOut = nullptr;
+  CHECK_CUDA(cudaMalloc(&dOut, size_t(g.N) * D * sizeof(float)));
+
+  // hector.bench.problem.floor_bytes, inference, rgcn.
+  const double floorBytes =
+      3.0 * g.E * 8 + 2.0 * g.N * D * 4 + (g.R * D * D + D * D + D) * 4.0;
+  const double bw = copyBandwidth();
+  const double floorMs = floorBytes / bw * 1e3;
+  std::printf("graph N=%lld E=%lld R=%lld dim=%lld  copy bandwidth %.0f GB/s"
+              "  floor %.3f ms\n",
+              (long long)g.N, (long long)g.E, (long long)g.R, (long long)D,
+              bw / 1e9, floorMs);
+
+  // Sampled destination rows for the reference check.
+  std::vector<char> sampled(g.N, 0);
+  std::vector<int64_t> sample;
+  std::uniform_int_distribution<int64_t> pick(0, g.N - 1);
+  for (int i = 0; i < 4096; ++i) {
+    const int64_t v = pick(rng);
+    if (!sampled[v]) {
+      sampled[v] = 1;
+      sample.push_back(v);
+    }
+  }
+  // The reference on the sample: out_v = x_v root + bias + sum over v's
+  // segments of (mean of its sources) W_r, in double.
+  std::vector<double> ref(sample.size() * D, 0.0);
+  std::vector<int64_t> slot(g.N, -1);
+  for (size_t i = 0; i < sample.size(); ++i)
+    slot[sample[i]] = int64_t(i);
+  for (size_t i = 0; i < sample.size(); ++i)
+    for (int64_t n = 0; n < D; ++n) {
+      double s = bias[n];
+      for (int64_t k = 0; k < D; ++k)
+        s += double(x[sample[i] * D + k]) * root[k * D + n];
+      ref[i * D + n] = s;
+    }
+  for (int64_t i = 0; i < g.E;) {
+    const int64_t r = g.etype[order[i]], v = g.dst[order[i]];
+    int64_t j = i;
+    while (j < g.E && g.etype[order[j]] == r && g.dst[order[j]] == v)
+      ++j;
+    if (slot[v] >= 0) {
+      std::vector<double> mean(D, 0.0);
+      for (int64_t e = i; e < j; ++e)
+        for (int64_t k = 0; k < D; ++k)
+          mean[k] += x[g.src[order[e]] * D + k];
+      for (int64_t n = 0; n < D; ++n) {
+        double s = 0;
+        for (int64_t k = 0; k < D; ++k)
+          s += mean[k] / double(j - i) * w[(r * D + k) * D + n];
+        ref[slot[v] * D + n] += s;
+      }
+    }
+    i = j;
+  }
+  double refScale = 1e-30;
+  for (double v : ref)
+    refScale = std::max(refScale, std::fabs(v));
+
+  std::vector<float> out(size_t(g.N) * D);
+  struct Config {
+    int64_t cap, block;
+    bool tf32;
+  };
+  const int64_t kNoCap = int64_t(1) << 40;
+  std::vector<Config> configs;
+  for (int64_t block : {int64_t(0), int64_t(1) << 17})
+    for (int64_t cap : {int64_t(16), int64_t(32), int64_t(64), kNoCap})
+      configs.push_back({cap, block, true});
+  configs.push_back({64, int64_t(1) << 17, false});
+  configs.push_back({32, 0, false});
+  if (argc > 4)
+    configs = {{std::atoll(argv[3]), std::atoll(argv[4]), true}};
+  for (const Config &cfg : configs) {
+    const int64_t cap = cfg.cap, block = cfg.block;
+    const Chunks c = chunk(g, block ? edgesInChunkOrder(g, block) : order, cap);
+    std::vector<float> segSize(c.segSize.begin(), c.segSize.end());
+    int64_t *dPtr = toDevice(c.sumPtr), *dRows = toDevice(c.sumRows),
+            *dDst = toDevice(c.dst), *dRel = toDevice(c.relPtr),
+            *dType = toDevice(c.rowType);
+    float *dSize = toDevice(segSize);
+    {
+      const bool tf32 = cfg.tf32;
+      SegmentGemmArgs rootCall;
+      rootCall.M = g.N;
+      rootCall.K = rootCall.N = D;
+      rootCall.X = dX;
+      rootCall.W = dRoot;
+      rootCall.Y = dOut;
+      rootCall.bias = dBias;
+      rootCall.tf32 = tf32;
+
+      SegmentGemmArgs sum;
+      sum.M = int64_t(c.dst.size());
+      sum.K = sum.N = D;
+      sum.X = dX;
+      sum.sumPtr = dPtr;
+      sum.sumRows = dRows;
+      sum.W = dW;
+      sum.numSlices = g.R;
+      if (block)
+        sum.rowType = dType;
+      else
+        sum.segmentPtr = dRel;
+      sum.Y = dOut;
+      sum.scatter = dDst;
+      sum.epilogue = EpilogueOp::Div;
+      sum.scale = dSize;
+      sum.accumulate = sum.atomic = true;
+      sum.tf32 = tf32;
+
+      auto forward = [&] {
+        CHECK_CUDA(launchSegmentGemm(rootCall, nullptr));
+        CHECK_CUDA(launchSegmentGemm(sum, nullptr));
+      };
+      forward();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      CHECK_CUDA(cudaMemcpy(out.data(), dOut, out.size() * sizeof(float),
+                            cudaMemcpyDeviceToHost));
+      double err = 0;
+      for (size_t i = 0; i < sample.size(); ++i)
+        for (int64_t n = 0; n < D; ++n)
+          err =
+              std::max(err, std::fabs(out[sample[i] * D + n] - ref[i * D + n]));
+      const float tFwd = timeMs(forward);
+      const float tRoot =
+          timeMs([&] { CHECK_CUDA(launchSegmentGemm(rootCall, nullptr)); });
+      // The summed call alone, accumulating into whatever out holds.
+      const float tSum =
+          timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
+      std::printf("cap %-6lld block %-6lld tf32 %d  segments %lld chunks %lld"
+                  "  root %.3f ms  summed %.3f ms  forward %.3f ms"
+                  "  floor x%.2f  rel err %.2e\n",
+                  (long long)std::min<int64_t>(cap, 999999), (long long)block,
+                  int(tf32), (long long)c.segments, (long long)c.dst.size(),
+                  tRoot, tSum, tFwd, tFwd / floorMs, err / refScale);
+      std::fflush(stdout);
+    }
+    for (void *p : {(void *)dPtr, (void *)dRows, (void *)dDst, (void *)dRel,
+                    (void *)dType, (void *)dSize})
+      CHECK_CUDA(cudaFree(p));
+  }
+  return 0;
+}
