@@ -11,6 +11,7 @@
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M] [N]
 // (default 2^20 rows, N = 64); HECTOR_GEMM_MMA=0 times the CUDA-core
 // kernels instead of the tensor-core one.
+#include "bench/gemm/BenchTiming.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <cublas_v2.h>
@@ -29,15 +30,6 @@ using hector::templates::SegmentGemmArgs;
 using hector::templates::SegmentGemmArgsT;
 using hector::templates::launchSegmentGemm;
 
-#define CHECK_CUDA(x)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 #define CHECK_CUBLAS(x)                                                        \
   do {                                                                         \
     cublasStatus_t s_ = (x);                                                   \
@@ -47,30 +39,6 @@ using hector::templates::launchSegmentGemm;
       std::exit(1);                                                            \
     }                                                                          \
   } while (0)
-
-// Median time in ms of `fn` over 20 runs after 5 warm-up runs.
-static float timeMs(const std::function<void()> &fn) {
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 5; ++i)
-    fn();
-  CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < 20; ++i) {
-    CHECK_CUDA(cudaEventRecord(start));
-    fn();
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float t = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
-  return ms[ms.size() / 2];
-}
 
 // Largest |a - b| over the largest |b|, of two device arrays of n T.
 template <typename T>

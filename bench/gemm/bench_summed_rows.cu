@@ -27,6 +27,7 @@
 //
 // Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block]] (with cap and
 // block: that configuration only, TF32).
+#include "bench/gemm/BenchTiming.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <cuda_runtime.h>
@@ -44,41 +45,7 @@ using hector::templates::EpilogueOp;
 using hector::templates::launchSegmentGemm;
 using hector::templates::SegmentGemmArgs;
 
-#define CHECK_CUDA(x)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 namespace {
-
-// Median time in ms of `fn` over 20 runs after 5 warm-up runs.
-float timeMs(const std::function<void()> &fn) {
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 5; ++i)
-    fn();
-  CHECK_CUDA(cudaDeviceSynchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < 20; ++i) {
-    CHECK_CUDA(cudaEventRecord(start));
-    fn();
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float t = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
-  return ms[ms.size() / 2];
-}
 
 struct Graph {
   int64_t N = 0, E = 0, R = 0;
