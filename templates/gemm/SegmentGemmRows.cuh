@@ -62,12 +62,12 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
 template <typename T>
 __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
                             int64_t src, int64_t h, int64_t k) {
-  const int64_t base = h * a.K + k, rowWords = a.H * a.K;
+  const int64_t base = h * a.K + k, rowScalars = a.H * a.K;
   if (!a.sumPtr)
-    return a.X[src * rowWords + base];
+    return a.X[src * rowScalars + base];
   T v = T(0);
   for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j)
-    v += a.X[a.sumRows[j] * rowWords + base];
+    v += a.X[a.sumRows[j] * rowScalars + base];
   return v;
 }
 
