@@ -232,6 +232,7 @@ __global__ void __launch_bounds__(128)
       for (int64_t k = 0; k < K; ++k)
         v += inputAt(a, id, src, h, k) *
              (a.transposeW ? w[n * K + k] : w[k * N + n]);
+      v += biasAt(a, s, h, n);
       if (a.epilogue != EpilogueOp::None) {
         const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
         const T scale = a.scale[a.scalePerHead ? sr * H + h : sr];

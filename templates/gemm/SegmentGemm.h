@@ -151,7 +151,9 @@ template <typename T> struct SegmentGemmArgsT {
   /// Linear: a row added to every output row before the epilogue's scale
   /// (a fused `+ b`): bias[(s * H + h) * N + n] for a row of slice s with
   /// biasPerSlice (a bias per node type, as nn.Linear's per type), else
-  /// bias[h * N + n]. Needs accumulate off.
+  /// bias[h * N + n]. With accumulate every row adds its bias too
+  /// (Y += (x W + b) * scale): a GEMM that adds `x root + b` into an
+  /// output other calls add to.
   const T *bias = nullptr;
   bool biasPerSlice = false;
   /// Linear: the output rows cut by columns into yParts buffers (2 to
@@ -254,8 +256,8 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// "" when the arguments are consistent (pointers present for the mode,
 /// sizes non-negative, one of segmentPtr / rowType at most, atomic only with
 /// accumulate, scale with an epilogue, a bias and output parts only in
-/// linear mode without accumulate, parts that divide N with H = 1, a row
-/// dot only on one plain-assigned output buffer, summed rows (sumPtr and
+/// linear mode (parts without accumulate), parts that divide N with H = 1, a
+/// row dot only on one plain-assigned output buffer, summed rows (sumPtr and
 /// sumRows together) only in linear mode and without gather); else what is
 /// wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.

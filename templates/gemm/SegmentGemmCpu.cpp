@@ -46,8 +46,8 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
         if (!a.yPart[p])
           return "output part " + std::to_string(p) + " is missing";
     }
-    if ((a.bias || a.yParts > 1) && a.accumulate)
-      return "a bias and output parts need accumulate off";
+    if (a.yParts > 1 && a.accumulate)
+      return "output parts need accumulate off";
     if ((a.epilogue == EpilogueOp::None) != (a.scale == nullptr))
       return "scale must be given exactly when there is an epilogue";
     if (a.rowDotY || a.rowDotW || a.rowDotN != 0) {

@@ -1093,6 +1093,42 @@ std::vector<Case> cases() {
     c.rowDotN = 1;
     add(c);
   }
+  // A bias with accumulate: each row adds (x W + b) * scale into its output
+  // row (a root GEMM adding into an output that other calls add to): the
+  // tensor-core kernel's fused epilogue, the general kernel (heads, odd
+  // widths) and the ordered kernel (deterministic atomics).
+  {
+    Case c{"biasAccumulate", Mode::Linear, 200, 64, 64, 1, 3, Seg::Ptr};
+    c.bias = Bias::PerSlice;
+    c.accumulate = true;
+    add(c);
+  }
+  {
+    Case c{"biasAccumulateAtomicScaled",
+           Mode::Linear,
+           300,
+           32,
+           40,
+           1,
+           2,
+           Seg::RowType};
+    c.bias = Bias::Shared;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    add(c);
+    c.name = "biasAccumulateAtomicScaledDeterministic";
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{
+        "biasAccumulateGeneralHeads", Mode::Linear, 70, 5, 7, 2, 2, Seg::Ptr};
+    c.bias = Bias::PerSlice;
+    c.accumulate = true;
+    c.gather = true;
+    add(c);
+  }
   // Summed rows (SegmentGemmArgs::sumPtr): each row's input is the sum of
   // several X rows, as an RGCN forward's (destination, relation) segments
   // are: the mean (a Div epilogue by the count) of each segment's sources
@@ -1737,10 +1773,13 @@ TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {
   a.yParts = 1;
   EXPECT_EQ(checkSegmentGemmArgs(a), "Y is missing");
   a.Y = buf;
-  a.accumulate = true;
-  EXPECT_EQ(checkSegmentGemmArgs(a),
-            "a bias and output parts need accumulate off");
+  a.accumulate = true; // a bias with accumulate: each row adds it
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.yParts = 3;
+  a.yPart[2] = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "output parts need accumulate off");
   EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.yParts = 1;
   a.accumulate = false;
   a.mode = Mode::Outer;
   a.B = a.dW = buf;
