@@ -187,6 +187,39 @@ const torch::Tensor &Graph::pairEtype() const {
   return derived_.pairEtype;
 }
 
+void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
+                         const torch::Tensor &src, const torch::Tensor &dst,
+                         const torch::Tensor &etype) const {
+  using rt::GraphArray;
+  auto set = [&](GraphArray a, torch::Tensor t) {
+    arrays[static_cast<int>(a)] = t.contiguous();
+  };
+  // Edges in ascending (etype, dst) order, ascending ids within a segment.
+  const int64_t n = std::max<int64_t>(numNodes_, 1), e = src.size(0);
+  auto [key, byRelDst] = stableSort(etype * n + dst);
+  // An edge's place in its segment; a chunk starts at every multiple of
+  // kSumChunkEdges of it.
+  torch::Tensor first = torch::ones({e}, key.options().dtype(torch::kBool));
+  if (e > 1)
+    first.slice(0, 1).copy_(key.slice(0, 1) != key.slice(0, 0, e - 1));
+  const torch::Tensor position = torch::arange(e, key.options());
+  const torch::Tensor segmentStart = std::get<0>(torch::cummax(
+      torch::where(first, position, torch::zeros_like(position)), 0));
+  const torch::Tensor starts =
+      torch::nonzero((position - segmentStart).remainder(rt::kSumChunkEdges) ==
+                     0)
+          .reshape({-1});
+  const torch::Tensor chunkEid = byRelDst.index_select(0, starts);
+  set(GraphArray::SumChunkPtr,
+      torch::cat({starts, torch::full({1}, e, starts.options())}));
+  set(GraphArray::SumChunkSrc, src.index_select(0, byRelDst));
+  set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
+  set(GraphArray::SumChunkEid, chunkEid);
+  // Chunks are in etype order: their etypes ascend.
+  set(GraphArray::SumChunkEtypePtr,
+      segmentPointers(etype.index_select(0, chunkEid), numEtypes_));
+}
+
 void Graph::ensureKernelArrays(EdgeOrder order) const {
   std::vector<torch::Tensor> &cached =
       derived_.kernelArrays[static_cast<int>(order)];
@@ -262,6 +295,7 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::SrcCsrDst, dst.index_select(0, srcEid));
   set(GraphArray::SrcCsrEtype, etype.index_select(0, srcEid));
   set(GraphArray::SrcCsrPair, edgePair.index_select(0, srcEid));
+  setSumChunks(arrays, src, dst, etype);
   cached = std::move(arrays);
 }
 

@@ -97,6 +97,11 @@ private:
   void ensureRelInDegree() const;
   void ensurePairs() const;
   void ensureKernelArrays(EdgeOrder order) const;
+  /// The sum_chunk_* arrays (GraphArrays.h) of the edges src, dst, etype
+  /// in the kernels' numbering, into `arrays`.
+  void setSumChunks(std::vector<torch::Tensor> &arrays,
+                    const torch::Tensor &src, const torch::Tensor &dst,
+                    const torch::Tensor &etype) const;
   /// [E] dst * R + etype: each edge's (destination, relation) as one key,
   /// ascending in that order.
   torch::Tensor dstEtypeKeys() const;

@@ -23,11 +23,20 @@ namespace hector::rt {
 /// (templates/traversal/Traversal.h).
 inline constexpr int64_t kHeavyRowEdges = 128;
 
+/// The most edges of one (destination, relation) segment a summed-rows
+/// GEMM row sums (GraphArrays::sum_chunk_ptr): longer segments are cut
+/// into chunks that add into the same output row, so that a hub's segment
+/// does not keep one block of the GEMM busy (bench_summed_rows: 16 to 32
+/// ran best on am, mag and wikikg2, docs/perf-notes.md section 55).
+inline constexpr int64_t kSumChunkEdges = 32;
+
 /// The graph as the generated kernels see it: raw pointers (all on one
 /// device) plus sizes.
 struct GraphArrays {
   int64_t num_nodes = 0, num_edges = 0, num_pairs = 0, num_etypes = 0,
           num_ntypes = 0;
+  /// C: the chunks of the (destination, relation) segments (sum_chunk_*).
+  int64_t num_sum_chunks = 0;
   const int64_t *src = nullptr, *dst = nullptr, *etype = nullptr; // [E] COO
   const int64_t *ntype = nullptr;                                 // [N]
   const float *in_degree = nullptr, *out_degree = nullptr;        // [N] float32
@@ -84,6 +93,18 @@ struct GraphArrays {
                 *dst_csr_pair = nullptr;
   const int64_t *src_csr_dst = nullptr, *src_csr_etype = nullptr,
                 *src_csr_pair = nullptr;
+  /// The (destination, relation) segments cut into chunks of at most
+  /// kSumChunkEdges edges, in ascending (etype, dst) order (the rows of a
+  /// summed-rows GEMM, templates/gemm/SegmentGemm.h sumPtr): chunk c's
+  /// edges' sources are sum_chunk_src[sum_chunk_ptr[c] ..
+  /// sum_chunk_ptr[c+1]) ([C+1] and [E]); its destination sum_chunk_dst[c],
+  /// its first edge sum_chunk_eid[c] ([C]: where a per-edge value that is
+  /// the same on the whole segment, as rel_in_degree, is read); the chunks
+  /// of etype r are [sum_chunk_etype_ptr[r], sum_chunk_etype_ptr[r+1])
+  /// ([R+1]).
+  const int64_t *sum_chunk_ptr = nullptr, *sum_chunk_src = nullptr,
+                *sum_chunk_dst = nullptr, *sum_chunk_eid = nullptr,
+                *sum_chunk_etype_ptr = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
@@ -123,6 +144,11 @@ enum class GraphArray : int {
   SrcCsrPair,
   HeavyDstEdgePtr,
   HeavySrcEdgePtr,
+  SumChunkPtr,
+  SumChunkSrc,
+  SumChunkDst,
+  SumChunkEid,
+  SumChunkEtypePtr,
   Count
 };
 
@@ -199,6 +225,16 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "heavy_dst_edge_ptr";
   case GraphArray::HeavySrcEdgePtr:
     return "heavy_src_edge_ptr";
+  case GraphArray::SumChunkPtr:
+    return "sum_chunk_ptr";
+  case GraphArray::SumChunkSrc:
+    return "sum_chunk_src";
+  case GraphArray::SumChunkDst:
+    return "sum_chunk_dst";
+  case GraphArray::SumChunkEid:
+    return "sum_chunk_eid";
+  case GraphArray::SumChunkEtypePtr:
+    return "sum_chunk_etype_ptr";
   case GraphArray::Count:
     break;
   }

@@ -77,6 +77,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   const int64_t p = arr(GraphArray::PairSrc).size(0);
   const int64_t r = arr(GraphArray::EtypePtr).size(0) - 1;
   const int64_t t = arr(GraphArray::NtypePtr).size(0) - 1;
+  const int64_t c = arr(GraphArray::SumChunkDst).size(0);
 
   auto expected = [&](GraphArray a) -> Length {
     switch (a) {
@@ -96,6 +97,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::SrcCsrDst:
     case GraphArray::SrcCsrEtype:
     case GraphArray::SrcCsrPair:
+    case GraphArray::SumChunkSrc:
       return {e, "num_edges"};
     case GraphArray::Ntype:
     case GraphArray::InDegree:
@@ -111,7 +113,13 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
       return {p, "num_pairs"};
     case GraphArray::EtypePtr:
     case GraphArray::PairPtr:
+    case GraphArray::SumChunkEtypePtr:
       return {r + 1, "num_etypes + 1"};
+    case GraphArray::SumChunkDst:
+    case GraphArray::SumChunkEid:
+      return {c, "num_sum_chunks (len(sum_chunk_dst))"};
+    case GraphArray::SumChunkPtr:
+      return {c + 1, "num_sum_chunks + 1"};
     case GraphArray::NtypePtr:
       return {t + 1, "num_ntypes + 1"};
     case GraphArray::TypeIota:
@@ -158,6 +166,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.num_pairs = p;
   g.num_etypes = r;
   g.num_ntypes = t;
+  g.num_sum_chunks = c;
   g.src = ints(GraphArray::Src);
   g.dst = ints(GraphArray::Dst);
   g.etype = ints(GraphArray::Etype);
@@ -191,6 +200,11 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.src_csr_dst = ints(GraphArray::SrcCsrDst);
   g.src_csr_etype = ints(GraphArray::SrcCsrEtype);
   g.src_csr_pair = ints(GraphArray::SrcCsrPair);
+  g.sum_chunk_ptr = ints(GraphArray::SumChunkPtr);
+  g.sum_chunk_src = ints(GraphArray::SumChunkSrc);
+  g.sum_chunk_dst = ints(GraphArray::SumChunkDst);
+  g.sum_chunk_eid = ints(GraphArray::SumChunkEid);
+  g.sum_chunk_etype_ptr = ints(GraphArray::SumChunkEtypePtr);
   g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
   g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;

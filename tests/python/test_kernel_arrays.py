@@ -18,9 +18,13 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "edge_src_ntype", "edge_dst_ntype", "pair_src_ntype", "type_iota",
          "heavy_dst_rows", "heavy_src_rows", "dst_csr_src", "dst_csr_etype",
          "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair",
-         "heavy_dst_edge_ptr", "heavy_src_edge_ptr"]
+         "heavy_dst_edge_ptr", "heavy_src_edge_ptr", "sum_chunk_ptr",
+         "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
+         "sum_chunk_etype_ptr"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
+# GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
+SUM_CHUNK_EDGES = 32
 FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
 
 
@@ -76,6 +80,23 @@ def reference(data):
         ref[f"{side}_csr_{end}"] = [other[i] for i in eids]
         ref[f"{side}_csr_etype"] = [etype[i] for i in eids]
         ref[f"{side}_csr_pair"] = [ref["edge_pair"][i] for i in eids]
+    # (etype, dst) segments in that order, ascending edge ids within one,
+    # cut into chunks of at most SUM_CHUNK_EDGES edges.
+    order = sorted(range(len(src)), key=lambda i: (etype[i], dst[i], i))
+    ref["sum_chunk_src"] = [src[i] for i in order]
+    ptr, chunk_eid = [], []
+    for k, i in enumerate(order):
+        seg_start = next(j for j in range(k + 1)
+                         if (etype[order[j]], dst[order[j]]) ==
+                         (etype[i], dst[i]))
+        if (k - seg_start) % SUM_CHUNK_EDGES == 0:
+            ptr.append(k)
+            chunk_eid.append(i)
+    ref["sum_chunk_ptr"] = ptr + [len(order)]
+    ref["sum_chunk_eid"] = chunk_eid
+    ref["sum_chunk_dst"] = [dst[i] for i in chunk_eid]
+    ref["sum_chunk_etype_ptr"] = [
+        sum(1 for i in chunk_eid if etype[i] < k) for k in range(r + 1)]
     return ref
 
 
@@ -89,8 +110,22 @@ def no_edges(device):
     return g
 
 
+def hub_segment(device):
+    """A segment longer than two chunks: 70 edges into node 2 of
+    relation 1, among a few others."""
+    g = random_graph(device=device)
+    src = torch.tensor([0, 1] * 35 + [3, 4, 2], device=device)
+    dst = torch.tensor([2] * 70 + [2, 0, 4], device=device)
+    g.edge_index = torch.stack([src, dst])
+    g.edge_type = torch.tensor([1] * 70 + [0, 1, 1], device=device)
+    g.num_nodes, g.num_etypes, g.num_ntypes = 5, 2, 1
+    g.node_type = torch.zeros(5, dtype=torch.int64, device=device)
+    return g
+
+
 GRAPHS = {
     "random": lambda device: random_graph(device=device),
+    "hub_segment": hub_segment,
     "random_seed1": lambda device: random_graph(
         num_nodes=17, num_edges=40, num_etypes=3, num_ntypes=2, seed=1,
         device=device),

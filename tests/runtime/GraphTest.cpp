@@ -191,6 +191,13 @@ TEST(Graph, KernelArrays) {
       // No heavy rows: only the leading 0.
       {GraphArray::HeavyDstEdgePtr, {0}},
       {GraphArray::HeavySrcEdgePtr, {0}},
+      // (etype, dst) segments: (r0,1) e1 e3, (r0,5) e4, (r2,0) e0,
+      // (r2,1) e2, (r2,3) e5 e6; each one chunk.
+      {GraphArray::SumChunkPtr, {0, 2, 3, 4, 5, 7}},
+      {GraphArray::SumChunkSrc, {0, 0, 5, 3, 2, 1, 0}},
+      {GraphArray::SumChunkDst, {1, 5, 0, 1, 3}},
+      {GraphArray::SumChunkEid, {1, 4, 0, 2, 5}},
+      {GraphArray::SumChunkEtypePtr, {0, 2, 2, 5}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -285,6 +292,12 @@ TEST(GraphArrayNames, AreTheFieldNames) {
                "heavy_dst_edge_ptr");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::HeavySrcEdgePtr),
                "heavy_src_edge_ptr");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkPtr), "sum_chunk_ptr");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkSrc), "sum_chunk_src");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkDst), "sum_chunk_dst");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEid), "sum_chunk_eid");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEtypePtr),
+               "sum_chunk_etype_ptr");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -299,6 +312,7 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.num_pairs, 6);
   EXPECT_EQ(ga.num_etypes, 3);
   EXPECT_EQ(ga.num_ntypes, 2);
+  EXPECT_EQ(ga.num_sum_chunks, 5);
   auto ptr = [&](GraphArray a) { return array(arrays, a).data_ptr(); };
   EXPECT_EQ(ga.src, ptr(GraphArray::Src));
   EXPECT_EQ(ga.dst, ptr(GraphArray::Dst));
@@ -327,6 +341,11 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.heavy_src_rows, ptr(GraphArray::HeavySrcRows));
   EXPECT_EQ(ga.heavy_dst_edge_ptr, ptr(GraphArray::HeavyDstEdgePtr));
   EXPECT_EQ(ga.heavy_src_edge_ptr, ptr(GraphArray::HeavySrcEdgePtr));
+  EXPECT_EQ(ga.sum_chunk_ptr, ptr(GraphArray::SumChunkPtr));
+  EXPECT_EQ(ga.sum_chunk_src, ptr(GraphArray::SumChunkSrc));
+  EXPECT_EQ(ga.sum_chunk_dst, ptr(GraphArray::SumChunkDst));
+  EXPECT_EQ(ga.sum_chunk_eid, ptr(GraphArray::SumChunkEid));
+  EXPECT_EQ(ga.sum_chunk_etype_ptr, ptr(GraphArray::SumChunkEtypePtr));
   EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
   EXPECT_EQ(ga.num_heavy_src, 0);
   EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);

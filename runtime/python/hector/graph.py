@@ -268,7 +268,14 @@ class Graph:
           edge's src, type and pair in ``dst_eid`` order, and
           ``src_csr_dst``, ``src_csr_etype``, ``src_csr_pair`` [E] in
           ``src_eid`` order (the kernels' edge loops read them at their CSR
-          position).
+          position);
+        * ``sum_chunk_ptr`` [C+1], ``sum_chunk_src`` [E], ``sum_chunk_dst``,
+          ``sum_chunk_eid`` [C], ``sum_chunk_etype_ptr`` [R+1]: the
+          (destination, edge type) segments in ascending (edge type,
+          destination) order, cut into C chunks of at most 32 edges (the
+          rows of a summed-rows GEMM): chunk c sums the sources
+          ``sum_chunk_src[sum_chunk_ptr[c]:sum_chunk_ptr[c+1]]``, adds into
+          ``sum_chunk_dst[c]`` and starts at edge ``sum_chunk_eid[c]``.
 
         All are int64 except the three degree arrays.
         """
