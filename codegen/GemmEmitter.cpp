@@ -59,6 +59,11 @@ std::string dataPtr(const ProgramLayout &layout, const GemmInstance &g,
 void printSegments(CodeWriter &w, const GemmInstance &g) {
   if (!g.segmentBy)
     return; // one slice: the weight is shared
+  if (g.summedBySegment) { // chunks of (etype, dst) segments, by etype
+    w.line("a.segmentPtr = g.sum_chunk_etype_ptr;");
+    w.line("a.numSlices = g.num_etypes;");
+    return;
+  }
   const std::vector<ir::Attr> &key = *g.segmentBy;
   using A = ir::Attr;
   auto is = [&](std::initializer_list<A> k) {
@@ -131,14 +136,20 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
   const ir::Dim fold = foldedRows(layout, g);
   if (outer)
     w.line("a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;");
-  w.line("a.M = {}{};", rowCountExpr(g.rows),
+  w.line("a.M = {}{};",
+         g.summedBySegment ? "g.num_sum_chunks" : rowCountExpr(g.rows),
          fold == ir::Dim::constant(1) ? "" : " * " + dimExpr(fold));
   w.line("a.K = {};", dimExpr(g.k));
   w.line("a.N = {};", dimExpr(g.n));
   w.line("a.H = {};", g.perHead ? dimExpr(g.heads) : "1");
   w.line("a.X = {};", dataPtr(layout, g, g.input));
-  if (!g.input.global)
+  if (g.summedBySegment) {
+    // Each row sums its chunk's sources (the verifier checked x[e.src]).
+    w.line("a.sumPtr = g.sum_chunk_ptr;");
+    w.line("a.sumRows = g.sum_chunk_src;");
+  } else if (!g.input.global) {
     w.line("a.gather = {};", indexArray(g, g.rows, g.input.path));
+  }
   printSegments(w, g);
   w.line("a.transposeW = {};", g.transposeWeight ? "true" : "false");
   if (outer) {
@@ -171,7 +182,9 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.rowDotY = {};", dataPtr(layout, g, g.rowDot->output));
       w.line("a.rowDotN = {};", dimExpr(g.rowDot->m));
     }
-    if (!g.output.global)
+    if (g.summedBySegment)
+      w.line("a.scatter = g.sum_chunk_dst;");
+    else if (!g.output.global)
       w.line("a.scatter = {};", indexArray(g, g.rows, g.output.path));
     if (g.accumulate != ir::Reduce::None) {
       if (g.accumulate != ir::Reduce::Sum)
@@ -187,8 +200,12 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.scale = {};", dataPtr(layout, g, g.epilogue->scalar));
       if (g.epilogue->scalar.global)
         throw EmitError{where(g) + ": a global epilogue scalar"};
+      // Summed rows read the scalar at their chunk's first edge: the same
+      // on the whole segment (the verifier checked it is rel_in_degree).
       w.line("a.scaleGather = {};",
-             indexArray(g, g.rows, g.epilogue->scalar.path));
+             g.summedBySegment
+                 ? std::string("g.sum_chunk_eid")
+                 : indexArray(g, g.rows, g.epilogue->scalar.path));
       w.line("a.scalePerHead = {};", g.epilogue->perHead ? "true" : "false");
     }
   }

@@ -11,6 +11,11 @@
 //                       rowType = g.edge_src_ntype / g.edge_dst_ntype /
 //                                 g.pair_src_ntype
 //   types, one per row  segmentPtr = g.type_iota
+//   summed by (dst, etype) segment (summedBySegment): rows are the chunks,
+//                       segmentPtr = g.sum_chunk_etype_ptr, sumPtr /
+//                       sumRows = g.sum_chunk_ptr / g.sum_chunk_src,
+//                       scatter = g.sum_chunk_dst, scaleGather =
+//                       g.sum_chunk_eid
 // Gather and scatter lists are the graph's arrays for the access path
 // (`x[e.src]`: g.src), indexed by row id.
 #pragma once

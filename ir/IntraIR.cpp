@@ -159,7 +159,7 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   os << "    mode " << (g.mode == GemmInstance::Mode::Linear ? "linear" : "outer")
      << "\n";
   os << "    rows " << rowDomainName(g.rows) << " segments " << segmentStr(g)
-     << "\n";
+     << (g.summedBySegment ? " summed dst_etype" : "") << "\n";
   os << "    input " << g.input.str(v) << "\n";
   os << "    weight " << g.weight.str(v);
   if (g.transposeWeight)
@@ -347,6 +347,8 @@ private:
         if (!p.isIdentity())
           error("gemm @" + g.name + " scatters an output part");
     }
+    if (g.summedBySegment)
+      checkSummed(g);
     if (g.rowDot &&
         (!linear || g.accumulate != ir::Reduce::None || g.perHead ||
          !g.outputParts.empty() || !g.output.isIdentity() ||
@@ -354,6 +356,30 @@ private:
       error("gemm @" + g.name +
             " has a row dot without a plain, unscattered output row and a "
             "shared weight");
+  }
+
+  /// A GEMM summed by (destination, relation) segment computes its edges'
+  /// sum only when nothing per edge but the gathered input enters the
+  /// product (GemmInstance::summedBySegment).
+  void checkSummed(const GemmInstance &g) {
+    using A = ir::Attr;
+    const bool shape = g.mode == GemmInstance::Mode::Linear &&
+                       g.rows == RowDomain::Edges &&
+                       g.input.path == std::vector<A>{A::Src} &&
+                       g.segmentBy == std::vector<A>{A::EType} &&
+                       g.output.path == std::vector<A>{A::Dst} &&
+                       g.accumulate == ir::Reduce::Sum && g.atomic && !g.bias &&
+                       g.outputParts.empty() && !g.rowDot;
+    if (!shape)
+      error("gemm @" + g.name +
+            " is summed by segment but is not x[e.src] times W[e.etype] "
+            "added atomically into h[e.dst] (no bias, parts or row dot)");
+    if (g.epilogue &&
+        !(g.epilogue->scalar.value == "rel_in_degree" &&
+          g.epilogue->scalar.path.empty() && !g.epilogue->perHead))
+      error("gemm @" + g.name +
+            " is summed by segment with an epilogue scalar that may differ "
+            "within a segment (only rel_in_degree[e] is the same on one)");
   }
 
   void checkNest(const std::string &name, const TravLoop &loop, bool isRoot,

@@ -133,6 +133,16 @@ struct GemmInstance {
   /// Several rows write the same output row: accumulate with atomics
   /// (the output is zero-filled first).
   bool atomic = false;
+  /// Linear over edges: run summed by (destination, relation) segment
+  /// (aggregate-then-transform). Each template row is a chunk of one
+  /// segment's edges (the graph's sum_chunk_* arrays) whose gathered
+  /// inputs are summed before the multiply; the chunk's result is scaled
+  /// and added into the destination. It is the edges' sum in another
+  /// order because the input is gathered by e.src, the weight sliced by
+  /// e.etype, the output `h[e.dst] +=` and the epilogue's scalar the same
+  /// on a whole segment (rel_in_degree[e]). Printed `summed dst_etype`
+  /// after the segments.
+  bool summedBySegment = false;
   std::optional<GemmEpilogue> epilogue;
   /// Linear: a row of width n added before the epilogue (a fused
   /// `add(row, b)`), shared (global) or sliced by the segment key. Only

@@ -125,6 +125,7 @@ private:
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
+  void sumBySegment(GemmInstance &g) const;
   void accumulatePartialsIntoSums();
   int partialGemmUnit(const std::string &partial, const StmtInfo &sum) const;
   std::string reshapeRoot(const std::string &value) const;
@@ -482,6 +483,34 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
     return true;
   }
   return false;
+}
+
+/// A linear GEMM over edges that adds `x[e.src] W[e.etype]`, divided or
+/// multiplied by rel_in_degree[e] or not, atomically into `h[e.dst]`
+/// (RGCN's messages, fused with their sum when they are not compacted):
+/// run it summed by (destination, relation) segment, one template row per
+/// chunk of a segment's edges instead of one per edge
+/// (GemmInstance::summedBySegment). The rows' gathered inputs are summed
+/// before the multiply, so the products and the atomic adds drop from one
+/// per edge to one per chunk (docs/perf-notes.md section 55).
+void Lowering::sumBySegment(GemmInstance &g) const {
+  using A = ir::Attr;
+  if (g.mode != GemmInstance::Mode::Linear || g.rows != RowDomain::Edges ||
+      g.input.path != std::vector<A>{A::Src} ||
+      g.segmentBy != std::vector<A>{A::EType} ||
+      g.output.path != std::vector<A>{A::Dst} ||
+      g.accumulate != ir::Reduce::Sum || !g.atomic || g.bias ||
+      !g.outputParts.empty() || g.rowDot)
+    return;
+  // The scalar must be the same on a whole segment: the relation's
+  // in-degree of the destination is.
+  if (g.epilogue) {
+    const intra::RowAccess &s = g.epilogue->scalar;
+    if (s.value != "rel_in_degree" || !s.path.empty() || g.epilogue->perHead ||
+        decl(s.value).kind != ir::ValueKind::Graph)
+      return;
+  }
+  g.summedBySegment = true;
 }
 
 /// The scaling consumer of a linear GEMM's row `row`: `mul(row, s)`,
@@ -1115,6 +1144,7 @@ intra::Program Lowering::run() {
     if (options_.fuse) {
       fuseEpilogue(*g, info);
       rowDotInEpilogue(*g, info);
+      sumBySegment(*g);
     }
     Unit unit;
     unit.kind = UnitKind::Gemm;

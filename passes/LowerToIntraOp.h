@@ -44,9 +44,11 @@
 namespace hector::passes {
 
 struct LoweringOptions {
-  /// Fuse: traversal statements of a loop nest share instances, and GEMMs
-  /// absorb their row-scaling consumers. Off (-fno-fuse): one instance per
-  /// statement, no epilogues.
+  /// Fuse: traversal statements of a loop nest share instances, GEMMs
+  /// absorb their row-scaling consumers, and an edge GEMM that adds into
+  /// its destinations sums each (destination, relation) segment before
+  /// the multiply. Off (-fno-fuse): one instance per statement, no
+  /// epilogues.
   bool fuse = true;
   /// Let scan 1 produce GEMM instances (off: linears run in traversals).
   bool gemm = true;

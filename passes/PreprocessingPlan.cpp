@@ -45,6 +45,16 @@ public:
          inst);
   }
 
+  void sumChunks(const std::string &inst) {
+    need("sum_chunks",
+         {{"kind", "segment_chunks"},
+          {"segments_by", {"etype", "dst"}},
+          {"arrays",
+           {"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
+            "sum_chunk_etype_ptr"}}},
+         inst);
+  }
+
   void uniquePairs(const std::string &inst) {
     need("unique_pairs",
          {{"kind", "compact_map"},
@@ -111,7 +121,9 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   const bool segmented = g.segmentBy && !g.segmentBy->empty();
   switch (g.rows) {
   case intra::RowDomain::Edges:
-    if (segmented)
+    if (g.summedBySegment)
+      plan.sumChunks(g.name); // rows: chunks of (etype, dst) segments
+    else if (segmented)
       plan.sortedCoo(*g.segmentBy, g.name);
     break;
   case intra::RowDomain::Pairs:

@@ -14,10 +14,12 @@
 //   ntype_sorted_nodes (+ ntype_ptr) segment GEMMs over nodes by node type
 //   unique_pairs                     compact rows: edge_to_pair, pair_src,
 //                                    pair_etype, pair_etype_ptr
+//   sum_chunks                       GEMMs summed by (dst, etype) segment:
+//                                    the segments' chunks (sum_chunk_*)
 //   in_degree, out_degree, rel_in_degree   graph values read by instances
 // Each entry lists the arrays it holds and the instances that need it
-// ("needed_by", in execution order). Absent entries are not needed. The edge list, edge types and node
-// types the user passes are inputs, never listed.
+// ("needed_by", in execution order). Absent entries are not needed. The edge
+// list, edge types and node types the user passes are inputs, never listed.
 //
 // Preconditions: `program` passes intra::verifyProgram.
 // Postconditions: the JSON is a pure function of the program: objects

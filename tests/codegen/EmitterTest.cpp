@@ -25,14 +25,15 @@ struct Emitted {
 };
 
 /// Compiles `source` (named `label` in failures) and emits its files.
-std::optional<Emitted> compileAndEmitModule(const ir::Module &source,
-                                            const std::string &label) {
+std::optional<Emitted>
+compileAndEmitModule(const ir::Module &source, const std::string &label,
+                     const passes::PipelineOptions &options = {}) {
   if (source.name.empty())
     return std::nullopt;
   ir::DiagnosticEngine diags;
   std::ostringstream dump;
   std::optional<passes::CompiledLayer> layer =
-      passes::compileLayer(source, passes::PipelineOptions{}, diags, dump);
+      passes::compileLayer(source, options, diags, dump);
   std::ostringstream os;
   diags.print(os);
   EXPECT_TRUE(layer.has_value()) << label << ":\n" << os.str();
@@ -288,6 +289,32 @@ TEST(EmitterRowDot, RgatPygWritesAlpha1FromTheMessageGemm) {
     if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
       EXPECT_NE(g->input.value, "outj") << g->name;
     }
+  }
+}
+
+// RGCN-PyG without compact materialization: its message GEMM adds into
+// the destinations over rel_in_degree, so it runs summed by (destination,
+// relation) segment, its rows the graph's chunks (GraphArrays sum_chunk_*).
+TEST(EmitterSummedRows, RgcnPygWithoutCompactionSumsItsSegments) {
+  passes::PipelineOptions options;
+  options.compact = false;
+  std::optional<Emitted> e = compileAndEmitModule(
+      codegentest::loadBundledModel("rgcn_pyg"), "rgcn_pyg", options);
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    const std::string launch =
+        textFrom(text, "// @gemm_0: linear GEMM, rows edges", "\n    }\n");
+    ASSERT_FALSE(launch.empty()) << file;
+    for (const char *line :
+         {"a.M = g.num_sum_chunks;", "a.sumPtr = g.sum_chunk_ptr;",
+          "a.sumRows = g.sum_chunk_src;",
+          "a.segmentPtr = g.sum_chunk_etype_ptr;",
+          "a.scatter = g.sum_chunk_dst;", "a.scaleGather = g.sum_chunk_eid;",
+          "a.atomic = true;"})
+      EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line;
+    EXPECT_EQ(countOf(launch, "a.gather"), 0u) << file;
+    EXPECT_EQ(countOf(launch, "a.rowIds"), 0u) << file;
   }
 }
 

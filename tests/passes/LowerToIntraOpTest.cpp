@@ -762,6 +762,90 @@ TEST(LowerToIntraOpTest, CompactPairRowsAndGemmOverPairs) {
   EXPECT_EQ(p.findLayout("msg")->storage, intra::Storage::Buffer);
 }
 
+// RGCN's messages when they are not compacted: `m[e] = linear(x[e.src],
+// W[e.etype])` summed into the destination over `rel_in_degree[e]`. The
+// GEMM absorbs the scaled sum (`h[e.dst] += atomic`, epilogue div) and,
+// since the scalar is the same on a whole (destination, relation)
+// segment, runs summed by segment.
+std::string summedModule(const std::string &scalar,
+                         const std::string &target = "n") {
+  return R"(module @summed {
+  hyper d : int = 8
+  input x : node[d]
+  input w : edge[]
+  param W : etype[d, d]
+  graph rel_in_degree : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      h[)" +
+         target + R"(] += div(m[e], )" + scalar + R"([e])
+    }
+  }
+}
+)";
+}
+
+TEST(LowerToIntraOpTest, EdgeGemmIntoDestinationsRunsSummedBySegment) {
+  intra::Program p =
+      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"));
+  ASSERT_EQ(shape(p), "G") << intra::printProgram(p);
+  const intra::GemmInstance &g = gemm(p, 0);
+  EXPECT_TRUE(g.summedBySegment);
+  EXPECT_EQ(g.output.str("e"), "h[e.dst]");
+  EXPECT_TRUE(g.atomic);
+  EXPECT_NE(intra::printProgram(p).find(
+                "    rows edges segments etype summed dst_etype\n"),
+            std::string::npos);
+  // Without fusion the scaled sum stays a traversal: nothing to sum.
+  passes::LoweringOptions unfused;
+  unfused.fuse = false;
+  intra::Program plain =
+      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"), unfused);
+  EXPECT_FALSE(gemm(plain, 0).summedBySegment);
+}
+
+TEST(LowerToIntraOpTest, PerEdgeScalarsAndOtherTargetsAreNotSummed) {
+  // A scalar that differs between the edges of one segment.
+  intra::Program scaled = lower(parseVerified(summedModule("w"), "w.ir"));
+  ASSERT_EQ(shape(scaled), "G") << intra::printProgram(scaled);
+  EXPECT_FALSE(gemm(scaled, 0).summedBySegment);
+  // Into the source: the segments would be (source, relation) ones.
+  intra::Program bySrc = lower(parseVerified(
+      R"(module @bysrc {
+  hyper d : int = 8
+  input x : node[d]
+  param W : etype[d, d]
+  output h : node[d]
+  foreach e in edges {
+    h[e.src] += linear(x[e.dst], W[e.etype])
+  }
+}
+)",
+      "bysrc.ir"));
+  EXPECT_FALSE(gemm(bySrc, 0).summedBySegment);
+}
+
+TEST(LowerToIntraOpTest, VerifierRejectsASummedGemmThatIsNotASegmentSum) {
+  intra::Program p =
+      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"));
+  auto &g = std::get<intra::GemmInstance>(p.instances[0]);
+  ASSERT_TRUE(g.summedBySegment);
+  g.output.path = {ir::Attr::Src};
+  ir::DiagnosticEngine wrongTarget;
+  EXPECT_FALSE(intra::verifyProgram(p, wrongTarget));
+  g.output.path = {ir::Attr::Dst};
+  g.epilogue->scalar.value = "w";
+  ir::DiagnosticEngine wrongScalar;
+  EXPECT_FALSE(intra::verifyProgram(p, wrongScalar));
+  std::ostringstream text;
+  wrongScalar.print(text);
+  EXPECT_NE(text.str().find("only rel_in_degree"), std::string::npos)
+      << text.str();
+}
+
 // A gradient reached two ways, `s = add(a, t)` with `t` a linear GEMM's
 // row and `a` summed in an earlier nest: the GEMM adds into a's buffer
 // (`s[p] +=`, no atomics) and `s` becomes a view of `a`, so no traversal

@@ -49,8 +49,11 @@ const ExpectedPlan kPlans[] = {
      {"csr_by_dst", "dst_ntype_ptr", "dst_ntype_sorted_coo", "etype_ptr",
       "etype_sorted_coo", "ntype_ptr", "ntype_sorted_nodes", "src_ntype_ptr",
       "src_ntype_sorted_coo"}},
-    // The aggregation is the GEMM's atomic scatter: no CSR at all.
-    {"rgcn_pyg", {"etype_ptr", "etype_sorted_coo", "rel_in_degree"}},
+    // The aggregation is the GEMM's atomic scatter, summed by (dst, etype)
+    // segment (the plan lowers the model as written, without compact
+    // materialization): no CSR at all, and the segments' chunks instead of
+    // the etype-sorted edges.
+    {"rgcn_pyg", {"rel_in_degree", "sum_chunks"}},
     {"rgat_pyg", {"csr_by_dst", "etype_ptr", "etype_sorted_coo"}},
     {"hgt_pyg",
      {"csr_by_dst", "etype_ptr", "etype_sorted_coo", "ntype_ptr",
@@ -112,6 +115,33 @@ TEST(PreprocessingPlanTest, CompactRowsNeedUniquePairs) {
   EXPECT_EQ(plan["arrays"]["unique_pairs"]["arrays"],
             nlohmann::json({"edge_to_pair", "pair_src", "pair_etype",
                             "pair_etype_ptr"}));
+}
+
+TEST(PreprocessingPlanTest, SummedGemmsNeedTheSegmentChunks) {
+  ir::Module m = passtest::parseVerified(R"(module @summed {
+  hyper d : int = 8
+  input x : node[d]
+  param W : etype[d, d]
+  graph rel_in_degree : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      h[n] += div(m[e], rel_in_degree[e])
+    }
+  }
+}
+)",
+                                         "summed.ir");
+  nlohmann::json plan = planFor(m);
+  // The chunks replace the etype-sorted edge list of a GEMM over edges.
+  EXPECT_EQ(entries(plan),
+            (std::set<std::string>{"rel_in_degree", "sum_chunks"}));
+  EXPECT_EQ(users(plan, "sum_chunks"), std::vector<std::string>{"gemm_0"});
+  EXPECT_EQ(plan["arrays"]["sum_chunks"]["arrays"],
+            nlohmann::json({"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst",
+                            "sum_chunk_eid", "sum_chunk_etype_ptr"}));
 }
 
 TEST(PreprocessingPlanTest, OutgoingLoopsNeedTheTranspose) {

@@ -199,25 +199,25 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     // @gemm_0: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_edges;
+      a.M = g.num_sum_chunks;
       a.K = hp_in_dim;
       a.N = hp_out_dim;
       a.H = 1;
       a.X = b.x;
-      a.gather = g.src;
-      a.rowIds = g.etype_sorted_eid;
-      a.segmentPtr = g.etype_ptr;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.h_0;
-      a.scatter = g.dst;
+      a.scatter = g.sum_chunk_dst;
       a.accumulate = true;
       a.atomic = true;
       a.deterministic = hp.hector_deterministic;
       a.epilogue = hector::templates::EpilogueOp::Div;
       a.scale = gv.rel_in_degree;
-      a.scaleGather = nullptr;
+      a.scaleGather = g.sum_chunk_eid;
       a.scalePerHead = false;
       hector::templates::segmentGemmCpu(a);
     }
