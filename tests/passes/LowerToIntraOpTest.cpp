@@ -767,30 +767,9 @@ TEST(LowerToIntraOpTest, CompactPairRowsAndGemmOverPairs) {
 // GEMM absorbs the scaled sum (`h[e.dst] += atomic`, epilogue div) and,
 // since the scalar is the same on a whole (destination, relation)
 // segment, runs summed by segment.
-std::string summedModule(const std::string &scalar,
-                         const std::string &target = "n") {
-  return R"(module @summed {
-  hyper d : int = 8
-  input x : node[d]
-  input w : edge[]
-  param W : etype[d, d]
-  graph rel_in_degree : edge[]
-  temp m : edge[d]
-  output h : node[d]
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      m[e] = linear(x[e.src], W[e.etype])
-      h[)" +
-         target + R"(] += div(m[e], )" + scalar + R"([e])
-    }
-  }
-}
-)";
-}
-
 TEST(LowerToIntraOpTest, EdgeGemmIntoDestinationsRunsSummedBySegment) {
   intra::Program p =
-      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"));
+      lower(parseVerified(passtest::summedMessagesModule(), "summed.ir"));
   ASSERT_EQ(shape(p), "G") << intra::printProgram(p);
   const intra::GemmInstance &g = gemm(p, 0);
   EXPECT_TRUE(g.summedBySegment);
@@ -802,14 +781,15 @@ TEST(LowerToIntraOpTest, EdgeGemmIntoDestinationsRunsSummedBySegment) {
   // Without fusion the scaled sum stays a traversal: nothing to sum.
   passes::LoweringOptions unfused;
   unfused.fuse = false;
-  intra::Program plain =
-      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"), unfused);
+  intra::Program plain = lower(
+      parseVerified(passtest::summedMessagesModule(), "summed.ir"), unfused);
   EXPECT_FALSE(gemm(plain, 0).summedBySegment);
 }
 
 TEST(LowerToIntraOpTest, PerEdgeScalarsAndOtherTargetsAreNotSummed) {
   // A scalar that differs between the edges of one segment.
-  intra::Program scaled = lower(parseVerified(summedModule("w"), "w.ir"));
+  intra::Program scaled =
+      lower(parseVerified(passtest::summedMessagesModule("w"), "w.ir"));
   ASSERT_EQ(shape(scaled), "G") << intra::printProgram(scaled);
   EXPECT_FALSE(gemm(scaled, 0).summedBySegment);
   // Into the source: the segments would be (source, relation) ones.
@@ -830,7 +810,7 @@ TEST(LowerToIntraOpTest, PerEdgeScalarsAndOtherTargetsAreNotSummed) {
 
 TEST(LowerToIntraOpTest, VerifierRejectsASummedGemmThatIsNotASegmentSum) {
   intra::Program p =
-      lower(parseVerified(summedModule("rel_in_degree"), "summed.ir"));
+      lower(parseVerified(passtest::summedMessagesModule(), "summed.ir"));
   auto &g = std::get<intra::GemmInstance>(p.instances[0]);
   ASSERT_TRUE(g.summedBySegment);
   g.output.path = {ir::Attr::Src};

@@ -95,6 +95,27 @@ ir::Module loadBundledModel(const std::string &model) {
   return parseVerified(text.str(), path);
 }
 
+std::string summedMessagesModule(const std::string &scalar,
+                                 const std::string &target) {
+  return R"(module @summed {
+  hyper d : int = 8
+  input x : node[d]
+  input w : edge[]
+  param W : etype[d, d]
+  graph rel_in_degree : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      h[)" +
+         target + R"(] += div(m[e], )" + scalar + R"([e])
+    }
+  }
+}
+)";
+}
+
 double maxRelativeError(const runtime::TensorMap &a,
                         const runtime::TensorMap &b) {
   double worst = 0;

@@ -39,6 +39,13 @@ ir::Module parseVerified(const std::string &text, const std::string &file);
 /// of a bundled model) from the source tree.
 ir::Module loadBundledModel(const std::string &model);
 
+/// Printed IR of RGCN's uncompacted messages: `m[e] = linear(x[e.src],
+/// W[e.etype])` in an incoming loop, then `h[<target>] += div(m[e],
+/// <scalar>[e])` (scalar: the graph value rel_in_degree, or the edge input
+/// w; target: n, or another access of the incoming loop).
+std::string summedMessagesModule(const std::string &scalar = "rel_in_degree",
+                                 const std::string &target = "n");
+
 /// The largest relative error max|a-b| / max(max|b|, 1e-30) over the
 /// outputs both modules return; fails the test when their output names
 /// differ or an output is not finite (then the error is infinite).

@@ -118,22 +118,8 @@ TEST(PreprocessingPlanTest, CompactRowsNeedUniquePairs) {
 }
 
 TEST(PreprocessingPlanTest, SummedGemmsNeedTheSegmentChunks) {
-  ir::Module m = passtest::parseVerified(R"(module @summed {
-  hyper d : int = 8
-  input x : node[d]
-  param W : etype[d, d]
-  graph rel_in_degree : edge[]
-  temp m : edge[d]
-  output h : node[d]
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      m[e] = linear(x[e.src], W[e.etype])
-      h[n] += div(m[e], rel_in_degree[e])
-    }
-  }
-}
-)",
-                                         "summed.ir");
+  ir::Module m =
+      passtest::parseVerified(passtest::summedMessagesModule(), "summed.ir");
   nlohmann::json plan = planFor(m);
   // The chunks replace the etype-sorted edge list of a GEMM over edges.
   EXPECT_EQ(entries(plan),
