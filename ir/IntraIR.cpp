@@ -362,21 +362,11 @@ private:
   /// sum only when nothing per edge but the gathered input enters the
   /// product (GemmInstance::summedBySegment).
   void checkSummed(const GemmInstance &g) {
-    using A = ir::Attr;
-    const bool shape = g.mode == GemmInstance::Mode::Linear &&
-                       g.rows == RowDomain::Edges &&
-                       g.input.path == std::vector<A>{A::Src} &&
-                       g.segmentBy == std::vector<A>{A::EType} &&
-                       g.output.path == std::vector<A>{A::Dst} &&
-                       g.accumulate == ir::Reduce::Sum && g.atomic && !g.bias &&
-                       g.outputParts.empty() && !g.rowDot;
-    if (!shape)
+    if (!isSegmentSumShape(g))
       error("gemm @" + g.name +
             " is summed by segment but is not x[e.src] times W[e.etype] "
             "added atomically into h[e.dst] (no bias, parts or row dot)");
-    if (g.epilogue &&
-        !(g.epilogue->scalar.value == "rel_in_degree" &&
-          g.epilogue->scalar.path.empty() && !g.epilogue->perHead))
+    if (!hasSegmentConstantScale(g))
       error("gemm @" + g.name +
             " is summed by segment with an epilogue scalar that may differ "
             "within a segment (only rel_in_degree[e] is the same on one)");
@@ -539,6 +529,22 @@ std::string printProgram(const Program &program) {
   }
   os << "}\n";
   return os.str();
+}
+
+bool isSegmentSumShape(const GemmInstance &g) {
+  using A = ir::Attr;
+  return g.mode == GemmInstance::Mode::Linear && g.rows == RowDomain::Edges &&
+         g.input.path == std::vector<A>{A::Src} &&
+         g.segmentBy == std::vector<A>{A::EType} &&
+         g.output.path == std::vector<A>{A::Dst} &&
+         g.accumulate == ir::Reduce::Sum && g.atomic && !g.bias &&
+         g.outputParts.empty() && !g.rowDot;
+}
+
+bool hasSegmentConstantScale(const GemmInstance &g) {
+  return !g.epilogue ||
+         (g.epilogue->scalar.value == "rel_in_degree" &&
+          g.epilogue->scalar.path.empty() && !g.epilogue->perHead);
 }
 
 bool verifyProgram(const Program &program, ir::DiagnosticEngine &diags) {

@@ -315,4 +315,15 @@ std::string printProgram(const Program &program);
 /// itself (through views). Reports violations to `diags`.
 bool verifyProgram(const Program &program, ir::DiagnosticEngine &diags);
 
+/// Whether `g` is a sum over edges that may run summed by (destination,
+/// relation) segment (GemmInstance::summedBySegment) as far as its shape
+/// goes: linear, `x[e.src]` times `W[e.etype]` added atomically into
+/// `h[e.dst]`, no bias, output parts or row dot. The lowering sets the flag
+/// where this holds (and the scale is segment-constant); the verifier
+/// rejects the flag where it does not.
+bool isSegmentSumShape(const GemmInstance &g);
+/// Whether `g`'s epilogue scalar, if any, is the same on every edge of a
+/// (destination, relation) segment: rel_in_degree[e], one per row.
+bool hasSegmentConstantScale(const GemmInstance &g);
+
 } // namespace hector::intra

@@ -494,22 +494,13 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
 /// before the multiply, so the products and the atomic adds drop from one
 /// per edge to one per chunk (docs/perf-notes.md section 55).
 void Lowering::sumBySegment(GemmInstance &g) const {
-  using A = ir::Attr;
-  if (g.mode != GemmInstance::Mode::Linear || g.rows != RowDomain::Edges ||
-      g.input.path != std::vector<A>{A::Src} ||
-      g.segmentBy != std::vector<A>{A::EType} ||
-      g.output.path != std::vector<A>{A::Dst} ||
-      g.accumulate != ir::Reduce::Sum || !g.atomic || g.bias ||
-      !g.outputParts.empty() || g.rowDot)
-    return;
   // The scalar must be the same on a whole segment: the relation's
-  // in-degree of the destination is.
-  if (g.epilogue) {
-    const intra::RowAccess &s = g.epilogue->scalar;
-    if (s.value != "rel_in_degree" || !s.path.empty() || g.epilogue->perHead ||
-        decl(s.value).kind != ir::ValueKind::Graph)
-      return;
-  }
+  // in-degree of the destination (the graph value, not a value of that
+  // name) is.
+  if (!intra::isSegmentSumShape(g) || !intra::hasSegmentConstantScale(g) ||
+      (g.epilogue &&
+       decl(g.epilogue->scalar.value).kind != ir::ValueKind::Graph))
+    return;
   g.summedBySegment = true;
 }
 

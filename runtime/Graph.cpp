@@ -82,6 +82,12 @@ HeavyRowArrays heavyRows(const torch::Tensor &ptr) {
               .contiguous()};
 }
 
+/// Stores kernel array `a` (contiguous) in `arrays`, in GraphArray order.
+void setArray(std::vector<torch::Tensor> &arrays, rt::GraphArray a,
+              const torch::Tensor &t) {
+  arrays[static_cast<int>(a)] = t.contiguous();
+}
+
 } // namespace
 
 Graph::Graph(torch::Tensor src, torch::Tensor dst, torch::Tensor etype,
@@ -191,8 +197,8 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
                          const torch::Tensor &src, const torch::Tensor &dst,
                          const torch::Tensor &etype) const {
   using rt::GraphArray;
-  auto set = [&](GraphArray a, torch::Tensor t) {
-    arrays[static_cast<int>(a)] = t.contiguous();
+  auto set = [&](GraphArray a, const torch::Tensor &t) {
+    setArray(arrays, a, t);
   };
   // Edges in ascending (etype, dst) order, ascending ids within a segment.
   const int64_t n = std::max<int64_t>(numNodes_, 1), e = src.size(0);
@@ -243,8 +249,8 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   }
   using rt::GraphArray;
   std::vector<torch::Tensor> arrays(rt::kNumGraphArrays);
-  auto set = [&](GraphArray a, torch::Tensor t) {
-    arrays[static_cast<int>(a)] = t.contiguous();
+  auto set = [&](GraphArray a, const torch::Tensor &t) {
+    setArray(arrays, a, t);
   };
   set(GraphArray::Src, src);
   set(GraphArray::Dst, dst);
