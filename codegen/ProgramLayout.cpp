@@ -6,24 +6,78 @@
 
 namespace hector::codegen {
 
+namespace {
+
+/// The space whose rows a GEMM over `rows` visits, one each.
+ir::Space spaceOfRows(intra::RowDomain rows) {
+  switch (rows) {
+  case intra::RowDomain::Edges:
+    return ir::Space::Edge;
+  case intra::RowDomain::Pairs:
+    return ir::Space::Pair;
+  case intra::RowDomain::Nodes:
+    return ir::Space::Node;
+  case intra::RowDomain::EdgeTypes:
+    return ir::Space::EdgeType;
+  case intra::RowDomain::NodeTypes:
+    return ir::Space::NodeType;
+  }
+  return ir::Space::Global;
+}
+
+/// Whether GEMM `g` writes every row of its output `out` (of space
+/// `space`) plainly, no row twice and none left as it was.
+bool writesEveryRow(const intra::GemmInstance &g, const intra::RowAccess &out,
+                    ir::Space space) {
+  return g.mode == intra::GemmInstance::Mode::Linear &&
+         g.accumulate == ir::Reduce::None && !g.atomic && out.isIdentity() &&
+         spaceOfRows(g.rows) == space;
+}
+
+} // namespace
+
 ProgramLayout::ProgramLayout(const intra::Program &program, std::string entry)
     : program_(program), entry_(std::move(entry)) {
   for (const intra::ValueLayout &l : program.layouts)
     if (l.decl.kind != ir::ValueKind::Graph &&
         l.storage == intra::Storage::Buffer)
       buffers_.push_back(&l);
+  // A buffer that is added into needs zeros first, unless the first
+  // instance (in program order) that writes it writes every row: then the
+  // adds come after a complete write (LowerToIntraOp's
+  // accumulatePartialsIntoSums has a GEMM write the sum that another adds
+  // into).
+  std::set<std::string> written, coveredFirst;
+  auto writes = [&](const std::string &root, bool everyRow) {
+    if (written.insert(root).second && everyRow)
+      coveredFirst.insert(root);
+  };
+  auto addsInto = [&](const std::string &root) {
+    if (!coveredFirst.count(root))
+      zeroFilled_.insert(root);
+  };
   for (const intra::Instance &inst : program.instances) {
     if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
+      for (const intra::RowAccess *out : g->writes()) {
+        const std::string r = root(out->value);
+        writes(r, writesEveryRow(*g, *out, layout(r).decl.space));
+      }
       // Outer-mode GEMMs always accumulate (their tiles meet in one
       // slice); linear ones when their statement reduces.
       if (g->mode == intra::GemmInstance::Mode::Outer ||
           g->accumulate != ir::Reduce::None)
-        zeroFilled_.insert(root(g->output.value));
+        addsInto(root(g->output.value));
     } else if (const auto *t = std::get_if<intra::TraversalInstance>(&inst)) {
       intra::forEachTravStmt(*t->root, [&](const intra::TravStmt &s) {
+        const std::string r = root(s.stmt.target.value);
+        writes(r, false);
         if (s.reduction == intra::ReductionScheme::Atomic ||
             s.reduction == intra::ReductionScheme::PartialAtomic)
-          zeroFilled_.insert(root(s.stmt.target.value));
+          addsInto(r);
+      });
+    } else if (const auto *f = std::get_if<intra::FallbackInstance>(&inst)) {
+      intra::forEachTravStmt(*f->root, [&](const intra::TravStmt &s) {
+        writes(root(s.stmt.target.value), false);
       });
     }
   }

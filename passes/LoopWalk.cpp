@@ -72,6 +72,16 @@ const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
   return innermostBinding(scopes, var);
 }
 
+int readCount(ir::Module &m, const std::string &value) {
+  int reads = 0;
+  forEachStmt(m, [&](ir::Stmt &s, const std::vector<ir::Loop *> &) {
+    for (const ir::Operand &op : s.operands)
+      if (const auto *a = std::get_if<ir::Access>(&op); a && a->value == value)
+        ++reads;
+  });
+  return reads;
+}
+
 bool dropEmptyLoops(ir::Module &m) {
   bool dropped = false;
   for (auto &top : m.loops)

@@ -36,6 +36,10 @@ const ir::Loop *bindingLoop(const std::vector<ir::Loop *> &scopes,
 const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
                             const std::string &var);
 
+/// How many operands of the module's statements read `value` (a statement
+/// that reads it twice counts twice).
+int readCount(ir::Module &m, const std::string &value);
+
 /// Removes the loops whose bodies are empty, innermost first, so that a
 /// node loop left holding only an empty neighbour loop goes too; top-level
 /// loops included. Returns whether any loop was removed.

@@ -127,7 +127,16 @@ private:
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
   void sumBySegment(GemmInstance &g) const;
   void accumulatePartialsIntoSums();
-  int partialGemmUnit(const std::string &partial, const StmtInfo &sum) const;
+  /// A partial's GEMM for accumulatePartialsIntoSums, and what it can do.
+  struct PartialGemm {
+    int unit = -1;
+    bool earlierNest = false; ///< of a nest before the sum's
+    bool plain = false;       ///< no bias or epilogue; adds or writes a row
+    bool writesWhole = false; ///< linear, one output row per row, no adding
+    bool adds = false;        ///< linear, adds into its output, no bias
+  };
+  PartialGemm partialGemm(const std::string &partial,
+                          const StmtInfo &sum) const;
   std::string reshapeRoot(const std::string &value) const;
   // Scans 2 and 3.
   std::string viewRoot(const std::string &value) const;
@@ -614,49 +623,69 @@ bool Lowering::accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
   return true;
 }
 
-/// The GEMM unit that writes `partial` whole, for
-/// accumulatePartialsIntoSums: `partial` is a temp that is not saved, of
-/// the sum's shape and space, read by the sum alone, and the plain output
-/// (no parts, bias, epilogue or row dot) of a GEMM of an earlier nest that
-/// adds into it or writes one output row per GEMM row. -1 otherwise.
-int Lowering::partialGemmUnit(const std::string &partial,
-                              const StmtInfo &sum) const {
+/// The GEMM unit that writes `partial`, for accumulatePartialsIntoSums,
+/// and how it can take part: `partial` is a temp that is not saved, of the
+/// sum's shape and space, read by the sum alone, and the output (no parts
+/// or row dot) of a GEMM of the sum's nest or an earlier one. unit -1:
+/// none.
+Lowering::PartialGemm Lowering::partialGemm(const std::string &partial,
+                                            const StmtInfo &sum) const {
+  PartialGemm none;
   const ir::ValueDecl &p = decl(partial), &s = decl(sum.stmt->target.value);
   if (p.kind != ir::ValueKind::Temp || options_.saved.count(partial) ||
       p.shape != s.shape || p.space != s.space)
-    return -1;
+    return none;
   const auto readers = readers_.find(partial);
   if (readers == readers_.end() || readers->second != std::vector<int>{sum.id})
-    return -1;
+    return none;
   const auto w = writer_.find(partial);
   if (w == writer_.end() || unitOf_[w->second] < 0)
-    return -1;
+    return none;
   const int u = unitOf_[w->second];
   const Unit &unit = units_[u];
-  if (unit.kind != UnitKind::Gemm || unit.nest >= sum.nest)
-    return -1;
+  if (unit.kind != UnitKind::Gemm || unit.nest > sum.nest)
+    return none;
   const GemmInstance &g = *unit.gemm;
-  if (g.output.value != partial || !g.outputParts.empty() || g.bias ||
-      g.epilogue || g.rowDot)
-    return -1;
+  if (g.output.value != partial || !g.outputParts.empty() || g.rowDot)
+    return none;
+  PartialGemm out;
+  out.unit = u;
+  out.earlierNest = unit.nest < sum.nest;
   const bool adds =
       g.mode == GemmInstance::Mode::Outer || g.accumulate == ir::Reduce::Sum;
-  return adds || g.output.isIdentity() ? u : -1;
+  out.plain = !g.bias && !g.epilogue && (adds || g.output.isIdentity());
+  out.writesWhole = g.mode == GemmInstance::Mode::Linear &&
+                    g.accumulate == ir::Reduce::None && !g.atomic &&
+                    g.output.isIdentity();
+  out.adds = g.mode == GemmInstance::Mode::Linear &&
+             g.accumulate == ir::Reduce::Sum && !g.bias;
+  return out;
 }
 
 /// `sum[r] = add(a[r], b[r])` in a loop over every row of its space, where
-/// a and b are each the whole output of a GEMM of an earlier nest and
-/// nothing else reads them (partialGemmUnit): both GEMMs add into the
-/// sum's buffer, zero-filled once (a and b become views of it), and the
-/// sum needs no loop of its own: the later GEMM lowers its statement. The
-/// autodiff writes a gradient reached two ways as such a sum (RGAT-PyG's
-/// grad_x = grad1_x + grad2_x over every node, one partial from the edges'
-/// attention logits, one from the messages): its traversal read two rows
-/// and wrote a third, and each partial had a zero-filled buffer of its
-/// own. A linear GEMM that wrote its rows plainly now adds them (one
-/// output row per GEMM row: no atomics). Only for an output that nothing
-/// in the program reads, since the reads-after-writes order of the intra
-/// IR sees the sum written through its partials' views only.
+/// a and b are each the whole output of a GEMM and nothing else reads them
+/// (partialGemm). Two forms:
+/// - Both GEMMs plain and of earlier nests: both add into the sum's
+///   buffer, zero-filled once. The autodiff writes a gradient reached two
+///   ways as such a sum (RGAT-PyG's grad_x = grad1_x + grad2_x over every
+///   node, one partial from the edges' attention logits, one from the
+///   messages): its traversal read two rows and wrote a third, and each
+///   partial had a zero-filled buffer of its own. A linear GEMM that wrote
+///   its rows plainly now adds them (one output row per GEMM row: no
+///   atomics).
+/// - One GEMM writes one output row per row (a bias or an epilogue
+///   allowed) and the other adds into its output (an epilogue allowed,
+///   atomics too): the first writes the sum's buffer, the second adds into
+///   it after it, and nothing is zero-filled (codegen's ProgramLayout sees
+///   the first write cover every row). RGCN's forward, reassociated
+///   (passes/BiasReassociation.h): `h = add(h_0, h_3)` with h_3 = x root +
+///   bias and h_0 the messages' GEMM summed by segment. Its traversal read
+///   two rows and wrote a third, and h_0 was zero-filled (am: 1.4 GB of the
+///   forward's 3.4).
+/// Either way a and b become views of the sum, and the sum needs no loop of
+/// its own: the later GEMM lowers its statement. Only for an output that
+/// nothing in the program reads, since the reads-after-writes order of the
+/// intra IR sees the sum written through its partials' views only.
 void Lowering::accumulatePartialsIntoSums() {
   for (const StmtInfo &info : infos_) {
     const ir::Stmt &c = *info.stmt;
@@ -674,21 +703,36 @@ void Lowering::accumulatePartialsIntoSums() {
         !normalize(*x, *info.loop).isIdentity() ||
         !normalize(*y, *info.loop).isIdentity())
       continue;
-    const int ux = partialGemmUnit(x->value, info);
-    const int uy = partialGemmUnit(y->value, info);
-    if (ux < 0 || uy < 0 || ux == uy)
+    const PartialGemm px = partialGemm(x->value, info);
+    const PartialGemm py = partialGemm(y->value, info);
+    if (px.unit < 0 || py.unit < 0 || px.unit == py.unit)
       continue;
-    for (int u : {ux, uy}) {
-      GemmInstance &g = *units_[u].gemm;
-      if (g.mode == GemmInstance::Mode::Linear &&
-          g.accumulate == ir::Reduce::None) {
-        g.accumulate = ir::Reduce::Sum;
-        g.atomic = false;
+    int last = -1;
+    if (px.plain && py.plain && px.earlierNest && py.earlierNest) {
+      for (int u : {px.unit, py.unit}) {
+        GemmInstance &g = *units_[u].gemm;
+        if (g.mode == GemmInstance::Mode::Linear &&
+            g.accumulate == ir::Reduce::None) {
+          g.accumulate = ir::Reduce::Sum;
+          g.atomic = false;
+        }
       }
+      last = units_[px.unit].nest > units_[py.unit].nest ? px.unit : py.unit;
+    } else {
+      const PartialGemm *writes = px.writesWhole && py.adds   ? &px
+                                  : py.writesWhole && px.adds ? &py
+                                                              : nullptr;
+      if (!writes)
+        continue;
+      const PartialGemm &adds = writes == &px ? py : px;
+      if (units_[writes->unit].nest > units_[adds.unit].nest)
+        continue; // the adds would run first and be overwritten
+      if (units_[writes->unit].nest == units_[adds.unit].nest)
+        units_[adds.unit].deps.insert(writes->unit); // deps are per nest
+      last = adds.unit;
     }
     viewOf_[x->value] = sum.name;
     viewOf_[y->value] = sum.name;
-    const int last = units_[ux].nest > units_[uy].nest ? ux : uy;
     units_[last].stmts.push_back(info.id);
     units_[last].gemm->stmts.push_back(info.id);
     unitOf_[info.id] = last;

@@ -3,12 +3,14 @@
 #include "ir/InterIRPrinter.h"
 #include "ir/InterIRVerifier.h"
 #include "passes/Autodiff.h"
+#include "passes/BiasReassociation.h"
 #include "passes/BroadcastForwarding.h"
 #include "passes/CompactMaterialization.h"
 #include "passes/LinearReordering.h"
 #include "passes/LoopCanonicalization.h"
 #include "passes/LoopFusion.h"
 #include "passes/LowerToIntraOp.h"
+#include "passes/SegmentSumUncompaction.h"
 #include "passes/ShapeInference.h"
 
 #include <algorithm>
@@ -45,23 +47,24 @@ bool always(const PipelineOptions &) { return true; }
 ///    and fusion can join.
 ///  - Canonicalization puts edge phases into dst-node nests, so that fusion
 ///    can merge them with the reductions around them.
+///  - Segment-sum uncompaction and bias reassociation run last, on the
+///    fused nests, and only with fusion: they prepare the GEMM fusions of
+///    the lowering (a GEMM summed by segment, a bias in a GEMM's
+///    epilogue). Uncompaction is a loop-phase pass so that the backward,
+///    built from the compacted forward, keeps its per-pair GEMMs.
 /// Autodiff is not a stage: it builds a second module (passes/Autodiff.h).
 std::vector<Stage> stages() {
   return {
       {"verify", PipelinePhase::Algebraic, always,
        [](ir::Module &, const PipelineOptions &, const std::set<std::string> &,
-          ir::DiagnosticEngine &) {
-         return true;
-       }},
+          ir::DiagnosticEngine &) { return true; }},
       {"infer-shapes", PipelinePhase::Algebraic, always,
        [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
-          ir::DiagnosticEngine &d) {
-         return inferShapes(m, d);
-       }},
+          ir::DiagnosticEngine &d) { return inferShapes(m, d); }},
       {"reorder-linear", PipelinePhase::Algebraic,
        [](const PipelineOptions &o) { return o.reorder; },
-       [](ir::Module &m, const PipelineOptions &o, const std::set<std::string> &,
-          ir::DiagnosticEngine &) {
+       [](ir::Module &m, const PipelineOptions &o,
+          const std::set<std::string> &, ir::DiagnosticEngine &) {
          reorderLinearOps(m, o.graph);
          return true;
        }},
@@ -85,10 +88,25 @@ std::vector<Stage> stages() {
          canonicalizeLoops(m);
          return true;
        }},
-      {"fuse-loops", PipelinePhase::Loops, [](const PipelineOptions &o) { return o.fuse; },
+      {"fuse-loops", PipelinePhase::Loops,
+       [](const PipelineOptions &o) { return o.fuse; },
        [](ir::Module &m, const PipelineOptions &, const std::set<std::string> &,
           ir::DiagnosticEngine &) {
          fuseLoops(m);
+         return true;
+       }},
+      {"uncompact-segment-sums", PipelinePhase::Loops,
+       [](const PipelineOptions &o) { return o.fuse; },
+       [](ir::Module &m, const PipelineOptions &,
+          const std::set<std::string> &keep, ir::DiagnosticEngine &) {
+         uncompactSegmentSums(m, keep);
+         return true;
+       }},
+      {"reassociate-bias", PipelinePhase::Loops,
+       [](const PipelineOptions &o) { return o.fuse; },
+       [](ir::Module &m, const PipelineOptions &,
+          const std::set<std::string> &keep, ir::DiagnosticEngine &) {
+         reassociateBias(m, keep);
          return true;
        }},
   };

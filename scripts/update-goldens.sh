@@ -29,7 +29,8 @@ for model in models/*.hgnn; do
   echo "updated tests/golden/$name{.intra.ir,.plan.json,_backward.*}"
   mkdir -p tests/golden/passes
   for pass in verify infer-shapes reorder-linear compact-materialization \
-              forward-broadcasts canonicalize-loops fuse-loops; do
+              forward-broadcasts canonicalize-loops fuse-loops \
+              uncompact-segment-sums reassociate-bias; do
     "$build_dir/bin/hectorc" "$model" --emit=inter-ir --print-after=$pass \
       2> "tests/golden/passes/$name.$pass.ir" > /dev/null
   done

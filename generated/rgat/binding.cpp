@@ -128,10 +128,10 @@ namespace hector_gen::rgat {
     at::Tensor t_alpha = saved_arena.tensor(6, {g.num_edges, hp_heads});
     b.alpha = t_alpha.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_alpha_0, g.num_edges * sz_alpha_score, g.num_nodes * sz_h_2}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_alpha_0, g.num_edges * sz_alpha_score, g.num_nodes * sz_h_3}, options);
     b.alpha_0 = scratch_arena.data<scalar_t>(0);
     b.alpha_score = scratch_arena.data<scalar_t>(1);
-    b.h_2 = scratch_arena.data<scalar_t>(2);
+    b.h_3 = scratch_arena.data<scalar_t>(2);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

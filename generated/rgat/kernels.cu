@@ -568,25 +568,21 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       }
     }
     HECTOR_GROUP_SYNC();
-    // s17: h_3[n] = add(h_1[n], h_2[n])
-    // s18: h[n] = add(h_3[n], bias)
+    // s18: h[n] = add(h_1[n], h_3[n])
     {
-      const scalar_t *s17_o0 = r_h_0;
-      const scalar_t *s17_o1 = (b.h_2 + (v_n) * sz_h_2);
-      const scalar_t *s18_o1 = b.bias;
-      scalar_t *s18_t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        scalar_t v_s17;
-        {
-          const scalar_t v = s17_o0[i] + s17_o1[i];
-          v_s17 = v;
+      const scalar_t *o0 = r_h_0;
+      const scalar_t *o1 = (b.h_3 + (v_n) * sz_h_3);
+      scalar_t *t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = o0[i] + o1[i];
+          hv[u] = v;
         }
-        scalar_t v_s18;
-        {
-          const scalar_t v = v_s17 + s18_o1[i];
-          v_s18 = v;
+        HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+          const scalar_t v = hv[u];
+          t[i] = v;
         }
-        s18_t[i] = v_s18;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -1631,7 +1627,9 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.gather = nullptr;
       a.transposeW = false;
       a.W = b.W_self;
-      a.Y = b.h_2;
+      a.Y = b.h_3;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");

@@ -48,7 +48,7 @@ namespace hector_gen::rgat {
     T *alpha_exp = nullptr; // temp edge_rows[heads]
     T *alpha_sum = nullptr; // temp node_rows[heads]
     T *alpha = nullptr; // temp edge_rows[heads]
-    T *h_2 = nullptr; // temp node_rows[out_dim]
+    T *h_3 = nullptr; // temp node_rows[out_dim]
     T *h = nullptr; // output node_rows[out_dim]
   };
 

@@ -65,7 +65,6 @@ namespace hector_gen::rgcn {
     [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
     [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
     [[maybe_unused]] const int64_t sz_msg_0 = hp_out_dim;
-    [[maybe_unused]] const int64_t sz_msg = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
@@ -84,10 +83,6 @@ namespace hector_gen::rgcn {
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
-    // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_msg_0, g.num_nodes * sz_h_1}, options);
-    b.msg_0 = scratch_arena.data<scalar_t>(0);
-    b.h_1 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

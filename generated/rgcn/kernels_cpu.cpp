@@ -12,158 +12,6 @@
 namespace hector_gen::rgcn {
   namespace {
 
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_msg_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_msg = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim, hp_out_dim), kGroupSize);
-  const int64_t hector_stride_w_acc_s2 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
-  const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s2 * hector_workers_0));
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *w_acc_s2 = scratch + 0;
-    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s2 * hector_workers_0);
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      {
-        scalar_t *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-      }
-      HECTOR_GROUP_SYNC();
-      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s2 * hector_workers_0) w_acc_s2[i] = scalar_t(0);
-      HECTOR_GROUP_SYNC();
-      {
-        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-          const int64_t k_e = hector_base_0 + hector_worker_0;
-          const bool hector_active_0 = k_e < hector_end_0;
-          [[maybe_unused]] const int hector_lane = hector_sublane_0;
-          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s1: msg[e] = div(msg_0[e.pair], rel_in_degree[e])
-          // s2: h_0[n] += copy(msg[e]) {segmented}
-          if (hector_active_0) {
-            const scalar_t *s1_o0 = (b.msg_0 + (g.dst_csr_pair[c_e]) * sz_msg_0);
-            const scalar_t *s1_o1 = (gv.rel_in_degree + v_e);
-            scalar_t *s2_t = w_acc_s2 + hector_worker_0 * hector_stride_w_acc_s2;
-            if (hector::trav::quadRows<scalar_t>(sz_msg, s1_o0)) {
-              HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
-                const auto q_s1_o0 = hector::trav::rowQuad(s1_o0, i0);
-                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                  const auto i = i0 + c;
-                  scalar_t v_s1;
-                  {
-                    const scalar_t v = q_s1_o0[i] / s1_o1[0];
-                    v_s1 = v;
-                  }
-                  scalar_t v_s2;
-                  {
-                    const scalar_t v = v_s1;
-                    v_s2 = v;
-                  }
-                  s2_t[i] += v_s2;
-                }
-              }
-            }
-            else {
-              HECTOR_FOR_ELEMENTS(i, sz_msg) {
-                scalar_t v_s1;
-                {
-                  const scalar_t v = s1_o0[i] / s1_o1[0];
-                  v_s1 = v;
-                }
-                scalar_t v_s2;
-                {
-                  const scalar_t v = v_s1;
-                  v_s2 = v;
-                }
-                s2_t[i] += v_s2;
-              }
-            }
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      {
-        scalar_t *t = r_h_0;
-        if constexpr (kGroupSize > hector::trav::kWarpSize) {
-          const int hector_fold_s2 = hector::trav::foldLanes(sz_h_0, hector_workers_0, kGroupSize);
-          for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s2) {
-            const int i = hector_i0 + hector_lane / hector_fold_s2;
-            const int hector_part = hector_lane % hector_fold_s2;
-            scalar_t acc = scalar_t(0);
-            if (i < sz_h_0) {
-              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s2) {
-                acc += w_acc_s2[w * hector_stride_w_acc_s2 + i];
-              }
-            }
-            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s2);
-            if (i < sz_h_0 && hector_part == 0) {
-              t[i] += acc;
-            }
-          }
-        }
-        else {
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-            scalar_t acc = scalar_t(0);
-            for (int64_t w = 0; w < hector_workers_0; ++w) {
-              acc += w_acc_s2[w * hector_stride_w_acc_s2 + i];
-            }
-            t[i] += acc;
-          }
-        }
-      }
-      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-      HECTOR_GROUP_SYNC();
-      // s4: h_2[n] = add(h_0[n], h_1[n])
-      // s5: h[n] = add(h_2[n], bias)
-      {
-        const scalar_t *s4_o0 = r_h_0;
-        const scalar_t *s4_o1 = (b.h_1 + (v_n) * sz_h_1);
-        const scalar_t *s5_o1 = b.bias;
-        scalar_t *s5_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h_2) {
-          scalar_t v_s4;
-          {
-            const scalar_t v = s4_o0[i] + s4_o1[i];
-            v_s4 = v;
-          }
-          scalar_t v_s5;
-          {
-            const scalar_t v = v_s4 + s5_o1[i];
-            v_s5 = v;
-          }
-          s5_t[i] = v_s5;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
 // @trav_2: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
@@ -333,29 +181,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
     [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
     [[maybe_unused]] const int64_t sz_msg_0 = hp_out_dim;
-    [[maybe_unused]] const int64_t sz_msg = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    // @gemm_0: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.W = b.W;
-      a.Y = b.msg_0;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
-    }
-    // @gemm_1: linear GEMM, rows nodes
+    // @gemm_0: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -366,11 +196,37 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.gather = nullptr;
       a.transposeW = false;
       a.W = b.W_self;
-      a.Y = b.h_1;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_1: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W;
+      a.Y = b.h;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.epilogue = hector::templates::EpilogueOp::Div;
+      a.scale = gv.rel_in_degree;
+      a.scaleGather = g.sum_chunk_eid;
+      a.scalePerHead = false;
+      hector::templates::segmentGemmCpu(a);
+    }
   }
 
   template <typename scalar_t>

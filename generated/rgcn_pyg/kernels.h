@@ -35,8 +35,6 @@ namespace hector_gen::rgcn_pyg {
     const T *weight_ = nullptr; // param etype_rows[in_dim, out_dim]
     const T *root = nullptr; // param global[in_dim, out_dim]
     const T *bias = nullptr; // param global[out_dim]
-    T *h_1 = nullptr; // temp pair_rows[out_dim]
-    T *h_2 = nullptr; // temp node_rows[out_dim]
     T *h = nullptr; // output node_rows[out_dim]
   };
 

@@ -22,7 +22,9 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
     return "segmentPtr and rowType are exclusive";
   if (a.atomic && !a.accumulate)
     return "atomic needs accumulate";
-  if ((a.sumPtr == nullptr) != (a.sumRows == nullptr))
+  // Without rows there are no entries either, and an empty entry array may
+  // have no address (a graph without edges has no chunks).
+  if (a.M > 0 && (a.sumPtr == nullptr) != (a.sumRows == nullptr))
     return "sumPtr and sumRows go together";
   if (a.sumPtr && a.gather)
     return "sumPtr (summed rows) and gather are exclusive";

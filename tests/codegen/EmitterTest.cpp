@@ -292,29 +292,47 @@ TEST(EmitterRowDot, RgatPygWritesAlpha1FromTheMessageGemm) {
   }
 }
 
-// RGCN-PyG without compact materialization: its message GEMM adds into
-// the destinations over rel_in_degree, so it runs summed by (destination,
-// relation) segment, its rows the graph's chunks (GraphArrays sum_chunk_*).
-TEST(EmitterSummedRows, RgcnPygWithoutCompactionSumsItsSegments) {
-  passes::PipelineOptions options;
-  options.compact = false;
-  std::optional<Emitted> e = compileAndEmitModule(
-      codegentest::loadBundledModel("rgcn_pyg"), "rgcn_pyg", options);
-  ASSERT_TRUE(e);
-  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
-    const std::string &text = fileText(*e, file);
-    const std::string launch =
-        textFrom(text, "// @gemm_0: linear GEMM, rows edges", "\n    }\n");
-    ASSERT_FALSE(launch.empty()) << file;
-    for (const char *line :
-         {"a.M = g.num_sum_chunks;", "a.sumPtr = g.sum_chunk_ptr;",
-          "a.sumRows = g.sum_chunk_src;",
-          "a.segmentPtr = g.sum_chunk_etype_ptr;",
-          "a.scatter = g.sum_chunk_dst;", "a.scaleGather = g.sum_chunk_eid;",
-          "a.atomic = true;"})
-      EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line;
-    EXPECT_EQ(countOf(launch, "a.gather"), 0u) << file;
-    EXPECT_EQ(countOf(launch, "a.rowIds"), 0u) << file;
+// RGCN-PyG, with compact materialization or without: its message GEMM
+// adds into the destinations over rel_in_degree, so it runs summed by
+// (destination, relation) segment, its rows the graph's chunks
+// (GraphArrays sum_chunk_*), after the root GEMM has written x root + bias
+// into the output. The forward is these two launches: no traversal, and no
+// zero-fill (the root GEMM writes every row first).
+TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
+  for (bool compact : {true, false}) {
+    SCOPED_TRACE(compact ? "compact" : "no compaction");
+    passes::PipelineOptions options;
+    options.compact = compact;
+    std::optional<Emitted> e = compileAndEmitModule(
+        codegentest::loadBundledModel("rgcn_pyg"), "rgcn_pyg", options);
+    ASSERT_TRUE(e);
+    for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+      const std::string &text = fileText(*e, file);
+      const std::string forward = textFrom(text, "void forward_", "\n  }\n");
+      ASSERT_FALSE(forward.empty()) << file;
+      EXPECT_EQ(countOf(forward, "// @"), 2u) << file << forward;
+      EXPECT_EQ(countOf(forward, "zero_spans"), 0u) << file;
+      EXPECT_EQ(countOf(forward, "std::fill"), 0u) << file;
+      const std::string root =
+          textFrom(text, "// @gemm_0: linear GEMM, rows nodes", "\n    }\n");
+      ASSERT_FALSE(root.empty()) << file;
+      for (const char *line :
+           {"a.W = b.root;", "a.Y = b.h;", "a.bias = b.bias;"})
+        EXPECT_EQ(countOf(root, line), 1u) << file << ": " << line;
+      EXPECT_EQ(countOf(root, "a.accumulate"), 0u) << file;
+      const std::string launch =
+          textFrom(text, "// @gemm_1: linear GEMM, rows edges", "\n    }\n");
+      ASSERT_FALSE(launch.empty()) << file;
+      for (const char *line :
+           {"a.M = g.num_sum_chunks;", "a.sumPtr = g.sum_chunk_ptr;",
+            "a.sumRows = g.sum_chunk_src;",
+            "a.segmentPtr = g.sum_chunk_etype_ptr;", "a.Y = b.h;",
+            "a.scatter = g.sum_chunk_dst;", "a.scaleGather = g.sum_chunk_eid;",
+            "a.accumulate = true;", "a.atomic = true;"})
+        EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line;
+      EXPECT_EQ(countOf(launch, "a.gather"), 0u) << file;
+      EXPECT_EQ(countOf(launch, "a.rowIds"), 0u) << file;
+    }
   }
 }
 
@@ -506,13 +524,13 @@ TEST(EmitterCsrArrays, EdgeLoopsReadAttributesAtTheirCsrPosition) {
   ASSERT_TRUE(rgcn && hgt);
   for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
     SCOPED_TRACE(file);
-    // rgcn_pyg reads pairs in its forward aggregation and backward scatter
-    // only, both over incoming edges.
+    // rgcn_pyg reads pairs in its backward scatter only, over incoming
+    // edges (its forward sums its messages in a GEMM).
     const std::string &r = fileText(*rgcn, file);
     EXPECT_EQ(countOf(r, "[[maybe_unused]] const int64_t c_e = "
                          "hector_active_0 ? k_e : 0;"),
-              2u);
-    EXPECT_EQ(countOf(r, "g.dst_csr_pair[c_e]"), 2u);
+              1u);
+    EXPECT_EQ(countOf(r, "g.dst_csr_pair[c_e]"), 1u);
     EXPECT_EQ(countOf(r, "g.edge_pair[v_e]"), 0u);
     // hgt_pyg also reads the relation of an incoming edge; its edge-row
     // kernels (no CSR position) keep edge_pair.
@@ -936,30 +954,28 @@ TEST(EmitterPartialRows, PartialAtomicEdgeLoopsTakeChunksOfRows) {
       << backward;
   EXPECT_EQ(countOf(cu, "partialRowsLaunchShape("), 1u);
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 0u);
-  EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
-                        "hector::trav::kWarpSize, true>)"),
-            1u);
 }
 
 // A node-row kernel with neighbour loops and no partial-atomic sums
-// (rgcn_pyg's forward aggregation) has a row-queue instantiation: its warp
+// (hgt_pyg's forward aggregation) has a row-queue instantiation: its warp
 // groups take every row from the queue, the others walk their chunks. The
 // warp launch takes the queue when it does not overlap the heavy launch
 // (same stream), allocating it on its stream and releasing it after the
 // launch; the heavy launches and the overlapping warp launch pass none.
-// The backward's partial-atomic kernel keeps its chunks and has no queue.
+// rgcn_pyg's backward partial-atomic kernel keeps its chunks and has no
+// queue.
 TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
-  std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
-  ASSERT_TRUE(e);
+  std::optional<Emitted> e = compileAndEmit("hgt_pyg");
+  std::optional<Emitted> rgcn = compileAndEmit("rgcn_pyg");
+  ASSERT_TRUE(e && rgcn);
   const std::string &cu = fileText(*e, "kernels.cu");
   EXPECT_EQ(countOf(cu, "template <typename scalar_t, bool kFixedHypers, int "
                         "kGroupSize, bool "
                         "kRowQueue = false>\n__global__ void "
                         "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
-                        "256)\nforward_trav_2("),
+                        "256)\nforward_trav_3("),
             1u);
-  const std::string kernel = textFrom(cu, "\nforward_trav_2(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_3(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const hector::trav::RowQueue hector_queue)"), 1u);
   EXPECT_EQ(countOf(kernel, "const hector::trav::RowRange hector_rows = "
@@ -980,18 +996,18 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   const size_t shape = forward.find(
       "const hector::trav::QueuedLaunch launch = warp_stream == stream ? "
       "hector::trav::queuedLaunchShape(reinterpret_cast<const void "
-      "*>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, "
+      "*>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize, "
       "true>), rows, "
       "scratch_size, sizeof(scalar_t), false, warp_stream) : "
       "hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<"
-      "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
+      "const void *>(&forward_trav_3<scalar_t, kFixedHypers, "
       "hector::trav::kWarpSize>), "
       "rows, scratch_size, sizeof(scalar_t), false), {}};");
   const size_t queued = forward.find(
-      "if (launch.queue.next) forward_trav_2<scalar_t, kFixedHypers, "
+      "if (launch.queue.next) forward_trav_3<scalar_t, kFixedHypers, "
       "hector::trav::kWarpSize, true><<<");
   const size_t chunked =
-      forward.find("else forward_trav_2<scalar_t, kFixedHypers, "
+      forward.find("else forward_trav_3<scalar_t, kFixedHypers, "
                    "hector::trav::kWarpSize><<<");
   // (The warp's launch; the narrow groups' comes first, the same way.)
   const size_t release = forward.find(
@@ -1007,7 +1023,8 @@ TEST(EmitterRowQueue, NodeRowWarpLaunchesTakeTheirRowsFromAQueue) {
   EXPECT_EQ(countOf(forward, "nodeRowLanes"), 0u) << forward;
   EXPECT_EQ(countOf(forward, ", launch.queue);"), 1u) << forward;
   EXPECT_EQ(countOf(forward, "hector::trav::RowQueue{}"), 3u) << forward;
-  const std::string partial = textFrom(cu, "\nbackward_trav_2(", "\n}\n");
+  const std::string partial =
+      textFrom(fileText(*rgcn, "kernels.cu"), "\nbackward_trav_2(", "\n}\n");
   ASSERT_FALSE(partial.empty());
   EXPECT_EQ(countOf(partial, "hector_queue"), 0u);
   EXPECT_EQ(countOf(partial, "for (int64_t k = range.begin; k < range.end; "
@@ -1251,7 +1268,7 @@ TEST(EmitterQuads, GatheredRowsAreReadAQuadAtATime) {
                       atomics),
             std::string::npos);
   // rgcn_pyg's bias gradient, a partial-atomic sum of the node's own row,
-  // and the forward's node-level output keep their element order.
+  // and rgat_pyg's node-level output keep their element order.
   std::optional<Emitted> rgcn = compileAndEmit("rgcn_pyg");
   ASSERT_TRUE(rgcn);
   const std::string &rgcnCu = fileText(*rgcn, "kernels.cu");
@@ -1259,8 +1276,8 @@ TEST(EmitterQuads, GatheredRowsAreReadAQuadAtATime) {
       rgcnCu, "// s0: grad_bias += copy(grad_h[n]) {partial_atomic}", "// s3:");
   ASSERT_FALSE(bias.empty());
   EXPECT_EQ(countOf(bias, "rowQuad"), 0u) << bias;
-  const std::string out = textFrom(rgcnCu, "// s4: h[n] = add(h_3[n], bias)",
-                                   "HECTOR_GROUP_SYNC();");
+  const std::string out =
+      textFrom(cu, "// s15: h[n] = add(h_1[n], bias)", "HECTOR_GROUP_SYNC();");
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(countOf(out, "rowQuad"), 0u) << out;
 }

@@ -130,10 +130,10 @@ TEST_P(IntraGoldenTest, OutputDirHoldsBackwardProgramGoldens) {
 // The IR after each inter-op pass (forward, then the backward program):
 // tests/golden/passes/<model>.<pass>.ir.
 TEST_P(IntraGoldenTest, IrAfterEachPassMatchesGolden) {
-  for (const char *pass : {"verify", "infer-shapes", "reorder-linear",
-                           "compact-materialization", "forward-broadcasts",
-                           "canonicalize-loops",
-                           "fuse-loops"}) {
+  for (const char *pass :
+       {"verify", "infer-shapes", "reorder-linear", "compact-materialization",
+        "forward-broadcasts", "canonicalize-loops", "fuse-loops",
+        "uncompact-segment-sums", "reassociate-bias"}) {
     test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
                                          " --emit=inter-ir --print-after=" +
                                          pass);

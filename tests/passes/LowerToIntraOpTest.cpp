@@ -1010,6 +1010,82 @@ TEST(LowerToIntraOpTest, PartialsStayApartWhenTheSumMayNotTakeThem) {
       << "the sum in b's nest";
 }
 
+// RGCN's forward after bias reassociation: one partial is a GEMM that
+// writes every row (with its bias), the other a GEMM that adds into its
+// rows (summed by segment, with an epilogue). The first writes the sum,
+// the second adds into it after it: two GEMMs, no traversal.
+const char *kWrittenThenAdded = R"(module @written {
+  hyper d : int = 4
+  input x : node[d]
+  param W : etype[d, d]
+  param V : global[d, d]
+  param c : global[d]
+  graph rel_in_degree : edge[]
+  temp m : edge[d]
+  temp a : node[d]
+  temp r : node[d]
+  temp b : node[d]
+  output y : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      a[n] += div(m[e], rel_in_degree[e])
+    }
+    r[n] = linear(x[n], V)
+    b[n] = add(r[n], c)
+    y[n] = add(a[n], b[n])
+  }
+}
+)";
+
+TEST(LowerToIntraOpTest, OneGemmWritesTheSumAndTheOtherAddsIntoIt) {
+  ir::Module m = parseVerified(kWrittenThenAdded, "written.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GG") << intra::printProgram(p);
+  const intra::GemmInstance &writes = gemm(p, 0), &adds = gemm(p, 1);
+  EXPECT_EQ(writes.output.str("n"), "b[n]");
+  EXPECT_TRUE(writes.bias.has_value());
+  EXPECT_EQ(writes.accumulate, ir::Reduce::None);
+  EXPECT_EQ(adds.output.str("e"), "a[e.dst]");
+  EXPECT_TRUE(adds.summedBySegment);
+  EXPECT_TRUE(adds.epilogue.has_value());
+  EXPECT_EQ(adds.stmts, (std::vector<int>{0, 1, 4}));
+  for (const char *partial : {"a", "b"}) {
+    EXPECT_EQ(p.findLayout(partial)->storage, intra::Storage::View) << partial;
+    EXPECT_EQ(p.findLayout(partial)->viewOf, "y") << partial;
+  }
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 9);
+}
+
+// The adding GEMM of an earlier nest than the writing one would be
+// overwritten: the sum keeps its traversal. Without the bias the writing
+// GEMM still writes the sum first.
+TEST(LowerToIntraOpTest, NoGemmWritesASumAfterAnotherAddedIntoIt) {
+  std::string later = kWrittenThenAdded;
+  const std::string root = "    r[n] = linear(x[n], V)\n";
+  later.replace(later.find(root), root.size(),
+                "  }\n  foreach n in dst_nodes {\n" + root);
+  intra::Program p = lower(parseVerified(later, "later.ir"));
+  EXPECT_EQ(shape(p), "GGT") << intra::printProgram(p);
+  EXPECT_NE(p.findLayout("b")->storage, intra::Storage::View);
+  std::string plain = kWrittenThenAdded;
+  const std::string bias = "    b[n] = add(r[n], c)\n";
+  plain.replace(plain.find(bias), bias.size(), "");
+  const std::string sum = "y[n] = add(a[n], b[n])";
+  plain.replace(plain.find(sum), sum.size(), "y[n] = add(a[n], r[n])");
+  const std::string decl = "  temp b : node[d]\n";
+  plain.replace(plain.find(decl), decl.size(), "");
+  ir::Module m = parseVerified(plain, "plain.ir");
+  p = lower(m);
+  EXPECT_EQ(shape(p), "GG") << intra::printProgram(p);
+  EXPECT_EQ(gemm(p, 0).output.str("n"), "r[n]");
+  EXPECT_EQ(gemm(p, 0).accumulate, ir::Reduce::None);
+  EXPECT_EQ(p.findLayout("r")->viewOf, "y");
+  expectInstanceOrderComputesTheModule(m, p, 10);
+}
+
 // An attention logit from the destination's own row (RGAT's alpha_0 after
 // linear reordering) stays in the traversal over the destination's
 // in-edges; from the source's row, or wider than a few scalars a row, it

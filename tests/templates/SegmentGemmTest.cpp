@@ -1735,6 +1735,12 @@ TEST(SegmentGemmArgsCheck, ChecksSummedRows) {
   EXPECT_EQ(checkSegmentGemmArgs(a), "");
   a.sumRows = nullptr;
   EXPECT_EQ(checkSegmentGemmArgs(a), "sumPtr and sumRows go together");
+  // No rows: a graph without edges has no chunks, and its empty entry
+  // array no address; nothing is read or written.
+  a.M = 0;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  EXPECT_NO_THROW(segmentGemmCpu(a));
+  a.M = 2;
   a.sumRows = rows;
   a.gather = rows;
   EXPECT_EQ(checkSegmentGemmArgs(a),

@@ -83,10 +83,6 @@ namespace hector_gen::rgcn_pyg_c {
     const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_out_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
-    // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_pairs * sz_h_1, g.num_nodes * sz_h_2}, options);
-    b.h_1 = scratch_arena.data<scalar_t>(0);
-    b.h_2 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

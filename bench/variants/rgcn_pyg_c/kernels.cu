@@ -16,165 +16,6 @@ namespace hector_gen::rgcn_pyg_c {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_3 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), kGroupSize);
-  const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, kGroupSize);
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  scalar_t *w_acc_s1 = scratch + 0;
-  scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s1 * hector_workers_0);
-  __shared__ hector::trav::HubWork hub_work;
-  if (hector_heavy && hector_hub.workspace) {
-    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
-    __syncthreads();
-  }
-  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
-  const hector::trav::RowRange hector_rows = kRowQueue ? hector::trav::RowRange{0, g.num_nodes} : range;
-  for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>(hector_rows, hector_queue); k < hector_rows.end; k = hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue)) {
-    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
-    if (hector_item.row < 0) break;
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
-    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
-    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
-    {
-      scalar_t *t = r_h_0;
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
-    }
-    HECTOR_GROUP_SYNC();
-    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s1 * hector_workers_0) w_acc_s1[i] = scalar_t(0);
-    HECTOR_GROUP_SYNC();
-    {
-      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
-      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
-      const int64_t hector_end_0 = hector_span.end;
-      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
-        const int64_t k_e = hector_base_0 + hector_worker_0;
-        const bool hector_active_0 = k_e < hector_end_0;
-        [[maybe_unused]] const int hector_lane = hector_sublane_0;
-        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s1: h_0[n] += div(h_1[e.pair], rel_in_degree[e]) {segmented}
-        if (hector_active_0) {
-          const scalar_t *o0 = (b.h_1 + (g.dst_csr_pair[c_e]) * sz_h_1);
-          const scalar_t *o1 = (gv.rel_in_degree + v_e);
-          scalar_t *t = w_acc_s1 + hector_worker_0 * hector_stride_w_acc_s1;
-          if (hector::trav::quadRows<scalar_t>(sz_h_0, o0)) {
-            HECTOR_FOR_ELEMENT_QUADS(i0, sz_h_0) {
-              const auto q_o0 = hector::trav::rowQuad(o0, i0);
-              HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                const auto i = i0 + c;
-                const scalar_t v = q_o0[i] / o1[0];
-                t[i] += v;
-              }
-            }
-          }
-          else {
-            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_0) {
-              scalar_t hv[HECTOR_GROUP_BATCH];
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = o0[i] / o1[0];
-                hv[u] = v;
-              }
-              HECTOR_FOR_BATCH(u, i, i0, sz_h_0) {
-                const scalar_t v = hv[u];
-                t[i] += v;
-              }
-            }
-          }
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    {
-      scalar_t *t = r_h_0;
-      if constexpr (kGroupSize > hector::trav::kWarpSize) {
-        const int hector_fold_s1 = hector::trav::foldLanes(sz_h_0, hector_workers_0, kGroupSize);
-        for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s1) {
-          const int i = hector_i0 + hector_lane / hector_fold_s1;
-          const int hector_part = hector_lane % hector_fold_s1;
-          scalar_t acc = scalar_t(0);
-          if (i < sz_h_0) {
-            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s1) {
-              acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
-            }
-          }
-          acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s1);
-          if (i < sz_h_0 && hector_part == 0) {
-            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
-            else t[i] = acc;
-          }
-        }
-      }
-      else {
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          scalar_t acc = scalar_t(0);
-          for (int64_t w = 0; w < hector_workers_0; ++w) {
-            acc += w_acc_s1[w * hector_stride_w_acc_s1 + i];
-          }
-          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
-          else t[i] = acc;
-        }
-      }
-    }
-    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
-    if (hector_span.parts > 1) {
-      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
-      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
-      {
-        scalar_t *t = r_h_0;
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = hector::trav::hubSum(hub_slots + 0 + i);
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    // s3: h_3[n] = add(h_0[n], h_2[n])
-    // s4: h[n] = add(h_3[n], bias)
-    {
-      const scalar_t *s3_o0 = r_h_0;
-      const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
-      const scalar_t *s4_o1 = b.bias;
-      scalar_t *s4_t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        scalar_t v_s3;
-        {
-          const scalar_t v = s3_o0[i] + s3_o1[i];
-          v_s3 = v;
-        }
-        scalar_t v_s4;
-        {
-          const scalar_t v = v_s3 + s4_o1[i];
-          v_s4 = v;
-        }
-        s4_t[i] = v_s4;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
 backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const BackwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub) {
@@ -345,25 +186,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'bias'", sz_bias}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h_3'", sz_h_3}, {"the row size of 'h'", sz_h}});
-    // @gemm_0: linear GEMM, rows pairs
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
-      a.numSlices = g.num_etypes;
-      a.transposeW = false;
-      a.W = b.weight_;
-      a.Y = b.h_1;
-      a.scatter = nullptr;
-      a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-    }
-    // @gemm_1: linear GEMM, rows nodes
+    // @gemm_0: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -374,45 +197,38 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.gather = nullptr;
       a.transposeW = false;
       a.W = b.root;
-      a.Y = b.h_2;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
     }
-    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_1: linear GEMM, rows edges
     {
-      const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kHeavyGroupSize);
-        const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kHeavyGroupSize);
-        return (hp_out_dim + (hector_stride_w_acc_s1 * hector_workers_0));
-      }();
-      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
-      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
-      const cudaStream_t heavy_stream = streams.heavy;
-      const cudaStream_t warp_stream = streams.warp;
-      if (heavy_launch) {
-        hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
-        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, hp_out_dim, sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_2");
-        else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "forward_trav_2");
-        hector::trav::hubRelease(hub, heavy_stream);
-      }
-      const int64_t rows = g.num_nodes;
-      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_out_dim), hector::trav::kWarpSize);
-      const int64_t hector_stride_w_acc_s1 = hector::trav::workerStride(hp_out_dim, hector_workers_0, hector::trav::kWarpSize);
-      const int64_t scratch_size = (hp_out_dim + (hector_stride_w_acc_s1 * hector_workers_0));
-      if (rows > 0) {
-        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
-        const hector::trav::LaunchShape &shape = launch.shape;
-        if (launch.queue.next) forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-        else forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "forward_trav_2");
-        hector::trav::rowQueueRelease(launch.queue, warp_stream);
-      }
-      hector::trav::joinLaunches(streams, stream);
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.weight_;
+      a.Y = b.h;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.epilogue = hector::templates::EpilogueOp::Div;
+      a.scale = gv.rel_in_degree;
+      a.scaleGather = g.sum_chunk_eid;
+      a.scalePerHead = false;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
     }
   }
 

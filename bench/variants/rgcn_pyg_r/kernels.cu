@@ -15,58 +15,6 @@
 namespace hector_gen::rgcn_pyg_r {
   namespace {
 
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_weight_ = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_root = static_cast<int>((hp_in_dim * hp_out_dim));
-  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_rel_in_degree = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h_3 = static_cast<int>(hp_out_dim);
-  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s3: h_3[n] = add(h_0[n], h_2[n])
-    // s4: h[n] = add(h_3[n], bias)
-    {
-      const scalar_t *s3_o0 = (b.h_0 + (v_n) * sz_h_0);
-      const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
-      const scalar_t *s4_o1 = b.bias;
-      scalar_t *s4_t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-        scalar_t v_s3;
-        {
-          const scalar_t v = s3_o0[i] + s3_o1[i];
-          v_s3 = v;
-        }
-        scalar_t v_s4;
-        {
-          const scalar_t v = v_s3 + s4_o1[i];
-          v_s4 = v;
-        }
-        s4_t[i] = v_s4;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
@@ -210,10 +158,25 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
     hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"the row size of 'x'", sz_x}, {"the row size of 'weight_'", sz_weight_}, {"the row size of 'root'", sz_root}, {"the row size of 'bias'", sz_bias}, {"the row size of 'rel_in_degree'", sz_rel_in_degree}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h_3'", sz_h_3}, {"the row size of 'h'", sz_h}});
-    const hector::trav::ZeroSpan zero_spans[] = {
-        {b.h_0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_h_0)}};
-    hector::trav::zeroFill(stream, zero_spans);
-    // @gemm_0: linear GEMM, rows edges
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.root;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
+    }
+    // @gemm_1: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_sum_chunks;
@@ -227,7 +190,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.numSlices = g.num_etypes;
       a.transposeW = false;
       a.W = b.weight_;
-      a.Y = b.h_0;
+      a.Y = b.h;
       a.scatter = g.sum_chunk_dst;
       a.accumulate = true;
       a.atomic = true;
@@ -237,33 +200,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.scaleGather = g.sum_chunk_eid;
       a.scalePerHead = false;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_0");
-    }
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.W = b.root;
-      a.Y = b.h_2;
-      a.scatter = nullptr;
-      a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");
-    }
-    // @trav_2: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "forward_trav_2");
-      }
     }
   }
 

@@ -12,59 +12,6 @@
 namespace hector_gen::rgcn_pyg_u {
   namespace {
 
-// @trav_2: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
-void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_root = (hp_in_dim * hp_out_dim);
-  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_rel_in_degree = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s3: h_3[n] = add(h_0[n], h_2[n])
-      // s4: h[n] = add(h_3[n], bias)
-      {
-        const scalar_t *s3_o0 = (b.h_0 + (v_n) * sz_h_0);
-        const scalar_t *s3_o1 = (b.h_2 + (v_n) * sz_h_2);
-        const scalar_t *s4_o1 = b.bias;
-        scalar_t *s4_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h_3) {
-          scalar_t v_s3;
-          {
-            const scalar_t v = s3_o0[i] + s3_o1[i];
-            v_s3 = v;
-          }
-          scalar_t v_s4;
-          {
-            const scalar_t v = v_s3 + s4_o1[i];
-            v_s4 = v;
-          }
-          s4_t[i] = v_s4;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
@@ -195,8 +142,24 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    std::fill(b.h_0, b.h_0 + static_cast<size_t>(g.num_nodes * sz_h_0), scalar_t(0));
-    // @gemm_0: linear GEMM, rows edges
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.root;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_1: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_sum_chunks;
@@ -210,7 +173,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.numSlices = g.num_etypes;
       a.transposeW = false;
       a.W = b.weight_;
-      a.Y = b.h_0;
+      a.Y = b.h;
       a.scatter = g.sum_chunk_dst;
       a.accumulate = true;
       a.atomic = true;
@@ -221,22 +184,6 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scalePerHead = false;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_1: linear GEMM, rows nodes
-    {
-      hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_nodes;
-      a.K = hp_in_dim;
-      a.N = hp_out_dim;
-      a.H = 1;
-      a.X = b.x;
-      a.gather = nullptr;
-      a.transposeW = false;
-      a.W = b.root;
-      a.Y = b.h_2;
-      a.scatter = nullptr;
-      hector::templates::segmentGemmCpu(a);
-    }
-    forward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
