@@ -308,8 +308,10 @@ def test_forward_kernels_return_outputs_then_saved(model, device):
     saved_temps = [s for s in info["saved"]
                    if s not in {o["name"] for o in info["outputs"]}]
     assert len(raw) == n_out + len(saved_temps)
+    # RGCN's messages are added into the output atomically (a GEMM summed
+    # by segment), so two runs agree up to the order of those adds.
     for a, b in zip(outs, raw[:n_out]):
-        assert torch.equal(a, b)
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_generated_rejects_bad_arguments():
