@@ -193,6 +193,9 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.atomic = {};", g.atomic ? "true" : "false");
       if (g.atomic)
         w.line("a.deterministic = hp.hector_deterministic;");
+      // The chunks are sorted by (etype, dst) (Graph::setSumChunks).
+      if (g.summedBySegment)
+        w.line("a.scatterSortedInSegments = true;");
     }
     if (g.epilogue) {
       w.line("a.epilogue = hector::templates::EpilogueOp::{};",

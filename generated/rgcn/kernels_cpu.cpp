@@ -221,6 +221,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.accumulate = true;
       a.atomic = true;
       a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
       a.epilogue = hector::templates::EpilogueOp::Div;
       a.scale = gv.rel_in_degree;
       a.scaleGather = g.sum_chunk_eid;

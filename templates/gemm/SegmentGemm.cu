@@ -53,6 +53,7 @@
 #include "templates/gemm/SegmentGemmMma.h"
 #include "templates/gemm/SegmentGemmRows.cuh"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <type_traits>
@@ -212,6 +213,28 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
   }
 }
 
+/// Row id's value at output column (h, n) of slice s: its input times the
+/// slice's weight column, plus the bias, through the epilogue. The ordered
+/// kernels compute one value at a time.
+template <typename T>
+__device__ T orderedRowValue(const SegmentGemmArgsT<T> &a, int64_t id,
+                             int64_t s, int64_t h, int64_t n) {
+  const int64_t K = a.K, N = a.N, H = a.H;
+  const int64_t src = a.gather ? a.gather[id] : id;
+  const T *w = a.W + (s * H + h) * K * N;
+  T v = T(0);
+  for (int64_t k = 0; k < K; ++k)
+    v += inputAt(a, id, src, h, k) *
+         (a.transposeW ? w[n * K + k] : w[k * N + n]);
+  v += biasAt(a, s, h, n);
+  if (a.epilogue != EpilogueOp::None) {
+    const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
+    const T scale = a.scale[a.scalePerHead ? sr * H + h : sr];
+    v = a.epilogue == EpilogueOp::Mul ? v * scale : v / scale;
+  }
+  return v;
+}
+
 /// Linear mode with `atomic` and `deterministic`: one thread per output
 /// column (h, n) adds every row's value into its scatter row in logical row
 /// order, so colliding rows are summed in the same order on every run and
@@ -219,34 +242,57 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
 template <typename T>
 __global__ void __launch_bounds__(128)
     linearOrderedKernel(const SegmentGemmArgsT<T> a) {
-  const int64_t K = a.K, N = a.N, H = a.H;
+  const int64_t N = a.N, H = a.H;
   for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < H * N;
        c += int64_t(gridDim.x) * blockDim.x) {
     const int64_t h = c / N, n = c % N;
     for (int64_t r = 0; r < a.M; ++r) {
       const int64_t id = rowIdOf(a, r);
-      const int64_t s = sliceOfRow(a, r, id);
-      const int64_t src = a.gather ? a.gather[id] : id;
-      const T *w = a.W + (s * H + h) * K * N;
-      T v = T(0);
-      for (int64_t k = 0; k < K; ++k)
-        v += inputAt(a, id, src, h, k) *
-             (a.transposeW ? w[n * K + k] : w[k * N + n]);
-      v += biasAt(a, s, h, n);
-      if (a.epilogue != EpilogueOp::None) {
-        const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
-        const T scale = a.scale[a.scalePerHead ? sr * H + h : sr];
-        v = a.epilogue == EpilogueOp::Mul ? v * scale : v / scale;
-      }
       const int64_t dst = a.scatter ? a.scatter[id] : id;
-      a.Y[dst * H * N + h * N + n] += v;
+      a.Y[dst * H * N + h * N + n] +=
+          orderedRowValue(a, id, sliceOfRow(a, r, id), h, n);
     }
+  }
+}
+
+/// The same sums for rows sorted by output row within each segment
+/// (scatterSortedInSegments), one launch per segment s in segment order:
+/// one thread per (run of rows with one output row, column) adds the run's
+/// rows in row order. Each output row thus gets its rows in (segment, row)
+/// order, as from linearOrderedKernel, bit for bit.
+template <typename T>
+__global__ void __launch_bounds__(128)
+    linearOrderedRunsKernel(const SegmentGemmArgsT<T> a, int64_t s) {
+  const int64_t first = a.segmentPtr[s], end = a.segmentPtr[s + 1];
+  const int64_t N = a.N, H = a.H, columns = H * N;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < (end - first) * columns; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = first + i / columns, c = i % columns;
+    const int64_t dst = a.scatter[r];
+    if (r > first && a.scatter[r - 1] == dst)
+      continue; // the run's first row's thread adds this one
+    const int64_t h = c / N, n = c % N;
+    T *y = a.Y + dst * H * N + h * N + n;
+    for (int64_t q = r; q < end && a.scatter[q] == dst; ++q)
+      *y += orderedRowValue(a, q, s, h, n);
   }
 }
 
 template <typename T>
 cudaError_t launchLinearOrdered(const SegmentGemmArgsT<T> &a,
                                 cudaStream_t stream) {
+  if (a.scatterSortedInSegments && a.segmentPtr && a.scatter && !a.rowIds) {
+    // A fixed grid that strides over each segment's (row, column) pairs;
+    // segment sizes live on the device.
+    const int64_t blocks =
+        std::min<int64_t>(1024, (a.M * a.H * a.N + 127) / 128);
+    for (int64_t s = 0; s < a.numSlices; ++s) {
+      linearOrderedRunsKernel<T>
+          <<<unsigned(std::max<int64_t>(blocks, 1)), 128, 0, stream>>>(a, s);
+      HECTOR_CUDA_TRY(cudaGetLastError());
+    }
+    return cudaSuccess;
+  }
   const int64_t columns = a.H * a.N;
   const int64_t blocks = (columns + 127) / 128;
   if (blocks > INT_MAX)

@@ -320,6 +320,7 @@ TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
            {"a.W = b.root;", "a.Y = b.h;", "a.bias = b.bias;"})
         EXPECT_EQ(countOf(root, line), 1u) << file << ": " << line;
       EXPECT_EQ(countOf(root, "a.accumulate"), 0u) << file;
+      EXPECT_EQ(countOf(root, "scatterSortedInSegments"), 0u) << file;
       const std::string launch =
           textFrom(text, "// @gemm_1: linear GEMM, rows edges", "\n    }\n");
       ASSERT_FALSE(launch.empty()) << file;
@@ -328,7 +329,8 @@ TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
             "a.sumRows = g.sum_chunk_src;",
             "a.segmentPtr = g.sum_chunk_etype_ptr;", "a.Y = b.h;",
             "a.scatter = g.sum_chunk_dst;", "a.scaleGather = g.sum_chunk_eid;",
-            "a.accumulate = true;", "a.atomic = true;"})
+            "a.accumulate = true;", "a.atomic = true;",
+            "a.scatterSortedInSegments = true;"})
         EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line;
       EXPECT_EQ(countOf(launch, "a.gather"), 0u) << file;
       EXPECT_EQ(countOf(launch, "a.rowIds"), 0u) << file;

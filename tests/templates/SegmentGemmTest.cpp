@@ -46,7 +46,10 @@ template <> struct Precision<double> {
 };
 
 enum class Seg { None, Ptr, RowType };
-enum class Scatter { None, Permute, Collide };
+/// CollideSortedInSegments: as Collide, then sorted within each segment
+/// (Seg::Ptr, no rowIds), as the graph's summed-row chunks are; the args
+/// say so (SegmentGemmArgs::scatterSortedInSegments).
+enum class Scatter { None, Permute, Collide, CollideSortedInSegments };
 /// SegmentGemmArgs::bias: none, one row for all, or one per slice.
 enum class Bias { None, Shared, PerSlice };
 /// How a case fills SegmentGemmArgs::rowIds.
@@ -1146,6 +1149,23 @@ std::vector<Case> cases() {
     c.name = "summedRowsMeanDeterministic";
     c.deterministic = true;
     add(c);
+    // The chunks' order (sorted by destination in each relation): the
+    // ordered path's per-segment runs.
+    c.name = "summedRowsMeanDeterministicRuns";
+    c.scatter = Scatter::CollideSortedInSegments;
+    add(c);
+  }
+  {
+    // Per-segment runs with heads, a gather, a per-slice bias and empty
+    // segments (0, 2 and S-1).
+    Case c{"orderedRunsBiasHeads", Mode::Linear, 120, 6, 10, 2, 5, Seg::Ptr};
+    c.gather = true;
+    c.bias = Bias::PerSlice;
+    c.emptySegments = true;
+    c.scatter = Scatter::CollideSortedInSegments;
+    c.accumulate = true;
+    c.deterministic = true;
+    add(c);
   }
   {
     Case c{
@@ -1318,10 +1338,19 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       p.yRows = I + 5;
       std::vector<int64_t> perm = randomPermutation(rng, p.yRows);
       p.scatter.assign(perm.begin(), perm.begin() + I);
-    } else if (c.scatter == Scatter::Collide) {
+    } else if (c.scatter == Scatter::Collide ||
+               c.scatter == Scatter::CollideSortedInSegments) {
       p.yRows = std::max<int64_t>(1, I / 4);
       p.scatter = randomIndices(rng, I, p.yRows);
       p.atomic = true;
+      if (c.scatter == Scatter::CollideSortedInSegments) {
+        if (c.seg != Seg::Ptr || c.rowIds != RowIds::None)
+          throw std::logic_error(c.name + ": sorted scatter needs Seg::Ptr "
+                                          "and no rowIds");
+        for (int64_t s = 0; s < S; ++s)
+          std::sort(p.scatter.begin() + p.segPtr[s],
+                    p.scatter.begin() + p.segPtr[s + 1]);
+      }
     }
     p.yCount = p.yRows * H * N;
     p.Y0 = randomVector<T>(rng, p.yRows * H * (N + c.rowDotN));
@@ -1477,6 +1506,7 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.accumulate = c.accumulate;
   a.atomic = p.atomic;
   a.deterministic = c.deterministic;
+  a.scatterSortedInSegments = c.scatter == Scatter::CollideSortedInSegments;
   a.tf32 = c.tf32;
   if (c.mode == Mode::Linear) {
     a.W = ptr(p.W);
@@ -1675,6 +1705,26 @@ TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCuda) {
     ASSERT_NO_FATAL_FAILURE(cudaOutput(p, out));
   EXPECT_TRUE(sameBits(outs[0], outs[1]));
   EXPECT_TRUE(sameBits(outs[0], outs[2]));
+}
+
+// Rows sorted by output row within each segment: the ordered path's
+// per-segment runs add every output row's values in the order the
+// one-thread-a-column kernel does, bit for bit.
+TEST_P(SegmentGemm, OrderedRunsAddAsTheOrderedKernelDoes) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  const Case &c = GetParam();
+  if (!c.deterministic || c.scatter != Scatter::CollideSortedInSegments)
+    GTEST_SKIP() << "not a sorted deterministic case";
+  Case unsorted = c;
+  unsorted.scatter = Scatter::Collide; // same data, flag off
+  const Problem<float> p = makeProblem<float>(c);
+  Problem<float> q = p;
+  q.c = unsorted;
+  std::vector<float> runs, walk;
+  ASSERT_NO_FATAL_FAILURE(cudaOutput(p, runs));
+  ASSERT_NO_FATAL_FAILURE(cudaOutput(q, walk));
+  EXPECT_TRUE(sameBits(runs, walk));
 }
 
 // Double takes the general kernels for every shape (the vec* cases included)

@@ -223,6 +223,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.accumulate = true;
       a.atomic = true;
       a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
       a.epilogue = hector::templates::EpilogueOp::Div;
       a.scale = gv.rel_in_degree;
       a.scaleGather = g.sum_chunk_eid;
