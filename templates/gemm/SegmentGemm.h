@@ -145,9 +145,9 @@ template <typename T> struct SegmentGemmArgsT {
   /// segment, rows that write one output row are consecutive (scatter
   /// sorted in each segment, as the graph's sum_chunk_* rows are). Then the
   /// CUDA `deterministic` path adds in the same order with one launch per
-  /// segment and one thread per (run of such rows, output column), instead
-  /// of one thread per column walking all M rows (am's summed RGCN
-  /// messages: 1.8M rows).
+  /// segment, each block adding whole runs of such rows, instead of one
+  /// thread per column walking all M rows (am's summed RGCN messages: 1.8M
+  /// rows, about a second a call).
   bool scatterSortedInSegments = false;
   /// May round X and W to TF32 (10-bit mantissa) before multiplying, as
   /// torch.backends.cuda.matmul.allow_tf32 lets cuBLAS: the CUDA tensor-
