@@ -249,9 +249,9 @@ __global__ void __launch_bounds__(128)
       const int64_t id = rowIdOf(a, r);
       const int64_t src = a.gather ? a.gather[id] : id;
       const int64_t dst = a.scatter ? a.scatter[id] : id;
-      a.Y[dst * H * N + h * N + n] += orderedRowValue(
-          a, id, sliceOfRow(a, r, id), h, n,
-          [&](int64_t k) { return inputAt(a, id, src, h, k); });
+      a.Y[dst * H * N + h * N + n] +=
+          orderedRowValue(a, id, sliceOfRow(a, r, id), h, n,
+                          [&](int64_t k) { return inputAt(a, id, src, h, k); });
     }
   }
 }
