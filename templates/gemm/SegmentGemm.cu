@@ -256,23 +256,32 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/// Rows a block of linearOrderedRunsKernel computes at once: one a warp.
+constexpr int kOrderedRunsWarps = 8;
+
 /// The same sums for rows sorted by output row within each segment
 /// (scatterSortedInSegments), one launch per segment s, in segment order.
 /// A block takes whole runs of rows with one output row (its share of the
-/// segment's rows, both ends moved forward to run starts) and adds them in
-/// row order: per row, its input (the sum of its entries, or its gathered
-/// row) is staged in shared memory once, then a thread per output column
-/// adds the row's value. Each output element gets its rows' values in
-/// (segment, row) order, each computed as linearOrderedKernel computes it:
-/// the same bits, without 64 threads walking every row (am's summed RGCN
-/// messages: 1.8M rows, about a second).
+/// segment's rows, both ends moved forward to run starts), so no other
+/// block touches its output rows. It goes through its rows a batch at a
+/// time: each warp stages one row's input (the sum of its entries, or its
+/// gathered row) in shared memory and computes the row's values as
+/// linearOrderedKernel does; then the block adds the batch's values into
+/// the output in row order. Each output element thus gets its rows'
+/// values in (segment, row) order: the ordered kernel's bits, without 64
+/// threads walking every row (am's summed RGCN messages, 1.8M rows: about
+/// a second a call), and without a hub's run of chunks computed one row
+/// at a time.
 template <typename T>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32 * kOrderedRunsWarps)
     linearOrderedRunsKernel(const SegmentGemmArgsT<T> a, int64_t s) {
   extern __shared__ unsigned char orderedRunsSmem[];
-  T *const xs = reinterpret_cast<T *>(orderedRunsSmem); // H * K inputs
   const int64_t first = a.segmentPtr[s], end = a.segmentPtr[s + 1];
   const int64_t K = a.K, N = a.N, H = a.H, rows = end - first;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Per warp: its row's H * K inputs, then its row's H * N values.
+  T *const xs = reinterpret_cast<T *>(orderedRunsSmem) + warp * H * (K + N);
+  T *const values = xs + H * K;
   // The first run start at or after r.
   auto runStart = [&](int64_t r) {
     while (r > first && r < end && a.scatter[r] == a.scatter[r - 1])
@@ -281,33 +290,43 @@ __global__ void __launch_bounds__(128)
   };
   const int64_t r0 = runStart(first + rows * blockIdx.x / gridDim.x);
   const int64_t r1 = runStart(first + rows * (blockIdx.x + 1) / gridDim.x);
-  for (int64_t q = r0; q < r1; ++q) {
-    const int64_t src = a.gather ? a.gather[q] : q;
-    for (int64_t i = threadIdx.x; i < H * K; i += blockDim.x)
-      xs[i] = inputAt(a, q, src, i / K, i % K);
-    __syncthreads();
-    T *const y = a.Y + a.scatter[q] * H * N;
-    for (int64_t c = threadIdx.x; c < H * N; c += blockDim.x) {
-      const int64_t h = c / N, n = c % N;
-      y[c] += orderedRowValue(a, q, s, h, n,
-                              [&](int64_t k) { return xs[h * K + k]; });
+  for (int64_t batch = r0; batch < r1; batch += kOrderedRunsWarps) {
+    const int64_t q = batch + warp;
+    if (q < r1) {
+      const int64_t src = a.gather ? a.gather[q] : q;
+      for (int64_t i = lane; i < H * K; i += 32)
+        xs[i] = inputAt(a, q, src, i / K, i % K);
+      __syncwarp();
+      for (int64_t c = lane; c < H * N; c += 32) {
+        const int64_t h = c / N;
+        values[c] = orderedRowValue(a, q, s, h, c % N,
+                                    [&](int64_t k) { return xs[h * K + k]; });
+      }
     }
-    __syncthreads(); // xs is staged again for the next row
+    __syncthreads();
+    const int batchRows = int(min(int64_t(kOrderedRunsWarps), r1 - batch));
+    const T *const batchValues = reinterpret_cast<T *>(orderedRunsSmem) + H * K;
+    for (int64_t c = threadIdx.x; c < H * N; c += blockDim.x)
+      for (int w = 0; w < batchRows; ++w)
+        a.Y[a.scatter[batch + w] * H * N + c] +=
+            batchValues[w * H * (K + N) + c];
+    __syncthreads(); // the warps stage the next batch
   }
 }
 
 template <typename T>
 cudaError_t launchLinearOrdered(const SegmentGemmArgsT<T> &a,
                                 cudaStream_t stream) {
-  const size_t runsSmem = size_t(a.H * a.K) * sizeof(T);
+  const size_t runsSmem =
+      size_t(kOrderedRunsWarps * a.H * (a.K + a.N)) * sizeof(T);
   if (a.scatterSortedInSegments && a.segmentPtr && a.scatter && !a.rowIds &&
       runsSmem <= 48 * 1024) {
     // About 64 rows a block; blocks past a small segment's rows find an
     // empty share and return.
     const int64_t blocks = std::clamp<int64_t>((a.M + 63) / 64, 1, 2048);
     for (int64_t s = 0; s < a.numSlices; ++s) {
-      linearOrderedRunsKernel<T>
-          <<<unsigned(blocks), 128, runsSmem, stream>>>(a, s);
+      linearOrderedRunsKernel<T><<<unsigned(blocks), 32 * kOrderedRunsWarps,
+                                   runsSmem, stream>>>(a, s);
       HECTOR_CUDA_TRY(cudaGetLastError());
     }
     return cudaSuccess;
