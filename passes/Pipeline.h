@@ -42,8 +42,9 @@ struct PipelineOptions {
 /// reorder-linear, compact-materialization) choose what is computed, and
 /// the backward program is derived from their result, so that it reads
 /// what the optimised forward kernels store; the loop passes
-/// (forward-broadcasts, canonicalize-loops, fuse-loops) rearrange loops
-/// and the values they store, not what the outputs are.
+/// (forward-broadcasts, canonicalize-loops, fuse-loops,
+/// uncompact-segment-sums, reassociate-bias) rearrange loops and the
+/// values they store, not what the outputs are.
 enum class PipelinePhase { Algebraic, Loops, All };
 
 /// Runs the inter-op passes of `phase` in order on `module`, verifying
