@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 using namespace hector;
 using passtest::countOf;
 
@@ -46,21 +49,29 @@ Result uncompacted(const std::string &body,
   return r;
 }
 
-const char *kCompactedMean = R"(  temp m : pair[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      h[n] += div(m[e.pair], rel_in_degree[e])
-    }
-  }
-)";
+/// A body for kHeader: the pair message `m[p] = linear(x[p.src],
+/// W[p.etype])` after `pairStatements` in a pairs loop, then `incoming`
+/// (statements, one a line) in a dst-node loop's incoming loop; `decls`
+/// declares the other values they use.
+std::string messageBody(const std::vector<std::string> &incoming,
+                        const std::string &decls = "",
+                        const std::string &pairStatements = "") {
+  std::string body =
+      "  temp m : pair[d]\n" + decls + "  foreach p in pairs {\n" +
+      pairStatements +
+      "    m[p] = linear(x[p.src], W[p.etype])\n  }\n"
+      "  foreach n in dst_nodes {\n    foreach e in n.incoming {\n";
+  for (const std::string &line : incoming)
+    body += "      " + line + "\n";
+  return body + "    }\n  }\n";
+}
+
+const std::string kMeanSum = "h[n] += div(m[e.pair], rel_in_degree[e])";
 
 // RGCN-PyG's mean: the message moves into the incoming loop right before
 // the sum, becomes an edge value, and the pairs loop goes.
 TEST(SegmentSumUncompaction, MovesAPairMessageToItsSum) {
-  Result r = uncompacted(kCompactedMean);
+  Result r = uncompacted(messageBody({kMeanSum}));
   EXPECT_TRUE(r.changed);
   EXPECT_EQ(r.module.findValue("m")->space, ir::Space::Edge);
   EXPECT_EQ(countOf(r.text, "foreach p in pairs"), 0) << r.text;
@@ -73,18 +84,9 @@ TEST(SegmentSumUncompaction, MovesAPairMessageToItsSum) {
 // rgcn.hgnn's form: the scaled message is an edge value that a copy sums;
 // the copy takes the scaling, the edge value goes, then the message moves.
 TEST(SegmentSumUncompaction, FoldsAScaledCopyIntoItsSum) {
-  Result r = uncompacted(R"(  temp m : pair[d]
-  temp v : edge[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      v[e] = mul(m[e.pair], rel_in_degree[e])
-      h[n] += copy(v[e])
-    }
-  }
-)");
+  Result r = uncompacted(messageBody(
+      {"v[e] = mul(m[e.pair], rel_in_degree[e])", "h[n] += copy(v[e])"},
+      "  temp v : edge[d]\n"));
   EXPECT_TRUE(r.changed);
   EXPECT_EQ(r.module.findValue("v"), nullptr);
   EXPECT_NE(r.text.find("      m[e] = linear(x[e.src], W[e.etype])\n"
@@ -96,20 +98,10 @@ TEST(SegmentSumUncompaction, FoldsAScaledCopyIntoItsSum) {
 // A plain sum of the messages (no scalar) moves too; the pairs loop keeps
 // its other statements.
 TEST(SegmentSumUncompaction, MovesAnUnscaledSumAndKeepsOtherPairStatements) {
-  Result r = uncompacted(R"(  temp m : pair[d]
-  temp q : pair[d]
-  output o : edge[d]
-  foreach p in pairs {
-    q[p] = neg(x[p.src])
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      h[n] += copy(m[e.pair])
-      o[e] = copy(q[e.pair])
-    }
-  }
-)");
+  Result r = uncompacted(
+      messageBody({"h[n] += copy(m[e.pair])", "o[e] = copy(q[e.pair])"},
+                  "  temp q : pair[d]\n  output o : edge[d]\n",
+                  "    q[p] = neg(x[p.src])\n"));
   EXPECT_TRUE(r.changed);
   EXPECT_EQ(countOf(r.text, "foreach p in pairs"), 1) << r.text;
   EXPECT_NE(r.text.find("q[p] = neg(x[p.src])"), std::string::npos) << r.text;
@@ -120,61 +112,24 @@ TEST(SegmentSumUncompaction, MovesAnUnscaledSumAndKeepsOtherPairStatements) {
 // one scaled by a per-edge input (it may differ within a segment), and a
 // sum into another row than the node's own.
 TEST(SegmentSumUncompaction, LeavesKeptSharedOtherwiseScaledAndOtherSums) {
-  EXPECT_FALSE(uncompacted(kCompactedMean, {"m"}).changed);
-  EXPECT_FALSE(uncompacted(R"(  temp m : pair[d]
-  output o : edge[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      h[n] += div(m[e.pair], rel_in_degree[e])
-      o[e] = copy(m[e.pair])
-    }
-  }
-)")
+  EXPECT_FALSE(uncompacted(messageBody({kMeanSum}), {"m"}).changed);
+  EXPECT_FALSE(uncompacted(messageBody({kMeanSum, "o[e] = copy(m[e.pair])"},
+                                       "  output o : edge[d]\n"))
                    .changed);
-  EXPECT_FALSE(uncompacted(R"(  temp m : pair[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      h[n] += div(m[e.pair], w[e])
-    }
-  }
-)")
-                   .changed);
-  EXPECT_FALSE(uncompacted(R"(  temp m : pair[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      h[e.src] += div(m[e.pair], rel_in_degree[e])
-    }
-  }
-)")
-                   .changed);
+  EXPECT_FALSE(
+      uncompacted(messageBody({"h[n] += div(m[e.pair], w[e])"})).changed);
+  EXPECT_FALSE(
+      uncompacted(messageBody({"h[e.src] += div(m[e.pair], rel_in_degree[e])"}))
+          .changed);
 }
 
 // A scaled copy whose edge value something else reads stays two
 // statements (and its message stays per pair).
 TEST(SegmentSumUncompaction, KeepsAScaledCopyThatOthersRead) {
-  Result r = uncompacted(R"(  temp m : pair[d]
-  temp v : edge[d]
-  output o : edge[d]
-  foreach p in pairs {
-    m[p] = linear(x[p.src], W[p.etype])
-  }
-  foreach n in dst_nodes {
-    foreach e in n.incoming {
-      v[e] = div(m[e.pair], rel_in_degree[e])
-      h[n] += copy(v[e])
-      o[e] = neg(v[e])
-    }
-  }
-)");
+  Result r =
+      uncompacted(messageBody({"v[e] = div(m[e.pair], rel_in_degree[e])",
+                               "h[n] += copy(v[e])", "o[e] = neg(v[e])"},
+                              "  temp v : edge[d]\n  output o : edge[d]\n"));
   EXPECT_FALSE(r.changed);
 }
 
