@@ -8,30 +8,13 @@ namespace hector::codegen {
 
 namespace {
 
-/// The space whose rows a GEMM over `rows` visits, one each.
-ir::Space spaceOfRows(intra::RowDomain rows) {
-  switch (rows) {
-  case intra::RowDomain::Edges:
-    return ir::Space::Edge;
-  case intra::RowDomain::Pairs:
-    return ir::Space::Pair;
-  case intra::RowDomain::Nodes:
-    return ir::Space::Node;
-  case intra::RowDomain::EdgeTypes:
-    return ir::Space::EdgeType;
-  case intra::RowDomain::NodeTypes:
-    return ir::Space::NodeType;
-  }
-  return ir::Space::Global;
-}
-
 /// Whether GEMM `g` writes every row of its output `out` (of space
 /// `space`) plainly, no row twice and none left as it was.
 bool writesEveryRow(const intra::GemmInstance &g, const intra::RowAccess &out,
                     ir::Space space) {
   return g.mode == intra::GemmInstance::Mode::Linear &&
          g.accumulate == ir::Reduce::None && !g.atomic && out.isIdentity() &&
-         spaceOfRows(g.rows) == space;
+         intra::spaceOf(g.rows) == space;
 }
 
 } // namespace

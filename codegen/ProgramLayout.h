@@ -44,7 +44,8 @@ public:
   bool isReadOnly(const std::string &value) const;
   /// Buffers written with `+=` by atomics or by the GEMM template's
   /// accumulation: the host code zero-fills them before the first
-  /// instance runs.
+  /// instance runs, unless the first instance that writes one (in program
+  /// order) is a GEMM that writes every row of it plainly.
   const std::set<std::string> &zeroFilled() const { return zeroFilled_; }
 
 private:

@@ -53,6 +53,22 @@ const char *rowDomainName(RowDomain d) {
   return "?";
 }
 
+ir::Space spaceOf(RowDomain d) {
+  switch (d) {
+  case RowDomain::Edges:
+    return ir::Space::Edge;
+  case RowDomain::Pairs:
+    return ir::Space::Pair;
+  case RowDomain::Nodes:
+    return ir::Space::Node;
+  case RowDomain::EdgeTypes:
+    return ir::Space::EdgeType;
+  case RowDomain::NodeTypes:
+    return ir::Space::NodeType;
+  }
+  return ir::Space::Global;
+}
+
 const char *rowVarName(RowDomain d) {
   switch (d) {
   case RowDomain::Edges: return "e";

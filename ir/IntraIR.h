@@ -65,6 +65,8 @@ enum class RowDomain { Edges, Pairs, Nodes, EdgeTypes, NodeTypes };
 const char *rowDomainName(RowDomain d); // "edges", "pairs", ...
 /// The loop variable name used in printed instances: e, p, n, r, t.
 const char *rowVarName(RowDomain d);
+/// The space a row domain ranges over, every row of it once.
+ir::Space spaceOf(RowDomain d);
 
 /// A row of a value read or written by a GEMM, found from the GEMM's row
 /// (an edge, pair, node, ...) through attribute steps: the empty path is

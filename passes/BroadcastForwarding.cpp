@@ -2,7 +2,6 @@
 
 #include "passes/LoopWalk.h"
 
-#include <algorithm>
 #include <optional>
 
 namespace hector::passes {
@@ -105,26 +104,6 @@ bool forwardReads(ir::Module &m, const Broadcast &b) {
       }
   });
   return true;
-}
-
-/// Deletes the statement writing `value` and its declaration.
-void eraseValue(ir::Module &m, const std::string &value) {
-  std::vector<ir::Loop *> scopes;
-  for (auto &top : m.loops)
-    forEachLoop(*top, scopes, [&](ir::Loop &loop, std::vector<ir::Loop *> &) {
-      auto &body = loop.body;
-      body.erase(std::remove_if(body.begin(), body.end(),
-                                [&](const ir::BodyItem &item) {
-                                  const auto *s = std::get_if<ir::Stmt>(&item);
-                                  return s && s->target.value == value;
-                                }),
-                 body.end());
-    });
-  m.values.erase(std::remove_if(m.values.begin(), m.values.end(),
-                                [&](const ir::ValueDecl &d) {
-                                  return d.name == value;
-                                }),
-                 m.values.end());
 }
 
 } // namespace

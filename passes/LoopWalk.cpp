@@ -72,6 +72,24 @@ const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
   return innermostBinding(scopes, var);
 }
 
+void eraseValue(ir::Module &m, const std::string &value) {
+  std::vector<ir::Loop *> scopes;
+  for (auto &top : m.loops)
+    forEachLoop(*top, scopes, [&](ir::Loop &loop, std::vector<ir::Loop *> &) {
+      auto &body = loop.body;
+      body.erase(std::remove_if(body.begin(), body.end(),
+                                [&](const ir::BodyItem &item) {
+                                  const auto *s = std::get_if<ir::Stmt>(&item);
+                                  return s && s->target.value == value;
+                                }),
+                 body.end());
+    });
+  m.values.erase(
+      std::remove_if(m.values.begin(), m.values.end(),
+                     [&](const ir::ValueDecl &d) { return d.name == value; }),
+      m.values.end());
+}
+
 int readCount(ir::Module &m, const std::string &value) {
   int reads = 0;
   forEachStmt(m, [&](ir::Stmt &s, const std::vector<ir::Loop *> &) {

@@ -40,6 +40,9 @@ const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
 /// that reads it twice counts twice).
 int readCount(ir::Module &m, const std::string &value);
 
+/// Deletes the statements writing `value` and its declaration.
+void eraseValue(ir::Module &m, const std::string &value);
+
 /// Removes the loops whose bodies are empty, innermost first, so that a
 /// node loop left holding only an empty neighbour loop goes too; top-level
 /// loops included. Returns whether any loop was removed.

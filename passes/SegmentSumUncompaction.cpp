@@ -2,7 +2,6 @@
 
 #include "passes/LoopWalk.h"
 
-#include <algorithm>
 #include <optional>
 
 namespace hector::passes {
@@ -78,12 +77,7 @@ bool foldScaledCopy(ir::Module &m, ir::Loop &edges, size_t sumAt,
       return false;
     sum.op = w->op;
     sum.operands = w->operands;
-    edges.body.erase(edges.body.begin() + static_cast<long>(i));
-    m.values.erase(std::remove_if(m.values.begin(), m.values.end(),
-                                  [&](const ir::ValueDecl &d) {
-                                    return d.name == v.value;
-                                  }),
-                   m.values.end());
+    eraseValue(m, v.value); // w and v's declaration
     return true;
   }
   return false;
