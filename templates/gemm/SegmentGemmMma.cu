@@ -17,7 +17,8 @@
 // gathered X rows the first window reads from DRAM are still in L2 for the
 // others. The block takes a contiguous run of tiles, so that rows sorted by
 // slice (segmentPtr) change slice rarely within a block and the weight
-// window, staged in shared memory, stays. Each tile's gathered X rows are
+// window, staged in shared memory, stays (summed rows: a contiguous range
+// of rows of about equal cost, TileSequence). Each tile's gathered X rows are
 // copied into one of two shared buffers with cp.async (16-byte words)
 // while the tile before is multiplied; each row's id, output row and
 // scale are looked up by the two threads that copy the row, a tile before
@@ -237,13 +238,16 @@ struct RowLookup {
   __device__ bool live() const { return id >= 0; }
 };
 
-/// The lookups of this thread's row of tile `tile` (two threads a row;
-/// the row fields only for the first of them).
+/// The lookups of this thread's row of the tile whose first row is
+/// `row0` (two threads a row; the row fields only for the first of them).
+/// Rows at or past `rowEnd` (the block's last row + 1, at most M) are past
+/// the tile's end.
 __device__ __forceinline__ RowLookup lookupRow(const SegmentGemmArgs &a,
-                                               int64_t tile, int64_t h) {
+                                               int64_t row0, int64_t rowEnd,
+                                               int64_t h) {
   RowLookup l;
-  const int64_t r = tile * kTileRows + threadIdx.x / 2;
-  if (r >= a.M)
+  const int64_t r = row0 + threadIdx.x / 2;
+  if (r >= rowEnd)
     return l;
   l.id = rowIdOf(a, r);
   if (a.sumPtr) {
@@ -444,15 +448,16 @@ __device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
   // The caller's next barrier orders these adds before the tile is read.
 }
 
-/// Writes tile `tile`'s row fields from this thread's lookup and starts
-/// copying its X row (head h) into `xs`: two threads a row, each copying
-/// every other 16-byte word. `floor`: a slice no later than the tile's
-/// first row's (the previous tile's last row's), or kNoSlice32. kSum: the
-/// call sums rows (sumPtr), which stageSummedTile adds instead of copying
-/// (then every thread of the block must call this: it synchronises).
+/// Writes the row fields of the tile whose first row is `row0` from this
+/// thread's lookup and starts copying its X row (head h) into `xs`: two
+/// threads a row, each copying every other 16-byte word. `floor`: a slice no
+/// later than the tile's first row's (the previous tile's last row's), or
+/// kNoSlice32. kSum: the call sums rows (sumPtr), which stageSummedTile adds
+/// instead of copying (then every thread of the block must call this: it
+/// synchronises).
 template <bool kSum>
 __device__ __forceinline__ void
-stageTile(const SegmentGemmArgs &a, int64_t tile, int64_t h, float *xs,
+stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
           const TileRows &rows, int xStride, const RowLookup &l, unsigned floor,
           SummedTileSmem *summed = nullptr) {
   const int i = threadIdx.x / 2, half = threadIdx.x % 2;
@@ -460,7 +465,7 @@ stageTile(const SegmentGemmArgs &a, int64_t tile, int64_t h, float *xs,
     unsigned slice = kNoSlice32;
     if (l.live())
       slice = a.rowType      ? l.slice
-              : a.segmentPtr ? segmentSliceFrom(a, tile * kTileRows + i, floor)
+              : a.segmentPtr ? segmentSliceFrom(a, row0 + i, floor)
                              : 0u;
     rows.dst[i] = l.live() ? l.dst : -1;
     rows.slice[i] = slice;
@@ -594,8 +599,8 @@ __device__ __forceinline__ void storeRowDot(const SegmentGemmArgs &a, float dot,
     a.rowDotY[dst] = dot;
 }
 
-/// Summed rows: a block takes runs of this many consecutive row tiles,
-/// strided by the number of runs (TileSequence).
+/// Summed rows with rowIds: a block takes runs of this many consecutive
+/// row tiles, strided by the number of runs (TileSequence).
 constexpr int64_t kSumRunTiles = 4;
 /// Summed rows: blocks an SM must hold at once. The staging's loads wait
 /// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
@@ -603,26 +608,93 @@ constexpr int64_t kSumRunTiles = 4;
 /// session 25 call d); four cap the registers at 128.
 constexpr int kSumMinBlocks = 4;
 
-/// The row tiles a block takes, in increasing order: at(k) is its k-th
-/// (-1 past its last). A contiguous run of tilesPerRun tiles (rows sorted
-/// by slice change slice rarely within a block, so the staged weight
-/// stays), or, for summed rows, runs of kSumRunTiles tiles strided by the
-/// number of runs: a hub's segment is cut into consecutive rows (chunks)
-/// that fill many consecutive tiles, and in one block's contiguous run
-/// they made that block the whole launch's tail (mag: 13.8 ms where the
-/// other blocks needed well under 1, session 25 call b).
+/// Summed rows: what a row costs a block besides its entries, in entries
+/// (TileSequence's balanced ranges): its output row's atomic adds, its
+/// lookups and its share of the tile's products. On bench_summed_rows
+/// (H100, session 27 calls a and b) 4 was best on am, mag and wikikg2
+/// alike: the summed GEMM took 1.12 / 2.10 / 3.63 ms with 4, 1.19 / 2.23 /
+/// 3.82 with 2, 1.24 / 2.06 / 4.10 with 8 and 1.55 / 2.27 / 5.10 with 16.
+constexpr int64_t kSumRowCost = 4;
+
+/// The row tiles a block takes, in increasing order: at(k) is the first
+/// row of its k-th (-1 past its last), and its rows end at the next
+/// tile's first row or at `end`, whichever comes first.
+/// - Contiguous: a run of tilesPerRun 64-row tiles (rows sorted by slice
+///   change slice rarely within a block, so the staged weight stays).
+/// - Strided (summed rows with rowIds): runs of kSumRunTiles tiles strided
+///   by the number of runs. A hub's segment is cut into consecutive rows
+///   (chunks) that fill many consecutive tiles, and in one block's
+///   contiguous run of equal tiles they made that block the whole launch's
+///   tail (mag: 13.8 ms where the other blocks needed well under 1,
+///   session 25 call b).
+/// - Balanced (summed rows in id order): one contiguous range of rows a
+///   block, cut where the running cost (entries plus kSumRowCost a row)
+///   crosses an equal share (balancedRowStart); its tiles start at the
+///   range's first row, so only its last tile may be short. Strided runs
+///   left a quarter of the multiprocessors' cycles idle at the end of am's
+///   summed GEMM (Nsight Compute, session 26 call b: 1.88M of 2.51M cycles
+///   active): the tiles' entry counts differ tenfold between hub chunks
+///   and the rest, and a block's share of heavy runs was left to chance.
+///   Balanced: am 1.50 -> 1.12 ms, mag 2.73 -> 2.10, wikikg2 4.43 -> 3.66
+///   (bench_summed_rows, H100, session 27 call b).
 struct TileSequence {
+  enum class Kind { Contiguous, Strided, Balanced };
+  Kind kind = Kind::Contiguous;
   int64_t first = 0, last = 0; ///< contiguous: tiles [first, last)
   int64_t run = 0, runs = 1, rowTiles = 0;
-  bool strided = false;
+  int64_t begin = 0, end = 0; ///< balanced: rows [begin, end); else end = M
   __device__ int64_t at(int64_t k) const {
-    if (!strided)
-      return first + k < last ? first + k : -1;
-    const int64_t t =
-        ((k / kSumRunTiles) * runs + run) * kSumRunTiles + k % kSumRunTiles;
-    return t < rowTiles ? t : -1;
+    switch (kind) {
+    case Kind::Contiguous:
+      return first + k < last ? (first + k) * kTileRows : -1;
+    case Kind::Strided: {
+      const int64_t t =
+          ((k / kSumRunTiles) * runs + run) * kSumRunTiles + k % kSumRunTiles;
+      return t < rowTiles ? t * kTileRows : -1;
+    }
+    default:
+      return begin + k * kTileRows < end ? begin + k * kTileRows : -1;
+    }
   }
 };
+
+/// The first row of run b of `runs` in the balanced partition of summed
+/// rows (rows in id order): the least r with cost(r) >= cost(M) * b / runs,
+/// where cost(r) = sumPtr[r] - sumPtr[0] + rowCost * r counts the entries
+/// and rows before r. A warp-wide search, 32 probes a step (five steps for
+/// am's 1.8M chunks instead of 21 dependent loads); every lane returns the
+/// same row. Called by a whole warp.
+__device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
+                                    int64_t runs, int64_t rowCost, int lane) {
+  const int64_t M = a.M;
+  if (b <= 0)
+    return 0;
+  if (b >= runs)
+    return M;
+  const int64_t base = a.sumPtr[0];
+  auto cost = [&](int64_t r) { return a.sumPtr[r] - base + rowCost * r; };
+  const int64_t target = cost(M) * b / runs;
+  if (target <= 0)
+    return 0;
+  int64_t lo = 0, hi = M; // cost(lo) < target <= cost(hi)
+  while (hi - lo > 1) {
+    const int64_t span = hi - lo;
+    // Probes strictly between lo and hi, non-decreasing by lane.
+    const int64_t probe =
+        lo + max(int64_t(1), min(span - 1, span * (lane + 1) / 33));
+    const unsigned reached = __ballot_sync(0xffffffffu, cost(probe) >= target);
+    if (reached == 0) {
+      lo = __shfl_sync(0xffffffffu, probe, 31);
+    } else {
+      const int f = __ffs(reached) - 1;
+      const int64_t below = __shfl_sync(0xffffffffu, probe, f > 0 ? f - 1 : 0);
+      hi = __shfl_sync(0xffffffffu, probe, f);
+      if (f > 0)
+        lo = below;
+    }
+  }
+  return hi;
+}
 
 /// kFused: the call has a bias, output parts or a row dot (plainOutput
 /// false); kRowDot: it has a row dot (and kFused). Each is its own
@@ -633,7 +705,7 @@ struct TileSequence {
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum>
 __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
-                    int64_t tilesPerRun, int windows) {
+                    int64_t tilesPerRun, int windows, int64_t sumRowCost) {
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
   const MmaSmem layout(K, kSplit, kSum);
@@ -663,9 +735,29 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   tiles.run = blockIdx.x / windows;
   tiles.runs = gridDim.x / windows;
   tiles.rowTiles = rowTiles;
-  tiles.strided = kSum;
   tiles.first = tiles.run * tilesPerRun;
   tiles.last = min(tiles.first + tilesPerRun, rowTiles);
+  tiles.end = a.M;
+  if constexpr (kSum) {
+    tiles.kind = TileSequence::Kind::Strided;
+    if (sumRowCost > 0) { // rows in id order (launchAs)
+      __shared__ int64_t range[2];
+      if (threadIdx.x < 32) {
+        const int64_t b =
+            balancedRowStart(a, tiles.run, tiles.runs, sumRowCost, threadIdx.x);
+        const int64_t e = balancedRowStart(a, tiles.run + 1, tiles.runs,
+                                           sumRowCost, threadIdx.x);
+        if (threadIdx.x == 0) {
+          range[0] = b;
+          range[1] = e;
+        }
+      }
+      __syncthreads();
+      tiles.kind = TileSequence::Kind::Balanced;
+      tiles.begin = range[0];
+      tiles.end = range[1];
+    }
+  }
   const int64_t first = tiles.at(0);
   if (first < 0)
     return;
@@ -698,12 +790,12 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
   unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile<kSum>(a, first, h, xbuf(0), rowsOf(0), st, lookupRow(a, first, h),
-                  kNoSlice32, summed);
+  stageTile<kSum>(a, first, h, xbuf(0), rowsOf(0), st,
+                  lookupRow(a, first, tiles.end, h), kNoSlice32, summed);
   __pipeline_commit();
   // The next tile's lookups, a tile ahead of its copies.
   RowLookup next =
-      tiles.at(1) >= 0 ? lookupRow(a, tiles.at(1), h) : RowLookup{};
+      tiles.at(1) >= 0 ? lookupRow(a, tiles.at(1), tiles.end, h) : RowLookup{};
   __syncthreads(); // the first tile's row fields: the next tile's floor
   for (int64_t k = 0; tiles.at(k) >= 0; ++k) {
     const int cur = int(k & 1);
@@ -714,7 +806,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       stageTile<kSum>(a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st,
                       next, rowsOf(cur).slice[kTileRows - 1], summed);
       if (tiles.at(k + 2) >= 0)
-        next = lookupRow(a, tiles.at(k + 2), h);
+        next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
     }
     __pipeline_commit();
     __pipeline_wait_prior(1); // this tile's copies (this thread's)
@@ -991,8 +1083,10 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const int64_t tilesPerRun = (rowTiles + runs - 1) / runs;
   runs = (rowTiles + tilesPerRun - 1) / tilesPerRun;
   const dim3 grid{unsigned(runs * windows), unsigned(a.H)};
-  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun,
-                                              windows);
+  // Summed rows in id order: balanced contiguous ranges (TileSequence).
+  const int64_t sumRowCost = kSum && !a.rowIds ? kSumRowCost : 0;
+  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun, windows,
+                                              sumRowCost);
   return cudaGetLastError();
 }
 

@@ -1197,6 +1197,28 @@ std::vector<Case> cases() {
     add(c);
   }
   {
+    // More tiles than a GPU holds blocks at once, so that the tensor-core
+    // kernel cuts the rows into one range a block by cost (entries plus a
+    // constant a row): ranges that start inside a tile, end in short
+    // tiles, or, around the hub row, hold no rows at all. A row counted
+    // twice or left out shows in the output.
+    Case c{"summedRowsBalancedRanges",
+           Mode::Linear,
+           40000,
+           64,
+           64,
+           1,
+           5,
+           Seg::Ptr};
+    c.summedRows = 5;
+    c.longSum = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Div;
+    c.tf32 = true;
+    add(c);
+  }
+  {
     Case c{"summedRowsGeneralHeads", Mode::Linear, 90, 20, 12, 2, 3, Seg::Ptr};
     c.summedRows = 5;
     c.scatter = Scatter::Permute;
