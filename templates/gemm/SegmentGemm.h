@@ -137,17 +137,20 @@ template <typename T> struct SegmentGemmArgsT {
   bool atomic = false;
   /// Bitwise reproducible results (torch.use_deterministic_algorithms):
   /// where `atomic` would add rows in whatever order threads reach an
-  /// output, add them without atomics in logical row order instead (one
-  /// thread per output column; slow for large M: a debugging mode). Calls
-  /// without `atomic` are reproducible already.
+  /// output, add them without atomics in logical row order instead. Calls
+  /// without `atomic` are reproducible already. On CUDA, linear calls
+  /// without rowIds compute their rows into a workspace and add them in
+  /// order after a sort by output row (SegmentGemmCuda.h); the others, or
+  /// where the workspace cannot be had, add in place with one thread per
+  /// output column (slow for large M: a debugging mode).
   bool deterministic = false;
   /// Linear with segmentPtr and scatter, without rowIds: within each
   /// segment, rows that write one output row are consecutive (scatter
   /// sorted in each segment, as the graph's sum_chunk_* rows are). Then the
-  /// CUDA `deterministic` path adds in the same order with one launch per
-  /// segment, each block adding whole runs of such rows, instead of one
-  /// thread per column walking all M rows (am's summed RGCN messages: 1.8M
-  /// rows, about a second a call).
+  /// CUDA `deterministic` path, where it adds in place, adds in the same
+  /// order with one launch per segment, each block adding whole runs of
+  /// such rows, instead of one thread per column walking all M rows (am's
+  /// summed RGCN messages: 1.8M rows, about a second a call).
   bool scatterSortedInSegments = false;
   /// May round X and W to TF32 (10-bit mantissa) before multiplying, as
   /// torch.backends.cuda.matmul.allow_tf32 lets cuBLAS: the CUDA tensor-

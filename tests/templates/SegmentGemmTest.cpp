@@ -1217,6 +1217,11 @@ std::vector<Case> cases() {
     c.epilogue = EpilogueOp::Div;
     c.tf32 = true;
     add(c);
+    // Deterministic: the rows' values through the same kernel into a
+    // workspace, then added in row order after the sort by output row.
+    c.name = "summedRowsBalancedRangesDeterministic";
+    c.deterministic = true;
+    add(c);
   }
   {
     Case c{"summedRowsGeneralHeads", Mode::Linear, 90, 20, 12, 2, 3, Seg::Ptr};
@@ -1729,8 +1734,42 @@ TEST_P(SegmentGemm, DeterministicIsBitwiseRepeatableCuda) {
   EXPECT_TRUE(sameBits(outs[0], outs[2]));
 }
 
-// Rows sorted by output row within each segment: the ordered path's
-// per-segment runs add every output row's values in the order the
+/// Deterministic atomic calls add in place while this object lives, as
+/// they do where their workspace cannot be had
+/// (setDeterministicWorkspaceForTesting).
+class InPlaceDeterministicAdds {
+public:
+  InPlaceDeterministicAdds()
+      : before_(setDeterministicWorkspaceForTesting(false)) {}
+  ~InPlaceDeterministicAdds() { setDeterministicWorkspaceForTesting(before_); }
+  InPlaceDeterministicAdds(const InPlaceDeterministicAdds &) = delete;
+  InPlaceDeterministicAdds &
+  operator=(const InPlaceDeterministicAdds &) = delete;
+
+private:
+  bool before_;
+};
+
+// The deterministic cases take the workspace path (values, a sort, ordered
+// adds) in Cuda above; here the in-place kernels it falls back to, against
+// the same reference, and repeatable.
+TEST_P(SegmentGemm, DeterministicInPlaceCuda) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  const Case &c = GetParam();
+  if (!c.deterministic || c.mode != Mode::Linear)
+    GTEST_SKIP() << "not a deterministic linear case";
+  InPlaceDeterministicAdds inPlace;
+  runCuda<float>(c, "cuda in place");
+  const Problem<float> p = makeProblem<float>(c);
+  std::vector<float> first, second;
+  ASSERT_NO_FATAL_FAILURE(cudaOutput(p, first));
+  ASSERT_NO_FATAL_FAILURE(cudaOutput(p, second));
+  EXPECT_TRUE(sameBits(first, second));
+}
+
+// Rows sorted by output row within each segment: the in-place ordered
+// path's per-segment runs add every output row's values in the order the
 // one-thread-a-column kernel does, bit for bit.
 TEST_P(SegmentGemm, OrderedRunsAddAsTheOrderedKernelDoes) {
   if (!haveGpu())
@@ -1738,6 +1777,7 @@ TEST_P(SegmentGemm, OrderedRunsAddAsTheOrderedKernelDoes) {
   const Case &c = GetParam();
   if (!c.deterministic || c.scatter != Scatter::CollideSortedInSegments)
     GTEST_SKIP() << "not a sorted deterministic case";
+  InPlaceDeterministicAdds inPlace;
   Case unsorted = c;
   unsorted.scatter = Scatter::Collide; // same data, flag off
   const Problem<float> p = makeProblem<float>(c);
