@@ -237,10 +237,11 @@ __device__ T orderedRowValue(const SegmentGemmArgsT<T> &a, int64_t id,
   return v;
 }
 
-/// Linear mode with `atomic` and `deterministic`: one thread per output
-/// column (h, n) adds every row's value into its scatter row in logical row
-/// order, so colliding rows are summed in the same order on every run and
-/// no atomics are needed (no two threads share a column).
+/// Linear mode with `atomic` and `deterministic`, in place (calls with
+/// rowIds, or without their workspace: launchLinearOrdered): one thread per
+/// output column (h, n) adds every row's value into its scatter row in
+/// logical row order, so colliding rows are summed in the same order on
+/// every run and no atomics are needed (no two threads share a column).
 template <typename T>
 __global__ void __launch_bounds__(128)
     linearOrderedKernel(const SegmentGemmArgsT<T> a) {
