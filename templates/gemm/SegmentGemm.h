@@ -105,7 +105,8 @@ template <typename T> struct SegmentGemmArgsT {
   /// epilogue's scale 1 / |segment| and atomic adds into the destinations,
   /// one call computes sum_r mean_{u in N_r(v)} x_u W_r without writing a
   /// message or an aggregate to memory (aggregate-then-transform). sumPtr
-  /// needs an entry for every id that occurs, and one more; the rows of one
+  /// needs an entry for every id that occurs, and one more, and must not
+  /// decrease (an empty range is two equal entries); the rows of one
   /// 64-row tile may hold fewer than 2^31 entries together. The tensor-core
   /// kernel spreads a tile's entries evenly over its threads, but a tile is
   /// one block's work: cut a row of many thousands of entries (a hub's
