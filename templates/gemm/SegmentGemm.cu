@@ -390,9 +390,9 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream);
 /// rows' values in logical row order (addRowsInOrderKernel). That is the
 /// order linearOrderedKernel adds in, at the speed of the ordinary
 /// kernels, a sort and one pass over the values: the in-place kernels
-/// below took am's summed RGCN messages 22 ms (runs) to a second (one
-/// thread a column), and the backward's atomic GEMMs of a training step
-/// seconds. The workspace (the values, the sort's arrays and its scratch)
+/// above took am's summed RGCN messages 22 ms (runs) to a second (one
+/// thread a column walking all rows; every other atomic GEMM, such as the
+/// backward's, took that one). The workspace (the values, the sort's arrays and its scratch)
 /// comes from cudaMallocAsync on the call's stream and goes back on it.
 /// Returns cudaErrorMemoryAllocation, with no work enqueued, when it
 /// cannot be had; the caller then adds in place.
