@@ -23,9 +23,7 @@ bool isRowAdd(const ir::Stmt &s, const ir::Loop &loop) {
 /// A temp the pass may rename the meaning of: not kept, read `reads` times.
 bool isPrivateTemp(ir::Module &m, const std::string &value,
                    const std::set<std::string> &keep, int reads) {
-  const ir::ValueDecl *d = m.findValue(value);
-  return d && d->kind == ir::ValueKind::Temp && !keep.count(value) &&
-         readCount(m, value) == reads;
+  return isUnkeptTemp(m, value, keep) && readCount(m, value) == reads;
 }
 
 /// Whether `value` is written in `loop.body[0, before)` by a linear whose

@@ -100,6 +100,12 @@ int readCount(ir::Module &m, const std::string &value) {
   return reads;
 }
 
+bool isUnkeptTemp(const ir::Module &m, const std::string &value,
+                  const std::set<std::string> &keep) {
+  const ir::ValueDecl *d = m.findValue(value);
+  return d && d->kind == ir::ValueKind::Temp && !keep.count(value);
+}
+
 bool dropEmptyLoops(ir::Module &m) {
   bool dropped = false;
   for (auto &top : m.loops)

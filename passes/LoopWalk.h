@@ -6,6 +6,7 @@
 #include "ir/InterIR.h"
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
 /// How many operands of the module's statements read `value` (a statement
 /// that reads it twice counts twice).
 int readCount(ir::Module &m, const std::string &value);
+
+/// Whether `value` is a temp that no later phase needs: not in `keep` (the
+/// values the backward reads), so a pass may rewrite, move or delete it.
+bool isUnkeptTemp(const ir::Module &m, const std::string &value,
+                  const std::set<std::string> &keep);
 
 /// Deletes the statements writing `value` and its declaration.
 void eraseValue(ir::Module &m, const std::string &value);

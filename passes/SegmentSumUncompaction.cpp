@@ -12,13 +12,6 @@ namespace {
 /// (intra::hasSegmentConstantScale accepts it alone).
 const char *const kSegmentScalar = "rel_in_degree";
 
-/// A temp that the pass may move or delete: not kept for the backward.
-bool isMovableTemp(const ir::Module &m, const std::string &value,
-                   const std::set<std::string> &keep) {
-  const ir::ValueDecl *d = m.findValue(value);
-  return d && d->kind == ir::ValueKind::Temp && !keep.count(value);
-}
-
 /// Whether `a` is `rel_in_degree[e]`, e the edge loop's variable.
 bool isSegmentScalar(const ir::Module &m, const ir::Access &a,
                      const ir::Loop &edges) {
@@ -64,7 +57,7 @@ bool foldScaledCopy(ir::Module &m, ir::Loop &edges, size_t sumAt,
   // A copy, not a reference: the sum's operands are replaced below.
   const ir::Access v = std::get<ir::Access>(sum.operands[0]);
   const ir::ValueDecl *vd = m.findValue(v.value);
-  if (!isMovableTemp(m, v.value, keep) || vd->space != ir::Space::Edge ||
+  if (!isUnkeptTemp(m, v.value, keep) || vd->space != ir::Space::Edge ||
       !(v.index == ir::IndexPath{edges.var, {}}) || readCount(m, v.value) != 1)
     return false;
   for (size_t i = 0; i < sumAt; ++i) {
@@ -133,7 +126,7 @@ bool uncompactMessage(ir::Module &m, ir::Loop &edges, size_t sumAt,
     return false;
   auto &message = std::get<ir::Access>(sum.operands[row]);
   ir::ValueDecl *md = m.findValue(message.value);
-  if (!isMovableTemp(m, message.value, keep) || md->space != ir::Space::Pair ||
+  if (!isUnkeptTemp(m, message.value, keep) || md->space != ir::Space::Pair ||
       !(message.index == ir::IndexPath{edges.var, {ir::Attr::Pair}}) ||
       readCount(m, message.value) != 1)
     return false;
