@@ -17,13 +17,22 @@
 // in L2 while its relations' chunks run, instead of being read and
 // written back from DRAM once per relation.
 //
+// A third call computes the summed call's sum with entry weights instead
+// of the epilogue's division (SegmentGemmArgs::sumWeights: each entry times
+// 1 / its segment's size, the same mean), as an attention layer's
+// aggregate-then-transform would with its scores: its time against the
+// unweighted call's is what the weights' loads cost. Beside it, once a
+// graph, the other GEMM such a layer needs (RGAT's source score): one
+// scalar a (source, relation) pair, x_u . (W_r k), a call over the pairs
+// with N = 1.
+//
 // Input: a graph file from dump_graph.py (int64 N, E, R, then src[E],
-// dst[E], etype[E]). Output: per cap and TF32 setting, the two calls'
-// times (CUDA events, median of 20 after 5 warm-ups), the forward's time
-// over the floor (hector.bench's inference floor: graph arrays as int64,
-// x, the weights and the output, over the device-to-device copy
-// bandwidth), and the largest error of the output against a double
-// reference on sampled destination rows.
+// dst[E], etype[E]). Output: per cap and TF32 setting, the calls' times
+// (CUDA events, median of 20 after 5 warm-ups), the forward's time over
+// the floor (hector.bench's inference floor: graph arrays as int64, x, the
+// weights and the output, over the device-to-device copy bandwidth), and
+// the largest error of the output (and of the weighted forward's) against
+// a double reference on sampled destination rows.
 //
 // Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block]] (with cap and
 // block: that configuration only, TF32).
@@ -241,6 +250,53 @@ int main(int argc, char **argv) {
   for (double v : ref)
     refScale = std::max(refScale, std::fabs(v));
 
+  {
+    // RGAT's source score per (source, relation) pair: the pairs in
+    // (etype, src) order, one weight column a relation.
+    std::vector<int64_t> pairSrc, pairRelPtr(g.R + 1, 0);
+    std::vector<int64_t> bySrc(g.E);
+    for (int64_t e = 0; e < g.E; ++e)
+      bySrc[e] = e;
+    std::stable_sort(bySrc.begin(), bySrc.end(), [&](int64_t a, int64_t b) {
+      return g.etype[a] != g.etype[b] ? g.etype[a] < g.etype[b]
+                                      : g.src[a] < g.src[b];
+    });
+    for (int64_t i = 0; i < g.E; ++i) {
+      const int64_t e = bySrc[i];
+      if (i > 0 && g.etype[bySrc[i - 1]] == g.etype[e] &&
+          g.src[bySrc[i - 1]] == g.src[e])
+        continue;
+      pairSrc.push_back(g.src[e]);
+      ++pairRelPtr[g.etype[e] + 1];
+    }
+    for (int64_t r = 0; r < g.R; ++r)
+      pairRelPtr[r + 1] += pairRelPtr[r];
+    std::vector<float> scoreW(size_t(g.R) * D);
+    for (float &v : scoreW)
+      v = normal(rng) * wStd;
+    int64_t *dPairSrc = toDevice(pairSrc), *dPairRel = toDevice(pairRelPtr);
+    float *dScoreW = toDevice(scoreW), *dScore = nullptr;
+    CHECK_CUDA(cudaMalloc(&dScore, pairSrc.size() * sizeof(float)));
+    SegmentGemmArgs score;
+    score.M = int64_t(pairSrc.size());
+    score.K = D;
+    score.N = 1;
+    score.X = dX;
+    score.gather = dPairSrc;
+    score.W = dScoreW;
+    score.numSlices = g.R;
+    score.segmentPtr = dPairRel;
+    score.Y = dScore;
+    score.tf32 = true;
+    const float tScore =
+        timeMs([&] { CHECK_CUDA(launchSegmentGemm(score, nullptr)); });
+    std::printf("pairs %lld  source score (one scalar a pair) %.3f ms\n",
+                (long long)pairSrc.size(), tScore);
+    for (void *p :
+         {(void *)dPairSrc, (void *)dPairRel, (void *)dScoreW, (void *)dScore})
+      CHECK_CUDA(cudaFree(p));
+  }
+
   std::vector<float> out(size_t(g.N) * D);
   struct Config {
     int64_t cap, block;
@@ -259,10 +315,15 @@ int main(int argc, char **argv) {
     const int64_t cap = cfg.cap, block = cfg.block;
     const Chunks c = chunk(g, block ? edgesInChunkOrder(g, block) : order, cap);
     std::vector<float> segSize(c.segSize.begin(), c.segSize.end());
+    // Each entry's weight: 1 / its segment's size (the mean as weights).
+    std::vector<float> entryWeight(c.sumRows.size());
+    for (size_t r = 0; r + 1 < c.sumPtr.size(); ++r)
+      for (int64_t j = c.sumPtr[r]; j < c.sumPtr[r + 1]; ++j)
+        entryWeight[j] = 1.f / segSize[r];
     int64_t *dPtr = toDevice(c.sumPtr), *dRows = toDevice(c.sumRows),
             *dDst = toDevice(c.dst), *dRel = toDevice(c.relPtr),
             *dType = toDevice(c.rowType);
-    float *dSize = toDevice(segSize);
+    float *dSize = toDevice(segSize), *dWeight = toDevice(entryWeight);
     {
       const bool tf32 = cfg.tf32;
       SegmentGemmArgs rootCall;
@@ -293,35 +354,51 @@ int main(int argc, char **argv) {
       sum.accumulate = sum.atomic = true;
       sum.tf32 = tf32;
 
+      SegmentGemmArgs weighted = sum;
+      weighted.epilogue = EpilogueOp::None;
+      weighted.scale = nullptr;
+      weighted.sumWeights = dWeight;
+
       auto forward = [&] {
         CHECK_CUDA(launchSegmentGemm(rootCall, nullptr));
         CHECK_CUDA(launchSegmentGemm(sum, nullptr));
       };
-      forward();
-      CHECK_CUDA(cudaDeviceSynchronize());
-      CHECK_CUDA(cudaMemcpy(out.data(), dOut, out.size() * sizeof(float),
-                            cudaMemcpyDeviceToHost));
-      double err = 0;
-      for (size_t i = 0; i < sample.size(); ++i)
-        for (int64_t n = 0; n < D; ++n)
-          err =
-              std::max(err, std::fabs(out[sample[i] * D + n] - ref[i * D + n]));
+      auto errorOf = [&](auto run) {
+        run();
+        CHECK_CUDA(cudaDeviceSynchronize());
+        CHECK_CUDA(cudaMemcpy(out.data(), dOut, out.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost));
+        double e = 0;
+        for (size_t i = 0; i < sample.size(); ++i)
+          for (int64_t n = 0; n < D; ++n)
+            e = std::max(e, std::fabs(out[sample[i] * D + n] - ref[i * D + n]));
+        return e;
+      };
+      const double weightedErr = errorOf([&] {
+        CHECK_CUDA(launchSegmentGemm(rootCall, nullptr));
+        CHECK_CUDA(launchSegmentGemm(weighted, nullptr));
+      });
+      const double err = errorOf(forward);
       const float tFwd = timeMs(forward);
       const float tRoot =
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(rootCall, nullptr)); });
       // The summed call alone, accumulating into whatever out holds.
       const float tSum =
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
+      const float tWeighted =
+          timeMs([&] { CHECK_CUDA(launchSegmentGemm(weighted, nullptr)); });
       std::printf("cap %-6lld block %-6lld tf32 %d  segments %lld chunks %lld"
                   "  root %.3f ms  summed %.3f ms  forward %.3f ms"
-                  "  floor x%.2f  rel err %.2e\n",
+                  "  floor x%.2f  rel err %.2e  weighted %.3f ms"
+                  "  rel err %.2e\n",
                   (long long)std::min<int64_t>(cap, 999999), (long long)block,
                   int(tf32), (long long)c.segments, (long long)c.dst.size(),
-                  tRoot, tSum, tFwd, tFwd / floorMs, err / refScale);
+                  tRoot, tSum, tFwd, tFwd / floorMs, err / refScale, tWeighted,
+                  weightedErr / refScale);
       std::fflush(stdout);
     }
     for (void *p : {(void *)dPtr, (void *)dRows, (void *)dDst, (void *)dRel,
-                    (void *)dType, (void *)dSize})
+                    (void *)dType, (void *)dSize, (void *)dWeight})
       CHECK_CUDA(cudaFree(p));
   }
   return 0;

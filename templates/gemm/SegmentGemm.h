@@ -21,7 +21,8 @@
 //                         rowType: rowType[id]; neither: 0)
 //   x   = X[gather ? gather[id] : id][h*K .. h*K+K)
 //         (with sumPtr: the sum of X[sumRows[j]][h*K ..+K) over
-//          j in [sumPtr[id], sumPtr[id+1]))
+//          j in [sumPtr[id], sumPtr[id+1]), each times
+//          sumWeights[j * H + h] when there are weights)
 //   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW)
 //   y  += bias[s][h] (biasPerSlice) or bias[h]   (when there is a bias)
 //   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[id] : id)
@@ -114,6 +115,15 @@ template <typename T> struct SegmentGemmArgsT {
   /// (bench/gemm/bench_summed_rows.cu measures the cut).
   const int64_t *sumPtr = nullptr;
   const int64_t *sumRows = nullptr;
+  /// Linear with sumPtr, optional: entry j's X row (head h) is added times
+  /// sumWeights[j * H + h] (an entry's H weights side by side, in sumRows'
+  /// order), so that a row's input is a weighted sum,
+  ///   x = sum over j of sumWeights[j * H + h] * X[sumRows[j]],
+  /// still added in order of j. With the graph's attention scores as
+  /// weights this is the aggregation of sum_e alpha_e x_src W_r done before
+  /// the transform (an attention layer's aggregate-then-transform): the
+  /// messages x_src W_r are never written. Absent: every weight is 1.
+  const T *sumWeights = nullptr;
 
   /// Linear: the weight W, numSlices * H * K * N scalars. Unused in Outer.
   const T *W = nullptr;
@@ -270,8 +280,8 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// accumulate, scale with an epilogue, a bias and output parts only in
 /// linear mode (parts without accumulate), parts that divide N with H = 1, a
 /// row dot only on one plain-assigned output buffer, summed rows (sumPtr and
-/// sumRows together) only in linear mode and without gather); else what is
-/// wrong. rowIds
+/// sumRows together) only in linear mode and without gather, weights
+/// (sumWeights) only with summed rows); else what is wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

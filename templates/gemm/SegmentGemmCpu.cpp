@@ -30,6 +30,8 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
     return "sumPtr (summed rows) and gather are exclusive";
   if (a.sumPtr && a.mode != SegmentGemmMode::Linear)
     return "summed rows (sumPtr) only in linear mode";
+  if (a.sumWeights && !a.sumPtr)
+    return "sumWeights weigh summed rows: they need sumPtr";
   if (a.M == 0 || a.N == 0)
     return "";
   if (!a.X && a.K > 0)
@@ -113,8 +115,9 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
           std::fill(summed.begin(), summed.end(), T(0));
           for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
             const T *xj = a.X + a.sumRows[j] * H * K + h * K;
+            const T w = a.sumWeights ? a.sumWeights[j * H + h] : T(1);
             for (int64_t k = 0; k < K; ++k)
-              summed[k] += xj[k];
+              summed[k] += a.sumWeights ? w * xj[k] : xj[k];
           }
         }
         const T *x = a.sumPtr ? summed.data() : a.X + src * H * K + h * K;

@@ -299,9 +299,11 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 }
 
 /// Stages a tile of summed rows (sumPtr): row i of `xs` becomes the sum of
-/// X rows sumRows[j] (head h) over the row's entries. Called by the whole
-/// block (it synchronises), after the row fields; `l` is this thread's
-/// row's lookup (two threads a row).
+/// X rows sumRows[j] (head h) over the row's entries, each times its
+/// weight sumWeights[j * H + h] when kWeighted (loaded beside the entry's
+/// row number, so that it waits on nothing the row does not). Called by
+/// the whole block (it synchronises), after the row fields; `l` is this
+/// thread's row's lookup (two threads a row).
 ///
 /// Why not a row per thread pair, as copies are staged: a segment's size
 /// follows the graph's degrees, and the block waited for its longest row
@@ -313,14 +315,15 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 /// the first row of its run, which may have started in the run before:
 /// that partial sum goes to `carry` and is added after the others, in
 /// group order, so that a row's sum is the same on every run.
-__device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
-                                                int64_t h, float *xs,
-                                                int xStride, const RowLookup &l,
-                                                SummedTileSmem &sm) {
+template <bool kWeighted>
+__device__ __forceinline__ void
+stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
+                const RowLookup &l, SummedTileSmem &sm) {
   // Entries a 16-lane group loads at a time. 4, 6 and 8 ran within 3% of
   // each other on am, mag and wikikg2 (session 25 call e); 6 keeps the
-  // kernel's spills (at 128 registers, kSumMinBlocks) to a few words.
-  constexpr int kAhead = 6;
+  // kernel's spills (at 128 registers, kSumMinBlocks) to a few words;
+  // weights take registers of their own, so weighted rows load 4.
+  constexpr int kAhead = kWeighted ? 4 : 6;
   const int K = int(a.K), i = threadIdx.x / 2;
   if (threadIdx.x % 2 == 0) {
     sm.begin[i] = l.live() ? l.src : -1;
@@ -387,24 +390,29 @@ __device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
   const bool contiguous = sm.contiguous;
   const int64_t base = sm.begin[0];
   int loadRow = row; // the row walk of the non-contiguous loads
-  auto loadEntries = [&](int t, int64_t(&src)[kAhead]) {
+  auto loadEntries = [&](int t, int64_t(&src)[kAhead], float(&wt)[kAhead]) {
 #pragma unroll
     for (int u = 0; u < kAhead; ++u) {
       if (t + u >= t1)
         break;
+      int64_t j;
       if (contiguous) {
-        src[u] = __ldg(a.sumRows + base + t + u);
+        j = base + t + u;
       } else {
         while (t + u >= sm.prefix[loadRow + 1])
           ++loadRow;
-        src[u] =
-            __ldg(a.sumRows + sm.begin[loadRow] + (t + u - sm.prefix[loadRow]));
+        j = sm.begin[loadRow] + (t + u - sm.prefix[loadRow]);
       }
+      src[u] = __ldg(a.sumRows + j);
+      if constexpr (kWeighted)
+        wt[u] = __ldg(a.sumWeights + j * a.H + h);
     }
   };
   int64_t src[kAhead], nextSrc[kAhead];
+  // The entries' weights (kWeighted; otherwise unused and optimised away).
+  float wt[kAhead], nextWt[kAhead];
   if (t0 < t1)
-    loadEntries(t0, src);
+    loadEntries(t0, src, wt);
   for (int t = t0; t < t1; t += kAhead) {
     float4 v[kAhead];
 #pragma unroll
@@ -412,7 +420,7 @@ __device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
       if (t + u < t1 && active)
         v[u] = __ldg(x4 + src[u] * rowWords + headWord);
     if (t + kAhead < t1)
-      loadEntries(t + kAhead, nextSrc);
+      loadEntries(t + kAhead, nextSrc, nextWt);
 #pragma unroll
     for (int u = 0; u < kAhead; ++u) {
       if (t + u >= t1)
@@ -425,15 +433,19 @@ __device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
         accRow = row;
       }
       if (active) {
-        acc.x += v[u].x;
-        acc.y += v[u].y;
-        acc.z += v[u].z;
-        acc.w += v[u].w;
+        const float w = kWeighted ? wt[u] : 1.f;
+        acc.x += kWeighted ? w * v[u].x : v[u].x;
+        acc.y += kWeighted ? w * v[u].y : v[u].y;
+        acc.z += kWeighted ? w * v[u].z : v[u].z;
+        acc.w += kWeighted ? w * v[u].w : v[u].w;
       }
     }
 #pragma unroll
-    for (int u = 0; u < kAhead; ++u)
+    for (int u = 0; u < kAhead; ++u) {
       src[u] = nextSrc[u];
+      if constexpr (kWeighted)
+        wt[u] = nextWt[u];
+    }
   }
   if (lane == 0)
     sm.carryRow[group] = t0 < t1 && group > 0 ? firstRow : -1;
@@ -454,8 +466,8 @@ __device__ __forceinline__ void stageSummedTile(const SegmentGemmArgs &a,
 /// later than the tile's first row's (the previous tile's last row's), or
 /// kNoSlice32. kSum: the call sums rows (sumPtr), which stageSummedTile adds
 /// instead of copying (then every thread of the block must call this: it
-/// synchronises).
-template <bool kSum>
+/// synchronises), with their weights when kWeighted.
+template <bool kSum, bool kWeighted>
 __device__ __forceinline__ void
 stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
           const TileRows &rows, int xStride, const RowLookup &l, unsigned floor,
@@ -472,7 +484,7 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
     rows.scale[i] = l.scale;
   }
   if constexpr (kSum) {
-    stageSummedTile(a, h, xs, xStride, l, *summed);
+    stageSummedTile<kWeighted>(a, h, xs, xStride, l, *summed);
     return;
   }
   if (!l.live())
@@ -701,11 +713,15 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
 /// instantiation: with the bias and parts in the plain one every GEMM ran
 /// 2% to 5% slower on am (H100, session 17 call g), and the row dot's
 /// registers (108 against 80) stay out of the others. kSum: the call sums
-/// rows (sumPtr; never with a row dot), staged by stageSummedTile.
-template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum>
+/// rows (sumPtr; never with a row dot), staged by stageSummedTile;
+/// kWeighted: with weights (sumWeights, kSum only), whose loads stay out
+/// of the unweighted staging's registers.
+template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum,
+          bool kWeighted>
 __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
-                    int64_t tilesPerRun, int windows, int64_t sumRowCost) {
+                    int64_t tilesPerRun, int windows) {
+  static_assert(kSum || !kWeighted, "weights weigh summed rows");
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
   const MmaSmem layout(K, kSplit, kSum);
@@ -740,13 +756,13 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   tiles.end = a.M;
   if constexpr (kSum) {
     tiles.kind = TileSequence::Kind::Strided;
-    if (sumRowCost > 0) { // rows in id order (launchAs)
+    if (!a.rowIds) { // rows in id order: balanced ranges
       __shared__ int64_t range[2];
       if (threadIdx.x < 32) {
-        const int64_t b =
-            balancedRowStart(a, tiles.run, tiles.runs, sumRowCost, threadIdx.x);
+        const int64_t b = balancedRowStart(a, tiles.run, tiles.runs,
+                                           kSumRowCost, threadIdx.x);
         const int64_t e = balancedRowStart(a, tiles.run + 1, tiles.runs,
-                                           sumRowCost, threadIdx.x);
+                                           kSumRowCost, threadIdx.x);
         if (threadIdx.x == 0) {
           range[0] = b;
           range[1] = e;
@@ -790,8 +806,9 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
   unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile<kSum>(a, first, h, xbuf(0), rowsOf(0), st,
-                  lookupRow(a, first, tiles.end, h), kNoSlice32, summed);
+  stageTile<kSum, kWeighted>(a, first, h, xbuf(0), rowsOf(0), st,
+                             lookupRow(a, first, tiles.end, h), kNoSlice32,
+                             summed);
   __pipeline_commit();
   // The next tile's lookups, a tile ahead of its copies.
   RowLookup next =
@@ -803,8 +820,9 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     // sync, so the next tile's copies may start now. This tile's row
     // fields were written before that sync (or the one above).
     if (tiles.at(k + 1) >= 0) {
-      stageTile<kSum>(a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st,
-                      next, rowsOf(cur).slice[kTileRows - 1], summed);
+      stageTile<kSum, kWeighted>(a, tiles.at(k + 1), h, xbuf(cur ^ 1),
+                                 rowsOf(cur ^ 1), st, next,
+                                 rowsOf(cur).slice[kTileRows - 1], summed);
       if (tiles.at(k + 2) >= 0)
         next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
     }
@@ -1061,10 +1079,11 @@ bool mmaEnabledByEnvironment() {
 }
 
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false,
-          bool kSum = false>
+          bool kSum = false, bool kWeighted = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem = MmaSmem(int(a.K), kSplit, kSum).bytes();
-  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum>;
+  const auto kernel =
+      linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum, kWeighted>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -1083,10 +1102,8 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const int64_t tilesPerRun = (rowTiles + runs - 1) / runs;
   runs = (rowTiles + tilesPerRun - 1) / tilesPerRun;
   const dim3 grid{unsigned(runs * windows), unsigned(a.H)};
-  // Summed rows in id order: balanced contiguous ranges (TileSequence).
-  const int64_t sumRowCost = kSum && !a.rowIds ? kSumRowCost : 0;
-  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun, windows,
-                                              sumRowCost);
+  kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun,
+                                              windows);
   return cudaGetLastError();
 }
 
@@ -1095,8 +1112,11 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
 /// own instantiation, so that the plain and the fused GEMMs without a dot
 /// keep their registers). Summed rows (sumPtr) have their own
 /// instantiations too: their staging holds a row's sum in registers.
+/// Weighted summed rows have only the plain epilogue (linearMmaFits).
 template <bool kSplit, bool kTransW>
 cudaError_t launchWithEpilogue(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.sumWeights)
+    return launchAs<kSplit, kTransW, false, false, true, true>(a, stream);
   if (a.sumPtr)
     return plainOutput(a)
                ? launchAs<kSplit, kTransW, false, false, true>(a, stream)
@@ -1186,8 +1206,12 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
   // window.
   if (a.rowDotY && (a.H != 1 || a.N > kPassCols || a.rowDotN != 1))
     return false;
-  // Summed rows and a row dot have no instantiation together.
+  // Summed rows and a row dot have no instantiation together, nor weighted
+  // summed rows and a bias or output parts (their one use so far, an
+  // attention layer's aggregation, adds into an output a bias is in).
   if (a.sumPtr && a.rowDotY)
+    return false;
+  if (a.sumWeights && !plainOutput(a))
     return false;
   return tensorCoresUsable();
 }

@@ -56,9 +56,9 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
 }
 
 /// Input k of head h of row id `id` in linear mode: X[src][h*K + k], or
-/// with summed rows (sumPtr) the sum of that entry over the row's X rows,
-/// in order (src unused). For the general kernels; the tensor-core kernel
-/// stages summed rows a 16-byte word at a time.
+/// with summed rows (sumPtr) the sum of that entry over the row's X rows
+/// (each times its weight, sumWeights), in order (src unused). For the general
+/// kernels; the tensor-core kernel stages summed rows a 16-byte word at a time.
 template <typename T>
 __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
                             int64_t src, int64_t h, int64_t k) {
@@ -66,8 +66,10 @@ __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
   if (!a.sumPtr)
     return a.X[src * rowScalars + base];
   T v = T(0);
-  for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j)
-    v += a.X[a.sumRows[j] * rowScalars + base];
+  for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
+    const T x = a.X[a.sumRows[j] * rowScalars + base];
+    v += a.sumWeights ? a.sumWeights[j * a.H + h] * x : x;
+  }
   return v;
 }
 

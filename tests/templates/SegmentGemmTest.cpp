@@ -104,6 +104,10 @@ struct Case {
   /// core kernel spreads a tile's entries over its 16-lane groups, so this
   /// row spans every group's run).
   bool longSum = false;
+  /// With summedRows: each entry's X row is added times a random weight
+  /// per head (SegmentGemmArgs::sumWeights), as attention scores weigh an
+  /// attention layer's aggregation.
+  bool sumWeights = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -1231,6 +1235,91 @@ std::vector<Case> cases() {
     c.scalePerHead = true;
     add(c);
   }
+  // Weighted summed rows (SegmentGemmArgs::sumWeights): an attention
+  // layer's aggregation, sum_e alpha_e x_src, before the transform. The
+  // tensor-core kernel's weighted staging (exact and TF32, balanced ranges
+  // and strided runs with rowIds), the general kernel (heads, a bias, K
+  // and N not multiples of 8), and the deterministic workspace.
+  {
+    Case c{
+        "weightedSummedRowsAtomic", Mode::Linear, 300, 64, 64, 1, 5, Seg::Ptr};
+    c.summedRows = 9;
+    c.sumWeights = true;
+    c.longSum = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+    c.name = "weightedSummedRowsAtomicTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"weightedSummedRowsBalancedRanges",
+           Mode::Linear,
+           40000,
+           64,
+           64,
+           1,
+           5,
+           Seg::Ptr};
+    c.summedRows = 5;
+    c.sumWeights = true;
+    c.longSum = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.tf32 = true;
+    add(c);
+    c.name = "weightedSummedRowsBalancedRangesDeterministic";
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"weightedSummedRowsSortedTransposed",
+           Mode::Linear,
+           700,
+           64,
+           128,
+           1,
+           7,
+           Seg::Ptr};
+    c.summedRows = 4;
+    c.sumWeights = true;
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.transposeW = true;
+    add(c);
+  }
+  {
+    Case c{"weightedSummedRowsGeneralHeadsBias",
+           Mode::Linear,
+           90,
+           20,
+           12,
+           2,
+           3,
+           Seg::RowType};
+    c.summedRows = 5;
+    c.sumWeights = true;
+    c.bias = Bias::PerSlice;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    // Fits the tensor cores but for its bias: the general kernel.
+    Case c{"weightedSummedRowsBiasFallback",
+           Mode::Linear,
+           200,
+           64,
+           64,
+           1,
+           3,
+           Seg::Ptr};
+    c.summedRows = 6;
+    c.sumWeights = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
   return t;
 }
 
@@ -1247,6 +1336,7 @@ template <typename T> struct Problem {
   std::vector<T> X, W, B, scale, bias, rowDotW, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> sumPtr, sumRows; ///< empty: one X row per id
+  std::vector<T> sumWeights;            ///< [entries, H]; empty: unweighted
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
 };
@@ -1314,6 +1404,8 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       p.sumPtr[i + 1] = p.sumPtr[i] + (i % 5 == 4 ? 0 : counts[i] + 1) +
                         (c.longSum && i == 3 ? 1000 : 0);
     p.sumRows = randomIndices(rng, p.sumPtr[I], p.xRows);
+    if (c.sumWeights)
+      p.sumWeights = randomVector<T>(rng, p.sumPtr[I] * H);
   }
   p.X = randomVector<T>(rng, p.xRows * H * K);
   if (c.rowIds == RowIds::SortedByType) {
@@ -1436,7 +1528,8 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       return Ref(p.X[(src * H + h) * K + k]);
     Ref v = 0;
     for (int64_t j = p.sumPtr[id]; j < p.sumPtr[id + 1]; ++j)
-      v += Ref(p.X[(p.sumRows[j] * H + h) * K + k]);
+      v += Ref(p.X[(p.sumRows[j] * H + h) * K + k]) *
+           (p.sumWeights.empty() ? Ref(1) : Ref(p.sumWeights[j * H + h]));
     return v;
   };
   if (c.mode == Mode::Linear) {
@@ -1527,6 +1620,7 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.gather = ptr(p.gather);
   a.sumPtr = ptr(p.sumPtr);
   a.sumRows = ptr(p.sumRows);
+  a.sumWeights = ptr(p.sumWeights);
   a.transposeW = c.transposeW;
   a.segmentPtr = ptr(p.segPtr);
   a.rowType = ptr(p.rowType);
@@ -1863,6 +1957,36 @@ TEST(SegmentGemmArgsCheck, ChecksSummedRows) {
   EXPECT_EQ(checkSegmentGemmArgs(a),
             "summed rows (sumPtr) only in linear mode");
   EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  // Weights weigh summed rows' entries: without sumPtr there are none.
+  a.mode = Mode::Linear;
+  a.sumPtr = a.sumRows = nullptr;
+  a.sumWeights = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "sumWeights weigh summed rows: they need sumPtr");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+}
+
+TEST(SegmentGemmCpu, WeightedSummedRowsAddEachRowTimesItsWeight) {
+  // Row 0 sums X rows 1 and 0 with weights 0.5 and -2, row 1 sums row 1
+  // with weight 3; W is the identity, so Y holds the weighted sums.
+  SegmentGemmArgs a;
+  a.M = 2;
+  a.K = a.N = 2;
+  const float X[4] = {1, 2, 10, 20}, W[4] = {1, 0, 0, 1};
+  const float weights[3] = {0.5f, -2.f, 3.f};
+  const int64_t ptr[3] = {0, 2, 3}, rows[3] = {1, 0, 1};
+  float Y[4] = {};
+  a.X = X;
+  a.W = W;
+  a.Y = Y;
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  a.sumWeights = weights;
+  segmentGemmCpu(a);
+  EXPECT_FLOAT_EQ(Y[0], 0.5f * 10 - 2.f * 1);
+  EXPECT_FLOAT_EQ(Y[1], 0.5f * 20 - 2.f * 2);
+  EXPECT_FLOAT_EQ(Y[2], 30.f);
+  EXPECT_FLOAT_EQ(Y[3], 60.f);
 }
 
 TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {
