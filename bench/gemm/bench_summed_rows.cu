@@ -36,7 +36,7 @@
 //
 // Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block]] (with cap and
 // block: that configuration only, TF32).
-#include "bench/gemm/BenchTiming.h"
+#include "bench/gemm/BenchGraph.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
 #include <cuda_runtime.h>
@@ -46,129 +46,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <random>
 #include <vector>
 
+using bench_graph::chunk;
+using bench_graph::Chunks;
+using bench_graph::copyBandwidth;
+using bench_graph::edgesInChunkOrder;
+using bench_graph::Graph;
+using bench_graph::readGraph;
+using bench_graph::toDevice;
 using hector::templates::EpilogueOp;
 using hector::templates::launchSegmentGemm;
 using hector::templates::SegmentGemmArgs;
-
-namespace {
-
-struct Graph {
-  int64_t N = 0, E = 0, R = 0;
-  std::vector<int64_t> src, dst, etype;
-};
-
-Graph readGraph(const char *path) {
-  Graph g;
-  FILE *f = std::fopen(path, "rb");
-  if (!f) {
-    std::perror(path);
-    std::exit(1);
-  }
-  int64_t head[3];
-  bool ok = std::fread(head, 8, 3, f) == 3;
-  g.N = head[0];
-  g.E = head[1];
-  g.R = head[2];
-  for (auto *v : {&g.src, &g.dst, &g.etype}) {
-    v->resize(g.E);
-    ok = ok && std::fread(v->data(), 8, g.E, f) == size_t(g.E);
-  }
-  std::fclose(f);
-  if (!ok) {
-    std::fprintf(stderr, "%s: short graph file\n", path);
-    std::exit(1);
-  }
-  return g;
-}
-
-/// Edge ids sorted by (dst / block, etype, dst) (block 0: by (etype,
-/// dst)): stable counting sorts.
-std::vector<int64_t> edgesInChunkOrder(const Graph &g, int64_t block) {
-  auto countingSort = [&](const std::vector<int64_t> &in,
-                          const std::vector<int64_t> &key, int64_t range) {
-    std::vector<int64_t> start(range + 1, 0), out(in.size());
-    for (int64_t e : in)
-      ++start[key[e] + 1];
-    for (int64_t i = 0; i < range; ++i)
-      start[i + 1] += start[i];
-    for (int64_t e : in)
-      out[start[key[e]]++] = e;
-    return out;
-  };
-  std::vector<int64_t> ids(g.E);
-  for (int64_t e = 0; e < g.E; ++e)
-    ids[e] = e;
-  ids = countingSort(countingSort(ids, g.dst, g.N), g.etype, g.R);
-  if (block == 0)
-    return ids;
-  std::vector<int64_t> dstBlock(g.E);
-  for (int64_t e = 0; e < g.E; ++e)
-    dstBlock[e] = g.dst[e] / block;
-  return countingSort(ids, dstBlock, (g.N + block - 1) / block);
-}
-
-/// The summed-rows call's lists on the host: chunks of at most `cap` edges
-/// of each (etype, dst) segment, in (etype, dst) order.
-struct Chunks {
-  std::vector<int64_t> sumPtr{0}, sumRows, dst, segSize, relPtr, rowType;
-  int64_t segments = 0;
-};
-
-Chunks chunk(const Graph &g, const std::vector<int64_t> &order, int64_t cap) {
-  Chunks c;
-  c.sumRows.reserve(g.E);
-  c.relPtr.assign(g.R + 1, 0);
-  for (int64_t i = 0; i < g.E;) {
-    const int64_t r = g.etype[order[i]], v = g.dst[order[i]];
-    int64_t j = i;
-    while (j < g.E && g.etype[order[j]] == r && g.dst[order[j]] == v)
-      ++j;
-    ++c.segments;
-    for (int64_t a = i; a < j; a += cap) {
-      const int64_t b = std::min(j, a + cap);
-      for (int64_t k = a; k < b; ++k)
-        c.sumRows.push_back(g.src[order[k]]);
-      c.sumPtr.push_back(int64_t(c.sumRows.size()));
-      c.dst.push_back(v);
-      c.segSize.push_back(j - i);
-      c.rowType.push_back(r);
-      ++c.relPtr[r + 1];
-    }
-    i = j;
-  }
-  for (int64_t r = 0; r < g.R; ++r)
-    c.relPtr[r + 1] += c.relPtr[r];
-  return c;
-}
-
-template <typename T> T *toDevice(const std::vector<T> &v) {
-  T *d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, std::max<size_t>(1, v.size()) * sizeof(T)));
-  CHECK_CUDA(
-      cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-/// Device-to-device copy bandwidth (bytes read + written per second) of a
-/// 1 GiB buffer, as hector.bench.timing.copy_bandwidth measures it.
-double copyBandwidth() {
-  const size_t bytes = size_t(1) << 30;
-  void *a = nullptr, *b = nullptr;
-  CHECK_CUDA(cudaMalloc(&a, bytes));
-  CHECK_CUDA(cudaMalloc(&b, bytes));
-  CHECK_CUDA(cudaMemset(a, 0, bytes));
-  const float ms = timeMs(
-      [&] { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDefault)); });
-  CHECK_CUDA(cudaFree(a));
-  CHECK_CUDA(cudaFree(b));
-  return 2.0 * double(bytes) / (ms * 1e-3);
-}
-
-} // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) {
