@@ -6,6 +6,7 @@
 #pragma once
 
 #include "bench/gemm/BenchTiming.h"
+#include "templates/gemm/SegmentGemm.h"
 
 #include <cuda_runtime.h>
 
@@ -114,6 +115,56 @@ inline Chunks chunk(const Graph &g, const std::vector<int64_t> &order,
   for (int64_t r = 0; r < g.R; ++r)
     c.relPtr[r + 1] += c.relPtr[r];
   return c;
+}
+
+/// Each edge's (source, relation) pair, pairs numbered in (etype, src)
+/// order as the runtime numbers them; each pair's source, and the pairs
+/// of relation r at [relPtr[r], relPtr[r+1]).
+struct Pairs {
+  std::vector<int64_t> ofEdge, src, relPtr;
+};
+
+inline Pairs pairsOf(const Graph &g) {
+  Pairs p;
+  std::vector<int64_t> ids(g.E);
+  for (int64_t e = 0; e < g.E; ++e)
+    ids[e] = e;
+  ids = countingSort(countingSort(ids, g.src, g.N), g.etype, g.R);
+  p.ofEdge.assign(g.E, -1);
+  p.relPtr.assign(g.R + 1, 0);
+  for (int64_t i = 0; i < g.E; ++i) {
+    const int64_t e = ids[i];
+    if (i == 0 || g.etype[ids[i - 1]] != g.etype[e] ||
+        g.src[ids[i - 1]] != g.src[e]) {
+      p.src.push_back(g.src[e]);
+      ++p.relPtr[g.etype[e] + 1];
+    }
+    p.ofEdge[e] = int64_t(p.src.size()) - 1;
+  }
+  for (int64_t r = 0; r < g.R; ++r)
+    p.relPtr[r + 1] += p.relPtr[r];
+  return p;
+}
+
+/// The TF32 call out[i] = x[gather[i]] . w[s] (rows of D floats; w holds
+/// one column of D weights a slice, rows [slicePtr[s], slicePtr[s+1]) use
+/// slice s): an RGAT score, one scalar a row, from device pointers.
+inline hector::templates::SegmentGemmArgs
+gatheredDotCall(const float *x, int64_t D, int64_t rows, const int64_t *gather,
+                const float *w, int64_t slices, const int64_t *slicePtr,
+                float *out) {
+  hector::templates::SegmentGemmArgs a;
+  a.M = rows;
+  a.K = D;
+  a.N = 1;
+  a.X = x;
+  a.gather = gather;
+  a.W = w;
+  a.numSlices = slices;
+  a.segmentPtr = slicePtr;
+  a.Y = out;
+  a.tf32 = true;
+  return a;
 }
 
 /// A device copy of `v` (at least one element allocated).

@@ -54,6 +54,8 @@ using bench_graph::copyBandwidth;
 using bench_graph::countingSort;
 using bench_graph::edgesInChunkOrder;
 using bench_graph::Graph;
+using bench_graph::Pairs;
+using bench_graph::pairsOf;
 using bench_graph::readGraph;
 using bench_graph::toDevice;
 using hector::templates::EpilogueOp;
@@ -168,34 +170,6 @@ unsigned blocksFor(int64_t n, int threads) {
   return unsigned((n + threads - 1) / threads);
 }
 
-/// Each edge's (source, relation) pair, pairs numbered in (etype, src)
-/// order; and each pair's source and the pair pointers of each relation.
-struct Pairs {
-  std::vector<int64_t> ofEdge, src, relPtr;
-};
-
-Pairs pairsOf(const Graph &g) {
-  Pairs p;
-  std::vector<int64_t> ids(g.E);
-  for (int64_t e = 0; e < g.E; ++e)
-    ids[e] = e;
-  ids = countingSort(countingSort(ids, g.src, g.N), g.etype, g.R);
-  p.ofEdge.assign(g.E, -1);
-  p.relPtr.assign(g.R + 1, 0);
-  for (int64_t i = 0; i < g.E; ++i) {
-    const int64_t e = ids[i];
-    if (i == 0 || g.etype[ids[i - 1]] != g.etype[e] ||
-        g.src[ids[i - 1]] != g.src[e]) {
-      p.src.push_back(g.src[e]);
-      ++p.relPtr[g.etype[e] + 1];
-    }
-    p.ofEdge[e] = int64_t(p.src.size()) - 1;
-  }
-  for (int64_t r = 0; r < g.R; ++r)
-    p.relPtr[r + 1] += p.relPtr[r];
-  return p;
-}
-
 /// The model's output rows of the sampled destinations, in double, from
 /// its definition: per edge outj = x_u W_r, outi = x_v W_r, score
 /// leaky_relu(outi q + outj k), softmax over v's edges, h_v = sum alpha
@@ -307,23 +281,10 @@ int main(int argc, char **argv) {
   CHECK_CUDA(cudaMalloc(&dRowSum, g.N * 4));
   CHECK_CUDA(cudaMalloc(&dOut, g.N * D * 4));
 
-  SegmentGemmArgs srcScore; // a_src per pair
-  srcScore.M = P;
-  srcScore.K = D;
-  srcScore.N = 1;
-  srcScore.X = dX;
-  srcScore.gather = dPairSrc;
-  srcScore.W = dWk;
-  srcScore.numSlices = g.R;
-  srcScore.segmentPtr = dPairRel;
-  srcScore.Y = dSrcScore;
-  srcScore.tf32 = true;
-  SegmentGemmArgs dstScore = srcScore; // a_dst per chunk
-  dstScore.M = C;
-  dstScore.gather = dChunkDst;
-  dstScore.W = dWq;
-  dstScore.segmentPtr = dChunkRel;
-  dstScore.Y = dDstScore;
+  const SegmentGemmArgs srcScore = bench_graph::gatheredDotCall(
+      dX, D, P, dPairSrc, dWk, g.R, dPairRel, dSrcScore); // a_src per pair
+  const SegmentGemmArgs dstScore = bench_graph::gatheredDotCall(
+      dX, D, C, dChunkDst, dWq, g.R, dChunkRel, dDstScore); // a_dst per chunk
   SegmentGemmArgs sum; // h += (sum_j w_j x_j) W_r / S_v
   sum.M = C;
   sum.K = sum.N = D;

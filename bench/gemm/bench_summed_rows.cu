@@ -141,47 +141,22 @@ int main(int argc, char **argv) {
     refScale = std::max(refScale, std::fabs(v));
 
   {
-    // RGAT's source score per (source, relation) pair: the pairs in
-    // (etype, src) order, one weight column a relation.
-    std::vector<int64_t> pairSrc, pairRelPtr(g.R + 1, 0);
-    std::vector<int64_t> bySrc(g.E);
-    for (int64_t e = 0; e < g.E; ++e)
-      bySrc[e] = e;
-    std::stable_sort(bySrc.begin(), bySrc.end(), [&](int64_t a, int64_t b) {
-      return g.etype[a] != g.etype[b] ? g.etype[a] < g.etype[b]
-                                      : g.src[a] < g.src[b];
-    });
-    for (int64_t i = 0; i < g.E; ++i) {
-      const int64_t e = bySrc[i];
-      if (i > 0 && g.etype[bySrc[i - 1]] == g.etype[e] &&
-          g.src[bySrc[i - 1]] == g.src[e])
-        continue;
-      pairSrc.push_back(g.src[e]);
-      ++pairRelPtr[g.etype[e] + 1];
-    }
-    for (int64_t r = 0; r < g.R; ++r)
-      pairRelPtr[r + 1] += pairRelPtr[r];
+    // RGAT's source score per (source, relation) pair: one weight column
+    // a relation.
+    const bench_graph::Pairs pairs = bench_graph::pairsOf(g);
     std::vector<float> scoreW(size_t(g.R) * D);
     for (float &v : scoreW)
       v = normal(rng) * wStd;
-    int64_t *dPairSrc = toDevice(pairSrc), *dPairRel = toDevice(pairRelPtr);
+    int64_t *dPairSrc = toDevice(pairs.src), *dPairRel = toDevice(pairs.relPtr);
     float *dScoreW = toDevice(scoreW), *dScore = nullptr;
-    CHECK_CUDA(cudaMalloc(&dScore, pairSrc.size() * sizeof(float)));
-    SegmentGemmArgs score;
-    score.M = int64_t(pairSrc.size());
-    score.K = D;
-    score.N = 1;
-    score.X = dX;
-    score.gather = dPairSrc;
-    score.W = dScoreW;
-    score.numSlices = g.R;
-    score.segmentPtr = dPairRel;
-    score.Y = dScore;
-    score.tf32 = true;
+    CHECK_CUDA(cudaMalloc(&dScore, pairs.src.size() * sizeof(float)));
+    const SegmentGemmArgs score =
+        bench_graph::gatheredDotCall(dX, D, int64_t(pairs.src.size()), dPairSrc,
+                                     dScoreW, g.R, dPairRel, dScore);
     const float tScore =
         timeMs([&] { CHECK_CUDA(launchSegmentGemm(score, nullptr)); });
     std::printf("pairs %lld  source score (one scalar a pair) %.3f ms\n",
-                (long long)pairSrc.size(), tScore);
+                (long long)pairs.src.size(), tScore);
     for (void *p :
          {(void *)dPairSrc, (void *)dPairRel, (void *)dScoreW, (void *)dScore})
       CHECK_CUDA(cudaFree(p));
