@@ -115,9 +115,10 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
           std::fill(summed.begin(), summed.end(), T(0));
           for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
             const T *xj = a.X + a.sumRows[j] * H * K + h * K;
+            // Times 1 is exact: unweighted sums are what they were.
             const T w = a.sumWeights ? a.sumWeights[j * H + h] : T(1);
             for (int64_t k = 0; k < K; ++k)
-              summed[k] += a.sumWeights ? w * xj[k] : xj[k];
+              summed[k] += w * xj[k];
           }
         }
         const T *x = a.sumPtr ? summed.data() : a.X + src * H * K + h * K;
