@@ -36,7 +36,8 @@
 // unless args.tf32 allows TF32 (SegmentGemmMma.h).
 //
 // Fast paths (K and N multiples of 4, both <= 64, X and Y / B 16-byte
-// aligned, with or without row ids): linearVecKernel and outerVecKernel
+// aligned, with or without row ids; linear calls with X and W in their
+// per-head layouts, perHeadLayouts): linearVecKernel and outerVecKernel
 // below move rows as float4, keep the whole weight slice in shared memory
 // (linear) or the whole dW slice in registers (outer), and run one resident
 // wave of blocks that loop over row tiles. Products and outer sums with
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
     if (s == kNoSlice)
       break;
     lowest = s + 1;
-    const T *w = a.W + (int64_t(s) * H + h) * K * N;
+    const T *w = weightOf(a, int64_t(s), h);
+    const int64_t ldw = weightRowStride(a);
 
     for (int64_t k0 = 0; k0 < K; k0 += TK) {
       // X tile: consecutive threads read consecutive k of one row.
@@ -170,7 +172,7 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
         for (int e = tid; e < TK * TN; e += NT) {
           const int kk = e / TN, n = e % TN;
           const int64_t k = k0 + kk, col = col0 + n;
-          Ws[kk][n] = (k < K && col < N) ? w[k * N + col] : T(0);
+          Ws[kk][n] = (k < K && col < N) ? w[k * ldw + col] : T(0);
         }
       } else {
         for (int e = tid; e < TK * TN; e += NT) {
@@ -223,11 +225,11 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
 template <typename T, typename Input>
 __device__ T orderedRowValue(const SegmentGemmArgsT<T> &a, int64_t id,
                              int64_t s, int64_t h, int64_t n, Input input) {
-  const int64_t K = a.K, N = a.N, H = a.H;
-  const T *w = a.W + (s * H + h) * K * N;
+  const int64_t K = a.K, H = a.H, ldw = weightRowStride(a);
+  const T *w = weightOf(a, s, h);
   T v = T(0);
   for (int64_t k = 0; k < K; ++k)
-    v += input(k) * (a.transposeW ? w[n * K + k] : w[k * N + n]);
+    v += input(k) * (a.transposeW ? w[n * K + k] : w[k * ldw + n]);
   v += biasAt(a, s, h, n);
   if (a.epilogue != EpilogueOp::None) {
     const int64_t sr = a.scaleGather ? a.scaleGather[id] : id;
@@ -1756,9 +1758,10 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       if (linearMmaFits(a))
         return launchLinearMma(a, stream);
       // The other fast paths write one plain output buffer from one X row
-      // a row; a bias, output parts or summed rows fall through to the
-      // general kernels below.
-      if (plainOutput(a) && !a.sumPtr) {
+      // a row, with X and W in their per-head layouts; a bias, output
+      // parts, summed rows, or heads sharing X rows or W columns fall
+      // through to the general kernels below.
+      if (plainOutput(a) && !a.sumPtr && perHeadLayouts(a)) {
         const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                          a.N % 4 == 0 && hostAligned16(a.X) &&
                          hostAligned16(a.Y);

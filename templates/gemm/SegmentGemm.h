@@ -20,10 +20,14 @@
 //   s   = slice of r     (segmentPtr: the s with ptr[s] <= r < ptr[s+1];
 //                         rowType: rowType[id]; neither: 0)
 //   x   = X[gather ? gather[id] : id][h*K .. h*K+K)
+//         (xSharedByHeads: [0 .. K) for every head)
 //         (with sumPtr: the sum of X[sumRows[j]][h*K ..+K) over
 //          j in [sumPtr[id], sumPtr[id+1]), each times
-//          sumWeights[j * H + h] when there are weights)
-//   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW)
+//          sumWeights[(sumWeightIds ? sumWeightIds[j] : j) * H + h] when
+//          there are weights)
+//   y   = x * W[s][h]    (W[s][h] is [K, N], or [N, K] when transposeW;
+//                         wHeadsInColumns: columns [h*N, h*N+N) of W[s],
+//                         one [K, H*N] matrix)
 //   y  += bias[s][h] (biasPerSlice) or bias[h]   (when there is a bias)
 //   y  *= scale[i] or y /= scale[i], i = (scaleGather ? scaleGather[id] : id)
 //         (times H plus h when scalePerHead)
@@ -47,8 +51,13 @@
 // accumulated in T. SegmentGemmArgs is the float one, which existing callers
 // use unchanged; the double one serves fp64 layers (torch gradcheck).
 //
-// Layouts: X rows are H*K scalars, Y and B rows H*N scalars, all dense.
-// W (or dW) holds numSlices slices of H*K*N scalars each. Every index list is
+// Layouts: X rows are H*K scalars (K with xSharedByHeads), Y and B rows H*N
+// scalars, all dense. W (or dW) holds numSlices slices of H*K*N scalars
+// each: H matrices [K, N] (or [N, K]) one after another, or with
+// wHeadsInColumns one [K, H*N] matrix whose columns [h*N, h*N+N) are head
+// h's. With both flags, a linear call is one [K, H*N] linear of the rows
+// with its output columns grouped by head (each head's input weighted by
+// its own weights when summed rows are weighted). Every index list is
 // int64. The CPU implementation takes host pointers; the CUDA one device
 // pointers (segmentPtr included: nothing is read back on the host).
 #pragma once
@@ -117,13 +126,33 @@ template <typename T> struct SegmentGemmArgsT {
   const int64_t *sumRows = nullptr;
   /// Linear with sumPtr, optional: entry j's X row (head h) is added times
   /// sumWeights[j * H + h] (an entry's H weights side by side, in sumRows'
-  /// order), so that a row's input is a weighted sum,
+  /// order; with sumWeightIds, at row sumWeightIds[j] instead of j), so
+  /// that a row's input is a weighted sum,
   ///   x = sum over j of sumWeights[j * H + h] * X[sumRows[j]],
   /// still added in order of j. With the graph's attention scores as
   /// weights this is the aggregation of sum_e alpha_e x_src W_r done before
   /// the transform (an attention layer's aggregate-then-transform): the
   /// messages x_src W_r are never written. Absent: every weight is 1.
   const T *sumWeights = nullptr;
+  /// Linear with sumWeights, optional: entry j's weights are row
+  /// sumWeightIds[j] of sumWeights (sumWeights[sumWeightIds[j] * H + h])
+  /// instead of row j, so that weights stored in another order (attention
+  /// scores by edge id, while the entries are the edges in (relation,
+  /// destination) order) need no copy in sumRows' order. Ids may repeat.
+  const int64_t *sumWeightIds = nullptr;
+  /// Linear: X rows are K scalars, and every head reads the same row:
+  /// head h's input is X[row][0 .. K) (with sumPtr, the sum over the
+  /// entries of their rows, each times the entry's weight of head h). Off:
+  /// rows of H*K scalars, head h's K of them at h*K. No effect with H = 1.
+  bool xSharedByHeads = false;
+  /// Linear, with transposeW off: each W slice is one [K, H*N] matrix
+  /// (row-major) and head h's [K, N] weight is its columns [h*N, h*N+N):
+  /// W[s][h][k][n] = W[s*K*H*N + k*H*N + h*N + n] instead of
+  /// W[((s*H + h)*K + k)*N + n] (a [K, H*N] linear whose output columns
+  /// are grouped by head, as a multi-head layer's x W reshaped to
+  /// [heads, out / heads]). The size of W is the same. No effect with
+  /// H = 1.
+  bool wHeadsInColumns = false;
 
   /// Linear: the weight W, numSlices * H * K * N scalars. Unused in Outer.
   const T *W = nullptr;
@@ -240,6 +269,44 @@ HECTOR_GEMM_HD T biasAt(const SegmentGemmArgsT<T> &a, int64_t s, int64_t h,
   return a.bias[((a.biasPerSlice ? s * a.H : 0) + h) * a.N + n];
 }
 
+/// The offset in X of input 0 of head h of X row `row` (every head's is
+/// the row's start with xSharedByHeads).
+template <typename T>
+HECTOR_GEMM_HD int64_t inputOffset(const SegmentGemmArgsT<T> &a, int64_t row,
+                                   int64_t h) {
+  return a.xSharedByHeads ? row * a.K : (row * a.H + h) * a.K;
+}
+
+/// Where head h's weight of slice s starts in W: its entry (k, n) is at
+/// k * weightRowStride(a) + n, or (transposeW) its entry (n, k) at n * K + k.
+template <typename T>
+HECTOR_GEMM_HD const T *weightOf(const SegmentGemmArgsT<T> &a, int64_t s,
+                                 int64_t h) {
+  return a.wHeadsInColumns ? a.W + s * a.H * a.K * a.N + h * a.N
+                           : a.W + (s * a.H + h) * a.K * a.N;
+}
+
+/// The distance in W between rows k and k + 1 of a head's [K, N] weight
+/// (transposeW off): N, or H*N with wHeadsInColumns.
+template <typename T>
+HECTOR_GEMM_HD int64_t weightRowStride(const SegmentGemmArgsT<T> &a) {
+  return a.wHeadsInColumns ? a.H * a.N : a.N;
+}
+
+/// The row of sumWeights that entry j's weights are in.
+template <typename T>
+HECTOR_GEMM_HD int64_t sumWeightRow(const SegmentGemmArgsT<T> &a, int64_t j) {
+  return a.sumWeightIds ? a.sumWeightIds[j] : j;
+}
+
+/// Whether X and W have their per-head layouts (H = 1, or neither
+/// xSharedByHeads nor wHeadsInColumns): the fast paths that index them by
+/// head themselves take only such calls.
+template <typename T>
+HECTOR_GEMM_HD bool perHeadLayouts(const SegmentGemmArgsT<T> &a) {
+  return a.H == 1 || (!a.xSharedByHeads && !a.wHeadsInColumns);
+}
+
 /// Whether the output is plain: no bias, one output buffer and no row dot
 /// (the fast paths that take none of these check this).
 template <typename T>
@@ -281,7 +348,9 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// linear mode (parts without accumulate), parts that divide N with H = 1, a
 /// row dot only on one plain-assigned output buffer, summed rows (sumPtr and
 /// sumRows together) only in linear mode and without gather, weights
-/// (sumWeights) only with summed rows); else what is wrong. rowIds
+/// (sumWeights) only with summed rows, weight ids (sumWeightIds) only with
+/// weights, xSharedByHeads and wHeadsInColumns only in linear mode, and
+/// wHeadsInColumns only with transposeW off); else what is wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

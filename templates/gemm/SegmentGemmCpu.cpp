@@ -32,6 +32,13 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
     return "summed rows (sumPtr) only in linear mode";
   if (a.sumWeights && !a.sumPtr)
     return "sumWeights weigh summed rows: they need sumPtr";
+  if (a.sumWeightIds && !a.sumWeights)
+    return "sumWeightIds pick rows of sumWeights: they need sumWeights";
+  if ((a.xSharedByHeads || a.wHeadsInColumns) &&
+      a.mode != SegmentGemmMode::Linear)
+    return "xSharedByHeads and wHeadsInColumns only in linear mode";
+  if (a.wHeadsInColumns && a.transposeW)
+    return "wHeadsInColumns needs transposeW off";
   if (a.M == 0 || a.N == 0)
     return "";
   if (!a.X && a.K > 0)
@@ -114,15 +121,17 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
         if (a.sumPtr) {
           std::fill(summed.begin(), summed.end(), T(0));
           for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
-            const T *xj = a.X + a.sumRows[j] * H * K + h * K;
+            const T *xj = a.X + inputOffset(a, a.sumRows[j], h);
             // Times 1 is exact: unweighted sums are what they were.
-            const T w = a.sumWeights ? a.sumWeights[j * H + h] : T(1);
+            const T w =
+                a.sumWeights ? a.sumWeights[sumWeightRow(a, j) * H + h] : T(1);
             for (int64_t k = 0; k < K; ++k)
               summed[k] += w * xj[k];
           }
         }
-        const T *x = a.sumPtr ? summed.data() : a.X + src * H * K + h * K;
-        const T *w = a.W + (s * H + h) * K * N;
+        const T *x = a.sumPtr ? summed.data() : a.X + inputOffset(a, src, h);
+        const T *w = weightOf(a, s, h);
+        const int64_t ldw = weightRowStride(a);
         std::fill(acc.begin(), acc.end(), T(0));
         if (a.transposeW) {
           for (int64_t n = 0; n < N; ++n) {
@@ -135,7 +144,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
           for (int64_t k = 0; k < K; ++k) {
             const T xv = x[k];
             for (int64_t n = 0; n < N; ++n)
-              acc[n] += xv * w[k * N + n];
+              acc[n] += xv * w[k * ldw + n];
           }
         }
         if (a.bias)

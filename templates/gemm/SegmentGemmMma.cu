@@ -301,9 +301,11 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 /// Stages a tile of summed rows (sumPtr): row i of `xs` becomes the sum of
 /// X rows sumRows[j] (head h) over the row's entries, each times its
 /// weight sumWeights[j * H + h] when kWeighted (loaded beside the entry's
-/// row number, so that it waits on nothing the row does not). Called by
-/// the whole block (it synchronises), after the row fields; `l` is this
-/// thread's row's lookup (two threads a row).
+/// row number, so that it waits on nothing the row does not), or with
+/// kWeightIds sumWeights[sumWeightIds[j] * H + h] (the id loaded beside
+/// the row number, the weight after it). Called by the whole block (it
+/// synchronises), after the row fields; `l` is this thread's row's lookup
+/// (two threads a row).
 ///
 /// Why not a row per thread pair, as copies are staged: a segment's size
 /// follows the graph's degrees, and the block waited for its longest row
@@ -315,7 +317,7 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 /// the first row of its run, which may have started in the run before:
 /// that partial sum goes to `carry` and is added after the others, in
 /// group order, so that a row's sum is the same on every run.
-template <bool kWeighted>
+template <bool kWeighted, bool kWeightIds>
 __device__ __forceinline__ void
 stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
                 const RowLookup &l, SummedTileSmem &sm) {
@@ -404,7 +406,9 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
         j = sm.begin[loadRow] + (t + u - sm.prefix[loadRow]);
       }
       src[u] = __ldg(a.sumRows + j);
-      if constexpr (kWeighted)
+      if constexpr (kWeightIds)
+        wt[u] = __ldg(a.sumWeights + __ldg(a.sumWeightIds + j) * a.H + h);
+      else if constexpr (kWeighted)
         wt[u] = __ldg(a.sumWeights + j * a.H + h);
     }
   };
@@ -466,8 +470,9 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
 /// later than the tile's first row's (the previous tile's last row's), or
 /// kNoSlice32. kSum: the call sums rows (sumPtr), which stageSummedTile adds
 /// instead of copying (then every thread of the block must call this: it
-/// synchronises), with their weights when kWeighted.
-template <bool kSum, bool kWeighted>
+/// synchronises), with their weights when kWeighted (at their ids with
+/// kWeightIds).
+template <bool kSum, bool kWeighted, bool kWeightIds>
 __device__ __forceinline__ void
 stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
           const TileRows &rows, int xStride, const RowLookup &l, unsigned floor,
@@ -484,7 +489,7 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
     rows.scale[i] = l.scale;
   }
   if constexpr (kSum) {
-    stageSummedTile<kWeighted>(a, h, xs, xStride, l, *summed);
+    stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed);
     return;
   }
   if (!l.live())
@@ -715,13 +720,15 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
 /// registers (108 against 80) stay out of the others. kSum: the call sums
 /// rows (sumPtr; never with a row dot), staged by stageSummedTile;
 /// kWeighted: with weights (sumWeights, kSum only), whose loads stay out
-/// of the unweighted staging's registers.
+/// of the unweighted staging's registers; kWeightIds: read at their ids
+/// (sumWeightIds, kWeighted only), whose loads stay out of the others'.
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum,
-          bool kWeighted>
+          bool kWeighted, bool kWeightIds>
 __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
                     int64_t tilesPerRun, int windows) {
   static_assert(kSum || !kWeighted, "weights weigh summed rows");
+  static_assert(kWeighted || !kWeightIds, "weight ids pick weights");
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
   const MmaSmem layout(K, kSplit, kSum);
@@ -806,9 +813,9 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   const int wLaneWord = (8 * (q >> 1) + r) * st + 4 * (q & 1);
   unsigned loaded = kNoSlice32; // the slice whose weight is staged
 
-  stageTile<kSum, kWeighted>(a, first, h, xbuf(0), rowsOf(0), st,
-                             lookupRow(a, first, tiles.end, h), kNoSlice32,
-                             summed);
+  stageTile<kSum, kWeighted, kWeightIds>(a, first, h, xbuf(0), rowsOf(0), st,
+                                         lookupRow(a, first, tiles.end, h),
+                                         kNoSlice32, summed);
   __pipeline_commit();
   // The next tile's lookups, a tile ahead of its copies.
   RowLookup next =
@@ -820,9 +827,9 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     // sync, so the next tile's copies may start now. This tile's row
     // fields were written before that sync (or the one above).
     if (tiles.at(k + 1) >= 0) {
-      stageTile<kSum, kWeighted>(a, tiles.at(k + 1), h, xbuf(cur ^ 1),
-                                 rowsOf(cur ^ 1), st, next,
-                                 rowsOf(cur).slice[kTileRows - 1], summed);
+      stageTile<kSum, kWeighted, kWeightIds>(
+          a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st, next,
+          rowsOf(cur).slice[kTileRows - 1], summed);
       if (tiles.at(k + 2) >= 0)
         next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
     }
@@ -1079,11 +1086,11 @@ bool mmaEnabledByEnvironment() {
 }
 
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false,
-          bool kSum = false, bool kWeighted = false>
+          bool kSum = false, bool kWeighted = false, bool kWeightIds = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem = MmaSmem(int(a.K), kSplit, kSum).bytes();
-  const auto kernel =
-      linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum, kWeighted>;
+  const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum,
+                                      kWeighted, kWeightIds>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -1112,9 +1119,12 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
 /// own instantiation, so that the plain and the fused GEMMs without a dot
 /// keep their registers). Summed rows (sumPtr) have their own
 /// instantiations too: their staging holds a row's sum in registers.
-/// Weighted summed rows have only the plain epilogue (linearMmaFits).
+/// Weighted summed rows have only the plain epilogue (linearMmaFits), and
+/// weights at their ids (sumWeightIds) an instantiation of their own.
 template <bool kSplit, bool kTransW>
 cudaError_t launchWithEpilogue(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.sumWeightIds)
+    return launchAs<kSplit, kTransW, false, false, true, true, true>(a, stream);
   if (a.sumWeights)
     return launchAs<kSplit, kTransW, false, false, true, true>(a, stream);
   if (a.sumPtr)
@@ -1212,6 +1222,11 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
   if (a.sumPtr && a.rowDotY)
     return false;
   if (a.sumWeights && !plainOutput(a))
+    return false;
+  // Heads that share X rows or W's columns: the general kernel (the
+  // staging here reads a head's K inputs and its weight as H separate
+  // blocks).
+  if (!perHeadLayouts(a))
     return false;
   return tensorCoresUsable();
 }

@@ -24,8 +24,10 @@ namespace hector::templates {
 /// 8 <= N <= 256, X, W and Y (or each output part, whose width is a
 /// multiple of 8) on 16-byte boundaries, fewer than 2^31
 /// slices, not summed rows (sumPtr) together with a row dot, nor weighted
-/// summed rows (sumWeights) with a bias or output parts; the current
-/// device is sm_80 or newer; and the environment
+/// summed rows (sumWeights, at their rows or at sumWeightIds) with a bias
+/// or output parts, nor heads (H > 1) sharing X rows (xSharedByHeads) or
+/// W's columns (wHeadsInColumns); the current device is sm_80 or newer;
+/// and the environment
 /// variable HECTOR_GEMM_MMA is not "0" (read once: it is there to compare
 /// the kernels on one build).
 bool linearMmaFits(const SegmentGemmArgs &a);

@@ -55,20 +55,20 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
   return 0;
 }
 
-/// Input k of head h of row id `id` in linear mode: X[src][h*K + k], or
-/// with summed rows (sumPtr) the sum of that entry over the row's X rows
-/// (each times its weight, sumWeights), in order (src unused). For the general
-/// kernels; the tensor-core kernel stages summed rows a 16-byte word at a time.
+/// Input k of head h of row id `id` in linear mode: X[src][h*K + k] (k
+/// with xSharedByHeads), or with summed rows (sumPtr) the sum of that entry
+/// over the row's X rows (each times its weight of head h, sumWeights at
+/// sumWeightRow), in order (src unused). For the general kernels; the
+/// tensor-core kernel stages summed rows a 16-byte word at a time.
 template <typename T>
 __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
                             int64_t src, int64_t h, int64_t k) {
-  const int64_t base = h * a.K + k, rowScalars = a.H * a.K;
   if (!a.sumPtr)
-    return a.X[src * rowScalars + base];
+    return a.X[inputOffset(a, src, h) + k];
   T v = T(0);
   for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
-    const T x = a.X[a.sumRows[j] * rowScalars + base];
-    v += a.sumWeights ? a.sumWeights[j * a.H + h] * x : x;
+    const T x = a.X[inputOffset(a, a.sumRows[j], h) + k];
+    v += a.sumWeights ? a.sumWeights[sumWeightRow(a, j) * a.H + h] * x : x;
   }
   return v;
 }

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hector::templates {
@@ -66,6 +67,15 @@ enum class RowIds {
   SortedByType,
 };
 
+/// How a case fills SegmentGemmArgs::sumWeightIds (with sumWeights).
+enum class WeightIds {
+  None,
+  /// A permutation of the entries: every weight row read once.
+  Permute,
+  /// Ids out of [0, entries/2 + 3) with repeats: rows read twice or never.
+  Repeated,
+};
+
 /// One row of the test table.
 struct Case {
   std::string name;
@@ -108,6 +118,13 @@ struct Case {
   /// per head (SegmentGemmArgs::sumWeights), as attention scores weigh an
   /// attention layer's aggregation.
   bool sumWeights = false;
+  /// With sumWeights: entry j's weights at row sumWeightIds[j] of them.
+  WeightIds weightIds = WeightIds::None;
+  /// SegmentGemmArgs::xSharedByHeads: X rows of K scalars for all heads.
+  bool xSharedByHeads = false;
+  /// SegmentGemmArgs::wHeadsInColumns: W slices [K, H*N], head h's weight
+  /// their columns [h*N, h*N + N).
+  bool wHeadsInColumns = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -1320,6 +1337,208 @@ std::vector<Case> cases() {
     c.bias = Bias::Shared;
     add(c);
   }
+  // Weights at their ids (SegmentGemmArgs::sumWeightIds): attention scores
+  // stored by edge id, the entries in (relation, destination) order. A
+  // permutation and ids with repeats; the tensor-core kernel's id staging
+  // in all four of its instantiations (exact and TF32, W plain and
+  // transposed), the general kernel with heads, and the deterministic
+  // paths.
+  {
+    Case c{
+        "weightIdsPermutedAtomic", Mode::Linear, 300, 64, 64, 1, 5, Seg::Ptr};
+    c.summedRows = 9;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Permute;
+    c.longSum = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+    c.name = "weightIdsPermutedAtomicTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"weightIdsRepeatedSortedTransposed",
+           Mode::Linear,
+           700,
+           64,
+           128,
+           1,
+           7,
+           Seg::Ptr};
+    c.summedRows = 4;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Repeated;
+    c.rowIds = RowIds::SortedByType;
+    c.emptySegments = true;
+    c.transposeW = true;
+    add(c);
+    c.name = "weightIdsRepeatedSortedTransposedTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"weightIdsRepeatedBalancedRanges",
+           Mode::Linear,
+           40000,
+           64,
+           64,
+           1,
+           5,
+           Seg::Ptr};
+    c.summedRows = 5;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Repeated;
+    c.longSum = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.deterministic = true;
+    add(c);
+  }
+  {
+    Case c{"weightIdsRepeatedGeneralHeadsBias",
+           Mode::Linear,
+           90,
+           20,
+           12,
+           2,
+           3,
+           Seg::RowType};
+    c.summedRows = 5;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Repeated;
+    c.bias = Bias::PerSlice;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  // Heads that share X rows and take W's column groups
+  // (SegmentGemmArgs::xSharedByHeads, wHeadsInColumns): one [K, H*N]
+  // linear whose output columns are grouped by head, as RGAT's multi-head
+  // message x_src W_r, with per-head weights on summed rows. With H > 1
+  // they take the general kernels, also in the shapes of the tensor-core,
+  // float4 and 8-lane kernels (which must not take them), and the
+  // deterministic paths.
+  {
+    Case c{"headColumnsGather2", Mode::Linear, 150, 16, 24, 2, 3, Seg::Ptr};
+    c.gather = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{
+        "headColumnsVecShape2", Mode::Linear, 500, 64, 32, 2, 4, Seg::RowType};
+    c.rowIds = RowIds::Shuffled;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{"headColumnsDotShape4", Mode::Linear, 300, 32, 1, 4, 2, Seg::Ptr};
+    c.gather = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{
+        "headColumnsSummedAtomic4", Mode::Linear, 400, 64, 64, 4, 3, Seg::Ptr};
+    c.summedRows = 5;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Repeated;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{"headColumnsSummedBiasMul2",
+           Mode::Linear,
+           200,
+           12,
+           8,
+           2,
+           3,
+           Seg::RowType};
+    c.summedRows = 6;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Permute;
+    c.bias = Bias::PerSlice;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{"headColumnsSummedDeterministic4",
+           Mode::Linear,
+           300,
+           16,
+           8,
+           4,
+           4,
+           Seg::Ptr};
+    c.summedRows = 4;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Repeated;
+    c.scatter = Scatter::CollideSortedInSegments;
+    c.accumulate = true;
+    c.deterministic = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{"headColumnsGatherDeterministic2",
+           Mode::Linear,
+           250,
+           10,
+           6,
+           2,
+           3,
+           Seg::Ptr};
+    c.gather = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.deterministic = true;
+    c.epilogue = EpilogueOp::Div;
+    c.scaleGather = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  // Each flag alone: shared X rows with transposed per-head weights, and
+  // head columns of W with per-head X rows.
+  {
+    Case c{"headsShareXOnly", Mode::Linear, 120, 8, 12, 3, 2, Seg::RowType};
+    c.gather = true;
+    c.transposeW = true;
+    c.xSharedByHeads = true;
+    add(c);
+  }
+  {
+    Case c{"headColumnsOnly", Mode::Linear, 120, 8, 12, 3, 2, Seg::Ptr};
+    c.summedRows = 3;
+    c.sumWeights = true;
+    c.wHeadsInColumns = true;
+    add(c);
+  }
+  // With one head both flags change nothing: the fast kernels (tensor
+  // cores, float4) take these as they take the plain calls.
+  {
+    Case c{"headFlagsOneHeadMma", Mode::Linear, 300, 64, 64, 1, 5, Seg::Ptr};
+    c.summedRows = 9;
+    c.sumWeights = true;
+    c.weightIds = WeightIds::Permute;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
+  {
+    Case c{"headFlagsOneHeadVec", Mode::Linear, 1000, 64, 64, 1, 5, Seg::Ptr};
+    c.emptySegments = true;
+    c.xSharedByHeads = c.wHeadsInColumns = true;
+    add(c);
+  }
   return t;
 }
 
@@ -1336,7 +1555,8 @@ template <typename T> struct Problem {
   std::vector<T> X, W, B, scale, bias, rowDotW, Y0, expected;
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> sumPtr, sumRows; ///< empty: one X row per id
-  std::vector<T> sumWeights;            ///< [entries, H]; empty: unweighted
+  std::vector<T> sumWeights;            ///< [weight rows, H]; empty: none
+  std::vector<int64_t> sumWeightIds;    ///< [entries]; empty: row j
   std::vector<int64_t> rowIds; ///< empty: no rowIds
   bool atomic = false;
 };
@@ -1404,10 +1624,24 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       p.sumPtr[i + 1] = p.sumPtr[i] + (i % 5 == 4 ? 0 : counts[i] + 1) +
                         (c.longSum && i == 3 ? 1000 : 0);
     p.sumRows = randomIndices(rng, p.sumPtr[I], p.xRows);
+    const int64_t entries = p.sumPtr[I];
+    int64_t weightRows = entries;
+    if (c.weightIds == WeightIds::Permute) {
+      p.sumWeightIds = randomPermutation(rng, entries);
+    } else if (c.weightIds == WeightIds::Repeated) {
+      weightRows = entries / 2 + 3;
+      p.sumWeightIds = randomIndices(rng, entries, weightRows);
+    }
     if (c.sumWeights)
-      p.sumWeights = randomVector<T>(rng, p.sumPtr[I] * H);
+      p.sumWeights = randomVector<T>(rng, weightRows * H);
   }
-  p.X = randomVector<T>(rng, p.xRows * H * K);
+  if (c.weightIds != WeightIds::None && !c.sumWeights)
+    throw std::logic_error(c.name + ": weight ids need sumWeights");
+  if (c.wHeadsInColumns && c.transposeW)
+    throw std::logic_error(c.name + ": head columns need transposeW off");
+  // X rows of K scalars (xSharedByHeads) or H*K.
+  const int64_t xRowScalars = c.xSharedByHeads ? K : H * K;
+  p.X = randomVector<T>(rng, p.xRows * xRowScalars);
   if (c.rowIds == RowIds::SortedByType) {
     // A type per id (none of 0, 2, S-1 with emptySegments); the ids sorted
     // by type, and the segments (or rowType) from those types.
@@ -1522,15 +1756,32 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     }
     return 0;
   };
-  // Input k of head h of id `id`: its X row's, or the sum of its rows'.
+  // Input k of head h of X row `row`: one row for all heads, or the head's
+  // K of H*K.
+  auto xAt = [&](int64_t row, int64_t h, int64_t k) -> Ref {
+    return Ref(c.xSharedByHeads ? p.X[row * K + k]
+                                : p.X[(row * H + h) * K + k]);
+  };
+  // Input k of head h of id `id`: its X row's, or the sum of its rows',
+  // each times its entry's weight row (its id's, with weight ids).
   auto inputOf = [&](int64_t id, int64_t src, int64_t h, int64_t k) -> Ref {
     if (p.sumPtr.empty())
-      return Ref(p.X[(src * H + h) * K + k]);
+      return xAt(src, h, k);
     Ref v = 0;
-    for (int64_t j = p.sumPtr[id]; j < p.sumPtr[id + 1]; ++j)
-      v += Ref(p.X[(p.sumRows[j] * H + h) * K + k]) *
-           (p.sumWeights.empty() ? Ref(1) : Ref(p.sumWeights[j * H + h]));
+    for (int64_t j = p.sumPtr[id]; j < p.sumPtr[id + 1]; ++j) {
+      const int64_t wr = p.sumWeightIds.empty() ? j : p.sumWeightIds[j];
+      v += xAt(p.sumRows[j], h, k) *
+           (p.sumWeights.empty() ? Ref(1) : Ref(p.sumWeights[wr * H + h]));
+    }
     return v;
+  };
+  // Weight (k, n) of head h of slice s: its own [K, N] (or [N, K]) matrix,
+  // or with head columns column h*N + n of the slice's [K, H*N] matrix.
+  auto wAt = [&](int64_t s, int64_t h, int64_t k, int64_t n) -> Ref {
+    if (c.wHeadsInColumns)
+      return Ref(p.W[s * K * H * N + k * H * N + h * N + n]);
+    const int64_t wi = c.transposeW ? n * K + k : k * N + n;
+    return Ref(p.W[(s * H + h) * K * N + wi]);
   };
   if (c.mode == Mode::Linear) {
     std::vector<bool> written(p.yRows, false);
@@ -1542,10 +1793,8 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
       for (int64_t h = 0; h < H; ++h)
         for (int64_t n = 0; n < N; ++n) {
           Ref v = 0;
-          for (int64_t k = 0; k < K; ++k) {
-            const int64_t wi = c.transposeW ? n * K + k : k * N + n;
-            v += inputOf(id, src, h, k) * Ref(p.W[(s * H + h) * K * N + wi]);
-          }
+          for (int64_t k = 0; k < K; ++k)
+            v += inputOf(id, src, h, k) * wAt(s, h, k, n);
           if (c.bias != Bias::None)
             v += Ref(p.bias[((c.bias == Bias::PerSlice ? s * H : 0) + h) * N +
                             n]);
@@ -1621,6 +1870,9 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.sumPtr = ptr(p.sumPtr);
   a.sumRows = ptr(p.sumRows);
   a.sumWeights = ptr(p.sumWeights);
+  a.sumWeightIds = ptr(p.sumWeightIds);
+  a.xSharedByHeads = c.xSharedByHeads;
+  a.wHeadsInColumns = c.wHeadsInColumns;
   a.transposeW = c.transposeW;
   a.segmentPtr = ptr(p.segPtr);
   a.rowType = ptr(p.rowType);
@@ -1734,6 +1986,23 @@ bool sameBits(const std::vector<T> &a, const std::vector<T> &b) {
          std::equal(a.begin(), a.end(), b.begin(), [](T x, T y) {
            return std::memcmp(&x, &y, sizeof(T)) == 0;
          });
+}
+
+/// The table's one-head cases with both head flags (headFlagsOneHead*),
+/// each with the same problem without the flags; both deterministic, so
+/// that colliding rows add in one order.
+std::vector<std::pair<Problem<float>, Problem<float>>> oneHeadFlagPairs() {
+  std::vector<std::pair<Problem<float>, Problem<float>>> pairs;
+  for (const Case &c : cases()) {
+    if (c.H != 1 || !c.xSharedByHeads || !c.wHeadsInColumns)
+      continue;
+    Problem<float> with = makeProblem<float>(c);
+    with.c.deterministic = true;
+    Problem<float> without = with;
+    without.c.xSharedByHeads = without.c.wHeadsInColumns = false;
+    pairs.emplace_back(std::move(with), std::move(without));
+  }
+  return pairs;
 }
 
 class SegmentGemm : public ::testing::TestWithParam<Case> {};
@@ -1891,6 +2160,19 @@ TEST_P(SegmentGemm, CudaDouble) {
   runCuda<double>(GetParam(), "cuda double");
 }
 
+TEST(SegmentGemmCuda, HeadFlagsChangeNothingWithOneHead) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  const auto pairs = oneHeadFlagPairs();
+  ASSERT_EQ(pairs.size(), 2u);
+  for (const auto &[with, without] : pairs) {
+    std::vector<float> got, want;
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(with, got));
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(without, want));
+    EXPECT_TRUE(sameBits(got, want)) << with.c.name;
+  }
+}
+
 TEST(SegmentGemmCudaArgs, RejectsInconsistentArgs) {
   SegmentGemmArgs a;
   a.M = 4;
@@ -1987,6 +2269,121 @@ TEST(SegmentGemmCpu, WeightedSummedRowsAddEachRowTimesItsWeight) {
   EXPECT_FLOAT_EQ(Y[1], 0.5f * 20 - 2.f * 2);
   EXPECT_FLOAT_EQ(Y[2], 30.f);
   EXPECT_FLOAT_EQ(Y[3], 60.f);
+}
+
+TEST(SegmentGemmCpu, WeightIdsPickEachEntrysWeightRow) {
+  // As above, but the entries' weights are rows 2, 0 and 2 of the weights
+  // (row 1, 7, is read by none): row 0 sums X rows 1 and 0 with weights
+  // -2 and 0.5, row 1 sums row 1 with weight -2.
+  SegmentGemmArgs a;
+  a.M = 2;
+  a.K = a.N = 2;
+  const float X[4] = {1, 2, 10, 20}, W[4] = {1, 0, 0, 1};
+  const float weights[3] = {0.5f, 7.f, -2.f};
+  const int64_t ptr[3] = {0, 2, 3}, rows[3] = {1, 0, 1}, ids[3] = {2, 0, 2};
+  float Y[4] = {};
+  a.X = X;
+  a.W = W;
+  a.Y = Y;
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  a.sumWeights = weights;
+  a.sumWeightIds = ids;
+  segmentGemmCpu(a);
+  EXPECT_EQ(Y[0], -2.f * 10 + 0.5f * 1);
+  EXPECT_EQ(Y[1], -2.f * 20 + 0.5f * 2);
+  EXPECT_EQ(Y[2], -20.f);
+  EXPECT_EQ(Y[3], -40.f);
+}
+
+TEST(SegmentGemmCpu, HeadsShareXRowsAndTakeWColumns) {
+  // Two heads, K = N = 2: one X row [1, 2] for both heads, and one
+  // [K, H*N] weight whose columns 0-1 are head 0's and 2-3 head 1's, so
+  // the output row is x times the whole weight: [11, 14, 17, 20].
+  SegmentGemmArgs a;
+  a.M = 1;
+  a.K = a.N = 2;
+  a.H = 2;
+  const float X[2] = {1, 2};
+  const float W[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  float Y[4] = {};
+  a.X = X;
+  a.W = W;
+  a.Y = Y;
+  a.xSharedByHeads = a.wHeadsInColumns = true;
+  segmentGemmCpu(a);
+  EXPECT_EQ(Y[0], 1.f * 1 + 2.f * 5);
+  EXPECT_EQ(Y[1], 1.f * 2 + 2.f * 6);
+  EXPECT_EQ(Y[2], 1.f * 3 + 2.f * 7);
+  EXPECT_EQ(Y[3], 1.f * 4 + 2.f * 8);
+  // Summed rows weighted per head, the weights at their ids: entries X
+  // rows 0 = [1, 2] and 1 = [3, 1] with weight rows 1 = (1, 2) and
+  // 0 = (-1, 0.5). Head 0's input is 1 * [1, 2] - 1 * [3, 1] = [-2, 1],
+  // head 1's 2 * [1, 2] + 0.5 * [3, 1] = [3.5, 4.5]; each times its own
+  // columns of W.
+  const float X2[4] = {1, 2, 3, 1};
+  const float weights[4] = {-1.f, 0.5f, 1.f, 2.f};
+  const int64_t ptr[2] = {0, 2}, rows[2] = {0, 1}, ids[2] = {1, 0};
+  a.X = X2;
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  a.sumWeights = weights;
+  a.sumWeightIds = ids;
+  segmentGemmCpu(a);
+  EXPECT_EQ(Y[0], -2.f * 1 + 1.f * 5);
+  EXPECT_EQ(Y[1], -2.f * 2 + 1.f * 6);
+  EXPECT_EQ(Y[2], 3.5f * 3 + 4.5f * 7);
+  EXPECT_EQ(Y[3], 3.5f * 4 + 4.5f * 8);
+}
+
+TEST(SegmentGemmArgsCheck, ChecksWeightIdsAndHeadLayouts) {
+  SegmentGemmArgs a;
+  a.M = 2;
+  a.K = a.N = 2;
+  a.H = 2;
+  float buf[16] = {};
+  int64_t ptr[3] = {0, 1, 3}, rows[3] = {1, 0, 1};
+  a.X = a.W = a.Y = buf;
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  a.sumWeightIds = rows;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "sumWeightIds pick rows of sumWeights: they need sumWeights");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.sumWeights = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.sumPtr = a.sumRows = nullptr;
+  a.sumWeights = nullptr;
+  a.sumWeightIds = nullptr;
+  a.xSharedByHeads = true;
+  a.wHeadsInColumns = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  // Head columns are columns of a [K, H*N] weight: not of a transposed one.
+  a.transposeW = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "wHeadsInColumns needs transposeW off");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.wHeadsInColumns = false;
+  EXPECT_EQ(checkSegmentGemmArgs(a), ""); // shared X rows: either layout
+  // Outer mode's dW keeps the per-head layouts, with either flag.
+  a.transposeW = false;
+  a.mode = Mode::Outer;
+  a.B = a.dW = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "xSharedByHeads and wHeadsInColumns only in linear mode");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.xSharedByHeads = false;
+  a.wHeadsInColumns = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "xSharedByHeads and wHeadsInColumns only in linear mode");
+  a.wHeadsInColumns = false;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+}
+
+TEST(SegmentGemmCpu, HeadFlagsChangeNothingWithOneHead) {
+  const auto pairs = oneHeadFlagPairs();
+  ASSERT_EQ(pairs.size(), 2u);
+  for (const auto &[with, without] : pairs)
+    EXPECT_TRUE(sameBits(cpuOutput(with), cpuOutput(without))) << with.c.name;
 }
 
 TEST(SegmentGemmArgsCheck, ChecksBiasAndOutputParts) {
