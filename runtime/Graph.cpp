@@ -219,6 +219,9 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
   set(GraphArray::SumChunkPtr,
       torch::cat({starts, torch::full({1}, e, starts.options())}));
   set(GraphArray::SumChunkSrc, src.index_select(0, byRelDst));
+  set(GraphArray::SumChunkEdge, byRelDst);
+  set(GraphArray::SumEdgeEntry,
+      torch::empty_like(byRelDst).scatter_(0, byRelDst, position));
   set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
   set(GraphArray::SumChunkEid, chunkEid);
   // Chunks are in etype order: their etypes ascend.

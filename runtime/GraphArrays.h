@@ -101,10 +101,15 @@ struct GraphArrays {
   /// its first edge sum_chunk_eid[c] ([C]: where a per-edge value that is
   /// the same on the whole segment, as rel_in_degree, is read); the chunks
   /// of etype r are [sum_chunk_etype_ptr[r], sum_chunk_etype_ptr[r+1])
-  /// ([R+1]).
+  /// ([R+1]). Entry j of the chunks (sum_chunk_src's j) is edge
+  /// sum_chunk_edge[j] ([E]: where a weighted sum reads the weight of its
+  /// entry, as RGAT's alpha[e]), and edge e is entry sum_edge_entry[e]
+  /// ([E], the inverse: where a kernel stores a per-edge value in the
+  /// entries' order, intra::RowScheme::EntryRows).
   const int64_t *sum_chunk_ptr = nullptr, *sum_chunk_src = nullptr,
                 *sum_chunk_dst = nullptr, *sum_chunk_eid = nullptr,
-                *sum_chunk_etype_ptr = nullptr;
+                *sum_chunk_etype_ptr = nullptr, *sum_chunk_edge = nullptr,
+                *sum_edge_entry = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
@@ -149,6 +154,8 @@ enum class GraphArray : int {
   SumChunkDst,
   SumChunkEid,
   SumChunkEtypePtr,
+  SumChunkEdge,
+  SumEdgeEntry,
   Count
 };
 
@@ -235,6 +242,10 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "sum_chunk_eid";
   case GraphArray::SumChunkEtypePtr:
     return "sum_chunk_etype_ptr";
+  case GraphArray::SumChunkEdge:
+    return "sum_chunk_edge";
+  case GraphArray::SumEdgeEntry:
+    return "sum_edge_entry";
   case GraphArray::Count:
     break;
   }

@@ -98,6 +98,8 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::SrcCsrEtype:
     case GraphArray::SrcCsrPair:
     case GraphArray::SumChunkSrc:
+    case GraphArray::SumChunkEdge:
+    case GraphArray::SumEdgeEntry:
       return {e, "num_edges"};
     case GraphArray::Ntype:
     case GraphArray::InDegree:
@@ -205,6 +207,8 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.sum_chunk_dst = ints(GraphArray::SumChunkDst);
   g.sum_chunk_eid = ints(GraphArray::SumChunkEid);
   g.sum_chunk_etype_ptr = ints(GraphArray::SumChunkEtypePtr);
+  g.sum_chunk_edge = ints(GraphArray::SumChunkEdge);
+  g.sum_edge_entry = ints(GraphArray::SumEdgeEntry);
   g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
   g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;

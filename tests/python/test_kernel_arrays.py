@@ -20,7 +20,7 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair",
          "heavy_dst_edge_ptr", "heavy_src_edge_ptr", "sum_chunk_ptr",
          "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
-         "sum_chunk_etype_ptr"]
+         "sum_chunk_etype_ptr", "sum_chunk_edge", "sum_edge_entry"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 # GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
@@ -84,6 +84,8 @@ def reference(data):
     # cut into chunks of at most SUM_CHUNK_EDGES edges.
     order = sorted(range(len(src)), key=lambda i: (etype[i], dst[i], i))
     ref["sum_chunk_src"] = [src[i] for i in order]
+    ref["sum_chunk_edge"] = list(order)
+    ref["sum_edge_entry"] = [order.index(i) for i in range(len(order))]
     ptr, chunk_eid = [], []
     for k, i in enumerate(order):
         seg_start = next(j for j in range(k + 1)

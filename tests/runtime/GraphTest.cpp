@@ -198,6 +198,10 @@ TEST(Graph, KernelArrays) {
       {GraphArray::SumChunkDst, {1, 5, 0, 1, 3}},
       {GraphArray::SumChunkEid, {1, 4, 0, 2, 5}},
       {GraphArray::SumChunkEtypePtr, {0, 2, 2, 5}},
+      // The entries' edges: e1 e3 | e4 | e0 | e2 | e5 e6.
+      {GraphArray::SumChunkEdge, {1, 3, 4, 0, 2, 5, 6}},
+      // Its inverse: e0 is entry 3, e1 entry 0, ...
+      {GraphArray::SumEdgeEntry, {3, 0, 4, 1, 2, 5, 6}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -298,6 +302,8 @@ TEST(GraphArrayNames, AreTheFieldNames) {
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEid), "sum_chunk_eid");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEtypePtr),
                "sum_chunk_etype_ptr");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEdge), "sum_chunk_edge");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumEdgeEntry), "sum_edge_entry");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -346,6 +352,8 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.sum_chunk_dst, ptr(GraphArray::SumChunkDst));
   EXPECT_EQ(ga.sum_chunk_eid, ptr(GraphArray::SumChunkEid));
   EXPECT_EQ(ga.sum_chunk_etype_ptr, ptr(GraphArray::SumChunkEtypePtr));
+  EXPECT_EQ(ga.sum_chunk_edge, ptr(GraphArray::SumChunkEdge));
+  EXPECT_EQ(ga.sum_edge_entry, ptr(GraphArray::SumEdgeEntry));
   EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
   EXPECT_EQ(ga.num_heavy_src, 0);
   EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);

@@ -275,7 +275,10 @@ class Graph:
           destination) order, cut into C chunks of at most 32 edges (the
           rows of a summed-rows GEMM): chunk c sums the sources
           ``sum_chunk_src[sum_chunk_ptr[c]:sum_chunk_ptr[c+1]]``, adds into
-          ``sum_chunk_dst[c]`` and starts at edge ``sum_chunk_eid[c]``.
+          ``sum_chunk_dst[c]`` and starts at edge ``sum_chunk_eid[c]``;
+          ``sum_chunk_edge`` [E] is the edge of each summed source (the
+          entry a weighted sum reads its edge's weight for) and
+          ``sum_edge_entry`` [E] its inverse (each edge's entry).
 
         All are int64 except the three degree arrays.
         """

@@ -358,7 +358,8 @@ class LayerLibrary:
         path: the directory holding ``layer.json``.
         library_path: the loaded ``libhector_<model>.so``.
         ops: ``torch.ops.hector_<model>`` (``forward``, ``forward_kernels``,
-            ``backward_kernels``; docs/codegen.md).
+            ``backward_kernels``, and ``inference_kernels`` where the layer
+            has an inference program; docs/codegen.md).
         hypers: ``{name: default}`` (int or float) in declaration order.
         inputs, params, outputs: the names, in declaration order.
         Layer: a :class:`HectorLayer` subclass bound to this library.
