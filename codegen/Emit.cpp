@@ -55,6 +55,8 @@ std::string layerJson(const passes::CompiledLayer &layer) {
   j["backward_outputs"] =
       valuesOfKind(layer.backwardProgram, {ir::ValueKind::Output});
   j["gradients"] = layer.gradients;
+  // The forward op runs a second program when no gradient is taken.
+  j["inference_program"] = layer.inferenceProgram.has_value();
   return j.dump(2) + "\n";
 }
 
@@ -64,16 +66,23 @@ std::optional<std::vector<EmittedFile>>
 emitLayer(const passes::CompiledLayer &layer, ir::DiagnosticEngine &diags) {
   const ProgramLayout forward(layer.forwardProgram, "forward");
   const ProgramLayout backward(layer.backwardProgram, "backward");
+  std::optional<ProgramLayout> inferenceLayout;
+  if (layer.inferenceProgram)
+    inferenceLayout.emplace(*layer.inferenceProgram, "inference");
+  const ProgramLayout *inference =
+      inferenceLayout ? &*inferenceLayout : nullptr;
   try {
     std::vector<EmittedFile> files;
-    files.push_back({"kernels.h", emitKernelsHeader(forward, backward)});
     files.push_back(
-        {"kernels_cpu.cpp", emitKernelFile(forward, backward, Target::Cpu)});
+        {"kernels.h", emitKernelsHeader(forward, backward, inference)});
     files.push_back(
-        {"kernels.cu", emitKernelFile(forward, backward, Target::Cuda)});
-    files.push_back({"binding.cpp", emitTorchBinding(forward, backward,
-                                                     layer.saved,
-                                                     layer.gradients)});
+        {"kernels_cpu.cpp",
+         emitKernelFile(forward, backward, Target::Cpu, inference)});
+    files.push_back({"kernels.cu", emitKernelFile(forward, backward,
+                                                  Target::Cuda, inference)});
+    files.push_back(
+        {"binding.cpp", emitTorchBinding(forward, backward, layer.saved,
+                                         layer.gradients, inference)});
     files.push_back({"CMakeLists.txt", emitCMakeLists(layer.forward.name)});
     files.push_back({"layer.json", layerJson(layer)});
     return files;

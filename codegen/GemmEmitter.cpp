@@ -141,12 +141,25 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
          fold == ir::Dim::constant(1) ? "" : " * " + dimExpr(fold));
   w.line("a.K = {};", dimExpr(g.k));
   w.line("a.N = {};", dimExpr(g.n));
-  w.line("a.H = {};", g.perHead ? dimExpr(g.heads) : "1");
+  w.line("a.H = {};", g.perHead || g.headsInColumns ? dimExpr(g.heads) : "1");
+  if (g.headsInColumns) {
+    // The heads share the input row and take the weight's columns.
+    w.line("a.xSharedByHeads = true;");
+    w.line("a.wHeadsInColumns = true;");
+  }
   w.line("a.X = {};", dataPtr(layout, g, g.input));
   if (g.summedBySegment) {
     // Each row sums its chunk's sources (the verifier checked x[e.src]).
     w.line("a.sumPtr = g.sum_chunk_ptr;");
     w.line("a.sumRows = g.sum_chunk_src;");
+    if (g.sumWeights) {
+      w.line("a.sumWeights = {};", dataPtr(layout, g, *g.sumWeights));
+      // Weights stored by edge id: entry j reads edge sum_chunk_edge[j]'s.
+      // In the entries' order (RowScheme::EntryRows) it reads its own.
+      if (layout.layout(layout.root(g.sumWeights->value)).rows !=
+          intra::RowScheme::EntryRows)
+        w.line("a.sumWeightIds = g.sum_chunk_edge;");
+    }
   } else if (!g.input.global) {
     w.line("a.gather = {};", indexArray(g, g.rows, g.input.path));
   }
@@ -211,6 +224,17 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
                  : indexArray(g, g.rows, g.epilogue->scalar.path));
       w.line("a.scalePerHead = {};", g.epilogue->perHead ? "true" : "false");
     }
+  }
+  if (g.initRow) {
+    // The output starts as the shared row in every row (no zero-fill).
+    const std::string root = layout.root(g.output.value);
+    const std::string args = fmt::format(
+        "b.{}, {}, {}, {}", root, rowCountExpr(layout.layout(root).rows),
+        dataPtr(layout, g, *g.initRow), sizeLocal(root));
+    if (target == Target::Cuda)
+      w.line("hector::trav::fillRows(stream, {});", args);
+    else
+      w.line("hector::trav::fillRowsCpu({});", args);
   }
   // torch's allow_tf32 reaches the weight-gradient (outer) GEMMs as it
   // does the linear ones: only the CUDA tensor-core kernels round to TF32.

@@ -10,6 +10,7 @@
 
 #include <set>
 #include <variant>
+#include <vector>
 
 namespace hector::codegen {
 namespace {
@@ -184,8 +185,21 @@ std::string layerNamespace(const std::string &model) {
   return "hector_gen::" + model;
 }
 
+/// The programs a layer's files hold, in the order they are emitted.
+static std::vector<const ProgramLayout *>
+programsOf(const ProgramLayout &forward, const ProgramLayout &backward,
+           const ProgramLayout *inference) {
+  std::vector<const ProgramLayout *> programs = {&forward, &backward};
+  if (inference)
+    programs.push_back(inference);
+  return programs;
+}
+
 std::string emitKernelsHeader(const ProgramLayout &forward,
-                              const ProgramLayout &backward) {
+                              const ProgramLayout &backward,
+                              const ProgramLayout *inference) {
+  const std::vector<const ProgramLayout *> programs =
+      programsOf(forward, backward, inference);
   const intra::Program &fp = forward.program();
   CodeWriter w;
   w.raw(kBanner);
@@ -194,6 +208,9 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
          fp.name);
   w.raw("// forward_* runs the forward program, backward_* the backward "
         "program.");
+  if (inference)
+    w.raw("// inference_* runs the forward with nothing kept for a "
+          "backward.");
   w.raw("#pragma once");
   w.blank();
   w.raw("#include \"runtime/GraphArrays.h\"");
@@ -225,18 +242,18 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
   w.line("uint64_t hector_needed_outputs = ~uint64_t(0);");
   w.close(";");
   w.blank();
-  printBuffersStruct(w, forward);
-  w.blank();
-  printBuffersStruct(w, backward);
-  w.blank();
+  for (const ProgramLayout *p : programs) {
+    printBuffersStruct(w, *p);
+    w.blank();
+  }
   w.raw("// Defined for scalar_t = float and double.");
-  for (const ProgramLayout *p : {&forward, &backward}) {
+  for (const ProgramLayout *p : programs) {
     w.line("/// Runs the {} program on host pointers (OpenMP).", p->entry());
     w.raw("template <typename scalar_t>");
     w.raw(hostSignature(*p, Target::Cpu, "scalar_t") + ";");
   }
   w.raw("#if defined(HECTOR_GEN_WITH_CUDA)");
-  for (const ProgramLayout *p : {&forward, &backward}) {
+  for (const ProgramLayout *p : programs) {
     w.line("/// Runs the {} program on device pointers, asynchronously on "
            "the cudaStream_t `stream_handle`.",
            p->entry());
@@ -250,7 +267,10 @@ std::string emitKernelsHeader(const ProgramLayout &forward,
 }
 
 std::string emitKernelFile(const ProgramLayout &forward,
-                           const ProgramLayout &backward, Target target) {
+                           const ProgramLayout &backward, Target target,
+                           const ProgramLayout *inference) {
+  const std::vector<const ProgramLayout *> programs =
+      programsOf(forward, backward, inference);
   CodeWriter w;
   w.raw(kBanner);
   w.line("// {} kernels of layer @{}: traversal-template kernels, then the "
@@ -264,6 +284,7 @@ std::string emitKernelFile(const ProgramLayout &forward,
     w.raw("#include \"templates/gemm/SegmentGemmCuda.h\"");
     w.raw("#include \"templates/traversal/TraversalCuda.h\"");
   }
+  w.raw("#include \"templates/traversal/FillRows.h\"");
   w.raw("#include \"templates/traversal/Traversal.h\"");
   w.blank();
   w.raw("#include <algorithm>");
@@ -275,17 +296,17 @@ std::string emitKernelFile(const ProgramLayout &forward,
   w.open("namespace " + layerNamespace(forward.program().name));
   w.raw("namespace {");
   w.blank();
-  printKernels(w, forward, target);
-  printKernels(w, backward, target);
+  for (const ProgramLayout *p : programs)
+    printKernels(w, *p, target);
   w.raw("} // namespace");
   w.blank();
-  printHostFunction(w, forward, target, /*skipUnneeded=*/false);
-  w.blank();
-  printHostFunction(w, backward, target, /*skipUnneeded=*/true);
-  w.blank();
+  for (const ProgramLayout *p : programs) {
+    printHostFunction(w, *p, target, /*skipUnneeded=*/p == &backward);
+    w.blank();
+  }
   w.raw("// The scalar types the torch binding dispatches to.");
   for (const char *scalar : {"float", "double"})
-    for (const ProgramLayout *p : {&forward, &backward})
+    for (const ProgramLayout *p : programs)
       w.raw("template " + hostSignature(*p, target, scalar) + ";");
   w.blank();
   w.close(" // namespace " + layerNamespace(forward.program().name));

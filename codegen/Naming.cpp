@@ -90,6 +90,7 @@ std::string scalarExpr(const ir::ScalarExpr &e) {
 std::string rowCountExpr(intra::RowScheme rows) {
   switch (rows) {
   case intra::RowScheme::EdgeRows:
+  case intra::RowScheme::EntryRows:
     return "g.num_edges";
   case intra::RowScheme::PairRows:
     return "g.num_pairs";

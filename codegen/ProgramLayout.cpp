@@ -12,6 +12,9 @@ namespace {
 /// `space`) plainly, no row twice and none left as it was.
 bool writesEveryRow(const intra::GemmInstance &g, const intra::RowAccess &out,
                     ir::Space space) {
+  // A GEMM that starts its output as a row writes every row first.
+  if (g.initRow && out.value == g.output.value)
+    return true;
   return g.mode == intra::GemmInstance::Mode::Linear &&
          g.accumulate == ir::Reduce::None && !g.atomic && out.isIdentity() &&
          intra::spaceOf(g.rows) == space;

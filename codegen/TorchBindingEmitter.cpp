@@ -91,7 +91,7 @@ std::string schemaHypers(const intra::Program &p) {
 }
 
 void printMakeHypers(CodeWriter &w, const ProgramLayout &fwd,
-                     const ProgramLayout &bwd) {
+                     const ProgramLayout &bwd, const ProgramLayout *inf) {
   const intra::Program &p = fwd.program();
   std::string params = hyperParams(p);
   if (!params.empty())
@@ -114,12 +114,15 @@ void printMakeHypers(CodeWriter &w, const ProgramLayout &fwd,
            hyperLocal(h.name), h.name);
   // Every dim of every value, once.
   std::vector<ir::Dim> dims;
-  for (const ProgramLayout *layout : {&fwd, &bwd})
+  for (const ProgramLayout *layout : {&fwd, &bwd, inf}) {
+    if (!layout)
+      continue; // no inference program
     for (const intra::ValueLayout &l : layout->program().layouts)
       for (const ir::Dim &d : l.decl.shape)
         if (!d.isConstant() &&
             std::find(dims.begin(), dims.end(), d) == dims.end())
           dims.push_back(d);
+  }
   for (const ir::Dim &d : dims) {
     for (const ir::DimTerm &t : d.terms()) {
       std::string num = fmt::format("INT64_C({})", t.coeff), den;
@@ -231,6 +234,14 @@ std::string resultTensor(const ProgramLayout &p, const std::string &value) {
                      shapeList(p.layout(value)));
 }
 
+/// "runForward" for the forward program, "runInference" for the inference
+/// one: the host function that checks, allocates and launches.
+std::string runFunction(const ProgramLayout &p) {
+  std::string entry = p.entry();
+  entry[0] = static_cast<char>(entry[0] - 'a' + 'A');
+  return "run" + entry;
+}
+
 void printLaunch(CodeWriter &w, const ProgramLayout &p) {
   w.line("runOn(");
   w.line("    device, [&] {{ {}_cpu<scalar_t>(g, gv, b, hp); }},", p.entry());
@@ -243,19 +254,24 @@ void printLaunch(CodeWriter &w, const ProgramLayout &p) {
   w.raw("    });");
 }
 
+/// runForwardT/runForward (or, for the inference program, runInferenceT/
+/// runInference): the program's kernels on the op's arguments.
 void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
                      const std::vector<std::string> &saved) {
   const intra::Program &p = fwd.program();
+  const std::string run = runFunction(fwd);
   const std::vector<const ir::ValueDecl *> args = tensorArgs(p);
   std::string params, callArgs;
   for (const ir::ValueDecl *d : args) {
     params += ", const at::Tensor &" + argName(d->name);
     callArgs += ", " + argName(d->name);
   }
-  w.raw("/// The forward kernels in scalar_t: checks the arguments, "
-        "allocates, runs; returns the outputs, then the saved values.");
+  w.line("/// The {} kernels in scalar_t: checks the arguments, allocates, "
+         "runs; returns the outputs{}.",
+         fwd.entry(), saved.empty() ? "" : ", then the saved values");
   w.raw("template <typename scalar_t>");
-  w.open("std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> "
+  w.open("std::vector<at::Tensor> " + run +
+         "T(const std::vector<at::Tensor> "
          "&graph_arrays, const hector::rt::GraphArrays &g" +
          params + ", const Hypers &hp)");
   w.line("const at::Device device = graph_arrays.front().device();");
@@ -265,7 +281,7 @@ void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
   w.line("std::vector<at::Tensor> keep;");
   w.line("const hector::rt::GraphValues<scalar_t> gv = "
          "hector::rt::graphValues<scalar_t>(graph_arrays, keep);");
-  w.line("ForwardBuffers<scalar_t> b;");
+  w.line("{}<scalar_t> b;", fwd.buffersType());
   for (const ir::ValueDecl *d : args) {
     w.line("hector::rt::checkArgument({}, \"{}\", {}, device, dtype, \"{}\");",
            argName(d->name), d->name, shapeList(fwd.layout(d->name)),
@@ -285,17 +301,19 @@ void printRunForward(CodeWriter &w, const ProgramLayout &fwd,
   w.line("return {{{}}};", list);
   w.close();
   w.blank();
-  w.raw("/// The forward kernels in the dtype of the first argument (float32 "
-        "or float64).");
-  w.open("std::vector<at::Tensor> runForward(const std::vector<at::Tensor> "
+  w.line("/// The {} kernels in the dtype of the first argument (float32 "
+         "or float64).",
+         fwd.entry());
+  w.open("std::vector<at::Tensor> " + run +
+         "(const std::vector<at::Tensor> "
          "&graph_arrays" +
          params + ", const Hypers &hp)");
   w.line("const hector::rt::GraphArrays g = "
          "hector::rt::graphArgument(graph_arrays, \"graph_arrays\");");
   w.line("if (hector::rt::floatScalarType({}, \"{}\") == at::kDouble)",
          argName(args.front()->name), args.front()->name);
-  w.line("  return runForwardT<double>(graph_arrays, g{}, hp);", callArgs);
-  w.line("return runForwardT<float>(graph_arrays, g{}, hp);", callArgs);
+  w.line("  return {}T<double>(graph_arrays, g{}, hp);", run, callArgs);
+  w.line("return {}T<float>(graph_arrays, g{}, hp);", run, callArgs);
   w.close();
 }
 
@@ -492,17 +510,28 @@ void printAutogradFunction(CodeWriter &w, const ProgramLayout &fwd,
   w.close(";");
 }
 
-void printOps(CodeWriter &w, const ProgramLayout &fwd) {
+void printOps(CodeWriter &w, const ProgramLayout &fwd,
+              const ProgramLayout *inf) {
   const intra::Program &p = fwd.program();
-  std::string params, callArgs;
+  std::string params, callArgs, needsGrad;
   for (const ir::ValueDecl *d : tensorArgs(p)) {
     params += ", const at::Tensor &" + argName(d->name);
     callArgs += ", " + argName(d->name);
+    needsGrad += (needsGrad.empty() ? "" : " || ") + argName(d->name) +
+                 ".requires_grad()";
   }
   const std::string hypers = hyperArgs(p);
+  const std::string hyperCall = hypers.empty() ? "" : hypers.substr(2);
   w.open("std::vector<at::Tensor> forwardOp(std::vector<at::Tensor> "
          "graph_arrays" +
          params + hyperParams(p) + ")");
+  if (inf) {
+    // No gradient to take: the inference program, which keeps nothing for
+    // a backward (and may compute the outputs another way).
+    w.line("if (!at::GradMode::is_enabled() || !({}))", needsGrad);
+    w.line("  return runInference(graph_arrays{}, makeHypers({}));", callArgs,
+           hyperCall);
+  }
   w.line("return LayerFunction::apply(graph_arrays{}{});", callArgs, hypers);
   w.close();
   w.blank();
@@ -517,11 +546,21 @@ void printOps(CodeWriter &w, const ProgramLayout &fwd) {
          "graph_arrays, std::vector<at::Tensor> values" +
          hyperParams(p) + ")");
   w.line("return runBackward(graph_arrays, values, makeHypers({}));",
-         hypers.empty() ? "" : hypers.substr(2));
+         hyperCall);
   w.close();
+  if (inf) {
+    w.blank();
+    w.open("std::vector<at::Tensor> inferenceKernelsOp(std::vector<at::Tensor> "
+           "graph_arrays" +
+           params + hyperParams(p) + ")");
+    w.line("return runInference(graph_arrays{}, makeHypers({}));", callArgs,
+           hyperCall);
+    w.close();
+  }
 }
 
-void printRegistration(CodeWriter &w, const ProgramLayout &fwd) {
+void printRegistration(CodeWriter &w, const ProgramLayout &fwd,
+                       const ProgramLayout *inf) {
   const intra::Program &p = fwd.program();
   std::string tensorSchema;
   for (const ir::ValueDecl *d : tensorArgs(p))
@@ -537,22 +576,27 @@ void printRegistration(CodeWriter &w, const ProgramLayout &fwd) {
   w.line("m.def(\"backward_kernels(Tensor[] graph_arrays, Tensor[] values{}) "
          "-> Tensor[]\", &{}::backwardKernelsOp);",
          hypers, layerNamespace(p.name));
+  if (inf)
+    w.line("m.def(\"inference_kernels(Tensor[] graph_arrays{}{}) -> "
+           "Tensor[]\", &{}::inferenceKernelsOp);",
+           tensorSchema, hypers, layerNamespace(p.name));
   w.close();
 }
 
 } // namespace
 
-std::string emitTorchBinding(const ProgramLayout &forward,
-                             const ProgramLayout &backward,
-                             const std::vector<std::string> &saved,
-                             const std::map<std::string, std::string> &gradients) {
+std::string
+emitTorchBinding(const ProgramLayout &forward, const ProgramLayout &backward,
+                 const std::vector<std::string> &saved,
+                 const std::map<std::string, std::string> &gradients,
+                 const ProgramLayout *inference) {
   const std::string &model = forward.program().name;
   CodeWriter w;
   w.raw("// Generated by hectorc. Do not edit: regenerate with `hectorc "
         "MODEL.hgnn -o DIR`.");
   w.line("// The torch binding of layer @{}: ops hector_{}::forward "
-         "(autograd), ::forward_kernels and ::backward_kernels.",
-         model, model);
+         "(autograd), ::forward_kernels and ::backward_kernels{}.",
+         model, model, inference ? " (and ::inference_kernels)" : "");
   w.raw("#include \"kernels.h\"");
   w.blank();
   w.raw("#include \"runtime/BufferArena.h\"");
@@ -574,7 +618,7 @@ std::string emitTorchBinding(const ProgramLayout &forward,
   w.raw("using torch::autograd::AutogradContext;");
   w.raw("using torch::autograd::variable_list;");
   w.blank();
-  printMakeHypers(w, forward, backward);
+  printMakeHypers(w, forward, backward, inference);
   w.blank();
   printDeviceHelpers(w, model);
   w.blank();
@@ -582,14 +626,18 @@ std::string emitTorchBinding(const ProgramLayout &forward,
   w.blank();
   printRunBackward(w, backward);
   w.blank();
+  if (inference) {
+    printRunForward(w, *inference, {});
+    w.blank();
+  }
   printAutogradFunction(w, forward, backward, saved, gradients);
   w.blank();
-  printOps(w, forward);
+  printOps(w, forward, inference);
   w.blank();
   w.raw("} // namespace");
   w.close(" // namespace " + layerNamespace(model));
   w.blank();
-  printRegistration(w, forward);
+  printRegistration(w, forward, inference);
   return w.str();
 }
 

@@ -6,6 +6,9 @@
 //       backward runs exactly the backward program's kernels;
 //   forward_kernels(same) -> Tensor[]
 //       the forward kernels alone: the outputs, then the saved values;
+//   inference_kernels(same) -> Tensor[]   (layers with an inference program)
+//       the inference program's kernels: the outputs, nothing kept; forward
+//       runs it when grad mode is off or no argument requires grad;
 //   backward_kernels(Tensor[] graph_arrays, Tensor[] values, <hypers>)
 //       -> Tensor[]
 //       the backward kernels alone: `values` are the backward program's
@@ -24,9 +27,10 @@
 
 namespace hector::codegen {
 
-std::string emitTorchBinding(const ProgramLayout &forward,
-                             const ProgramLayout &backward,
-                             const std::vector<std::string> &saved,
-                             const std::map<std::string, std::string> &gradients);
+std::string
+emitTorchBinding(const ProgramLayout &forward, const ProgramLayout &backward,
+                 const std::vector<std::string> &saved,
+                 const std::map<std::string, std::string> &gradients,
+                 const ProgramLayout *inference = nullptr);
 
 } // namespace hector::codegen

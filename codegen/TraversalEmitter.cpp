@@ -561,11 +561,14 @@ std::string NestPrinter::operandPtr(const ir::Access &a) const {
   case Home::Buffer:
     break;
   }
-  if (a.index.isGlobal() ||
-      layout_.layout(root).rows == intra::RowScheme::Global)
+  const intra::RowScheme rows = layout_.layout(root).rows;
+  if (a.index.isGlobal() || rows == intra::RowScheme::Global)
     return "b." + root;
-  return "(b." + root + " + (" + rowExpr(a.index) + ") * " + sizeOf(root) +
-         ")";
+  // Stored in the summed entries' order: edge e's row is its entry's.
+  const std::string row = rows == intra::RowScheme::EntryRows
+                              ? "g.sum_edge_entry[" + rowExpr(a.index) + "]"
+                              : rowExpr(a.index);
+  return "(b." + root + " + (" + row + ") * " + sizeOf(root) + ")";
 }
 
 void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {

@@ -12,6 +12,8 @@ namespace hector::intra {
 const char *rowSchemeName(RowScheme s) {
   switch (s) {
   case RowScheme::EdgeRows: return "edge_rows";
+  case RowScheme::EntryRows:
+    return "entry_rows";
   case RowScheme::PairRows: return "pair_rows";
   case RowScheme::NodeRows: return "node_rows";
   case RowScheme::EdgeTypeRows: return "etype_rows";
@@ -175,13 +177,18 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   os << "    mode " << (g.mode == GemmInstance::Mode::Linear ? "linear" : "outer")
      << "\n";
   os << "    rows " << rowDomainName(g.rows) << " segments " << segmentStr(g)
-     << (g.summedBySegment ? " summed dst_etype" : "") << "\n";
+     << (g.summedBySegment ? " summed dst_etype" : "");
+  if (g.sumWeights)
+    os << " weighted " << g.sumWeights->str(v);
+  os << "\n";
   os << "    input " << g.input.str(v) << "\n";
   os << "    weight " << g.weight.str(v);
   if (g.transposeWeight)
     os << " transposed";
   if (g.perHead)
     os << " per_head";
+  if (g.headsInColumns)
+    os << " heads_in_columns";
   os << "\n";
   os << "    output ";
   const std::vector<const RowAccess *> outs = g.outputs();
@@ -193,6 +200,8 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   os << "\n";
   if (g.bias)
     os << "    bias " << g.bias->str(v) << "\n";
+  if (g.initRow)
+    os << "    init " << g.initRow->str(v) << "\n";
   if (g.epilogue)
     os << "    epilogue " << ir::opName(g.epilogue->op) << " "
        << g.epilogue->scalar.str(v) << (g.epilogue->perHead ? " per_head" : "")
@@ -295,7 +304,10 @@ private:
   void lower(int id) { ++lowered_[id]; }
 
   void checkLayout(const ValueLayout &l) {
-    if (l.rows != rowSchemeOf(l.decl.space))
+    const bool entryOrdered =
+        l.rows == RowScheme::EntryRows && l.decl.space == ir::Space::Edge &&
+        l.decl.kind == ir::ValueKind::Temp && l.storage == Storage::Buffer;
+    if (l.rows != rowSchemeOf(l.decl.space) && !entryOrdered)
       error("value '" + l.decl.name + "' has row scheme " +
             rowSchemeName(l.rows) + " but lives in space " +
             ir::spaceName(l.decl.space));
@@ -365,6 +377,41 @@ private:
     }
     if (g.summedBySegment)
       checkSummed(g);
+    if (g.sumWeights && (!g.summedBySegment || !g.sumWeights->path.empty() ||
+                         g.sumWeights->global))
+      error("gemm @" + g.name +
+            " weighs its rows without being summed by segment, or by a "
+            "value not read at the edge");
+    // A GEMM indexes its rows by edge id; only its summed rows' weights
+    // are read in the entries' order.
+    std::vector<const RowAccess *> byId = g.writes();
+    for (const RowAccess *r : g.reads())
+      if (!g.sumWeights || r != &*g.sumWeights)
+        byId.push_back(r);
+    for (const RowAccess *r : byId)
+      if (const ValueLayout *l = program_.findLayout(r->value);
+          l && l->rows == RowScheme::EntryRows)
+        error("gemm @" + g.name + " reads or writes '" + r->value +
+              "', stored in entry order, other than as its rows' weights");
+    if (g.sumWeights)
+      if (const ValueLayout *l = program_.findLayout(g.sumWeights->value);
+          l && l->rows == RowScheme::EntryRows && !g.summedBySegment)
+        error("gemm @" + g.name +
+              " reads weights in entry order without "
+              "summing entries");
+    if (g.initRow && (!linear || g.accumulate != ir::Reduce::Sum ||
+                      !g.initRow->global || !g.outputParts.empty()))
+      error("gemm @" + g.name +
+            " starts its output as a row without adding into it, or from a "
+            "row that is not shared");
+    if (g.headsInColumns && (!linear || g.perHead || g.transposeWeight))
+      error("gemm @" + g.name +
+            " takes its heads from the weight's columns in outer mode, with "
+            "per-head weights or with a transposed weight");
+    // The template scales head h of its H by the scalar's entry h: a
+    // GEMM of one head would read entry 0 for every head of the row.
+    if (g.epilogue && g.epilogue->perHead && !g.perHead && !g.headsInColumns)
+      error("gemm @" + g.name + " scales its rows by head but has no heads");
     if (g.rowDot &&
         (!linear || g.accumulate != ir::Reduce::None || g.perHead ||
          !g.outputParts.empty() || !g.output.isIdentity() ||

@@ -28,7 +28,12 @@ namespace hector::intra {
 
 /// Which rows of which tensor hold a value (the layout decision).
 enum class RowScheme {
-  EdgeRows,     ///< vanilla: one row per edge, indexed by edge id
+  EdgeRows, ///< vanilla: one row per edge, indexed by edge id
+  /// One row per edge, stored in the order of the graph's summed entries
+  /// (edge e at row sum_edge_entry[e], runtime/GraphArrays.h): a temp
+  /// that only a traversal writes and a weighted summed GEMM reads as its
+  /// weights, which then reads them in order (GemmInstance::sumWeights).
+  EntryRows,
   PairRows,     ///< compact: one row per unique (src, etype) pair
   NodeRows,     ///< one row per node
   EdgeTypeRows, ///< one row per relation
@@ -145,7 +150,23 @@ struct GemmInstance {
   /// on a whole segment (rel_in_degree[e]). Printed `summed dst_etype`
   /// after the segments.
   bool summedBySegment = false;
+  /// Summed by segment: each edge's gathered row is added times its
+  /// weight (a per-edge value read at the edge, [] or one per head), as an
+  /// attention layer's sum_e alpha[e] x[e.src] W[e.etype] is aggregated
+  /// before the transform. Printed `weighted alpha[e]` after `summed`.
+  std::optional<RowAccess> sumWeights;
+  /// The weight [K, heads * n] is shared by the heads, head h using its
+  /// columns [h*n, h*n + n), and every head reads the same input row [K]
+  /// (a message `reshape(linear(x, W)) [heads, n]` whose heads are
+  /// weighted apart). Printed `heads_in_columns` after the weight.
+  bool headsInColumns = false;
   std::optional<GemmEpilogue> epilogue;
+  /// Linear, adding into its output: the output buffer starts as this
+  /// shared row in every row of its space (written before the GEMM adds,
+  /// instead of zeros): a bias added once per output row rather than once
+  /// per GEMM row (RGAT-PyG's `h = sum + bias` over a summed GEMM's
+  /// atomic adds). Printed `init bias`.
+  std::optional<RowAccess> initRow;
   /// Linear: a row of width n added before the epilogue (a fused
   /// `add(row, b)`), shared (global) or sliced by the segment key. Only
   /// without accumulation.
@@ -189,6 +210,10 @@ struct GemmInstance {
     std::vector<const RowAccess *> r = {&input, &weight};
     if (epilogue)
       r.push_back(&epilogue->scalar);
+    if (sumWeights)
+      r.push_back(&*sumWeights);
+    if (initRow)
+      r.push_back(&*initRow);
     if (bias)
       r.push_back(&*bias);
     if (rowDot)

@@ -3,6 +3,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/InterIRVerifier.h"
 #include "passes/CostModel.h"
+#include "passes/LoopWalk.h"
 
 #include <map>
 #include <set>
@@ -129,16 +130,6 @@ Access productRead(const std::string &name, const std::string &edgeVar) {
 }
 
 // --- Editing -----------------------------------------------------------------
-
-std::string freshName(const ir::Module &module, const std::string &base) {
-  if (!module.findValue(base))
-    return base;
-  for (int i = 1;; ++i) {
-    std::string name = base + "_" + std::to_string(i);
-    if (!module.findValue(name))
-      return name;
-  }
-}
 
 /// Declares a temp before the value `before` (or before the first computed
 /// value when `before` is empty), so that products print near the weights.
@@ -290,7 +281,10 @@ std::optional<LinearChain> findLinearChain(const ir::Module &module,
   for (int depth = 0; depth < 2; ++depth) {
     auto def = ud.def.find(value);
     const ir::ValueDecl *decl = module.findValue(value);
-    if (def == ud.def.end() || !decl || decl->space != Space::Edge)
+    // Pair values too: a loop-phase caller (uncompact-weighted-sums) may
+    // reorder the per-pair readers of a compacted message.
+    if (def == ud.def.end() || !decl ||
+        (decl->space != Space::Edge && decl->space != Space::Pair))
       return std::nullopt;
     const Stmt &stmt = def->second.stmt();
     if (!isRebasable(stmt))
@@ -367,7 +361,7 @@ bool rewriteDotWithWeight(ir::Module &module, Stmt &consumer) {
     std::string base = consumer.target.value;
     if (!m->chain.reshape) {
       std::string r = productLoop(module).var;
-      std::string c = freshName(module, base + "_w");
+      std::string c = freshValueName(module, base + "_w");
       emitProduct(module, c, {wShape[0]},
                   makeStmt(c, r, OpKind::LinearT,
                            {weightRow(m->other, r), weightRow(m->w, r)}));
@@ -377,14 +371,14 @@ bool rewriteDotWithWeight(ir::Module &module, Stmt &consumer) {
       if (heads.size() != 2 || m->other.shape != heads)
         continue;
       std::string r = productLoop(module).var;
-      std::string w3 = freshName(module, base + "_wr");
+      std::string w3 = freshValueName(module, base + "_wr");
       Stmt reshape = makeStmt(w3, r, OpKind::Reshape, {weightRow(m->w, r)});
       reshape.shape = {wShape[0], heads[0], heads[1]};
       emitProduct(module, w3, reshape.shape, reshape);
-      std::string w3t = freshName(module, base + "_wt");
+      std::string w3t = freshValueName(module, base + "_wt");
       emitProduct(module, w3t, {heads[0], wShape[0], heads[1]},
                   makeTranspose(w3t, etypeRow(w3, r), {1, 0, 2}));
-      std::string c = freshName(module, base + "_w");
+      std::string c = freshValueName(module, base + "_w");
       emitProduct(module, c, {heads[0], wShape[0]},
                   makeStmt(c, r, OpKind::LinearT,
                            {weightRow(m->other, r), etypeRow(w3t, r)}));
@@ -415,7 +409,7 @@ bool rewriteLinearOfLinear(ir::Module &module, Stmt &consumer) {
     return false;
   Dim outDim = transposed ? b[0] : b[1];
   std::string r = productLoop(module).var;
-  std::string c = freshName(module, consumer.target.value + "_w");
+  std::string c = freshValueName(module, consumer.target.value + "_w");
   emitProduct(module, c, {w[0], outDim},
               makeStmt(c, r, consumer.op,
                        {weightRow(m->w, r), weightRow(m->other, r)}));
@@ -448,7 +442,7 @@ bool rewriteMovedAttention(ir::Module &module, Site site) {
       continue;
     const std::string &from = linear.target.index.var;
     const ir::ValueDecl &uDecl = *module.findValue(read->value);
-    std::string u = freshName(module, read->value + "_moved");
+    std::string u = freshValueName(module, read->value + "_moved");
     Stmt moved = makeStmt(u, read->index.var, OpKind::LinearT,
                           {*qRead, rebase(*w, from, read->index.var)});
     Access kRebased = rebase(*k, from, read->index.var);

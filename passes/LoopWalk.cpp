@@ -72,6 +72,43 @@ const ir::Loop *bindingLoop(const std::vector<const ir::Loop *> &scopes,
   return innermostBinding(scopes, var);
 }
 
+bool rewriteFirstIncomingStmt(
+    ir::Module &m,
+    const std::function<bool(ir::Loop &edges, size_t at,
+                             const ir::Loop &node)> &f) {
+  for (auto &top : m.loops) {
+    if (top->kind != ir::LoopKind::DstNodes && top->kind != ir::LoopKind::Nodes)
+      continue;
+    for (ir::BodyItem &item : top->body) {
+      auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&item);
+      if (!inner || (*inner)->kind != ir::LoopKind::Incoming ||
+          (*inner)->parent != top->var)
+        continue;
+      ir::Loop &edges = **inner;
+      for (size_t i = 0; i < edges.body.size(); ++i)
+        if (std::holds_alternative<ir::Stmt>(edges.body[i]) &&
+            f(edges, i, *top))
+          return true;
+    }
+  }
+  return false;
+}
+
+bool isNodeSum(const ir::Stmt &s, const ir::Loop &node) {
+  return s.reduce == ir::Reduce::Sum &&
+         s.target.index == ir::IndexPath{node.var, {}};
+}
+
+std::string freshValueName(const ir::Module &m, const std::string &base) {
+  if (!m.findValue(base))
+    return base;
+  for (int i = 1;; ++i) {
+    std::string name = base + "_" + std::to_string(i);
+    if (!m.findValue(name))
+      return name;
+  }
+}
+
 void eraseValue(ir::Module &m, const std::string &value) {
   std::vector<ir::Loop *> scopes;
   for (auto &top : m.loops)

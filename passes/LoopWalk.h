@@ -46,6 +46,24 @@ int readCount(ir::Module &m, const std::string &value);
 bool isUnkeptTemp(const ir::Module &m, const std::string &value,
                   const std::set<std::string> &keep);
 
+/// `base` when no value has that name, else the first free `base_1`,
+/// `base_2`, ...: a name for a value a pass introduces.
+std::string freshValueName(const ir::Module &m, const std::string &base);
+
+/// Calls `f(edges, i, node)` on statement i of each `foreach e in
+/// n.incoming` loop nested in a top-level dst-node or node loop n, in
+/// program order, until f returns true (it rewrote the module, so the
+/// loops' bodies may have moved); returns whether it did. The rewriting
+/// passes run it until it returns false.
+bool rewriteFirstIncomingStmt(
+    ir::Module &m,
+    const std::function<bool(ir::Loop &edges, size_t at,
+                             const ir::Loop &node)> &f);
+
+/// Whether `s` adds into its node's row, `t[n] += ...` with n the variable
+/// of `node`.
+bool isNodeSum(const ir::Stmt &s, const ir::Loop &node);
+
 /// Deletes the statements writing `value` and its declaration.
 void eraseValue(ir::Module &m, const std::string &value);
 

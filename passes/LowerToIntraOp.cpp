@@ -126,6 +126,8 @@ private:
                             const std::string &row);
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
   void sumBySegment(GemmInstance &g) const;
+  bool isEdgeWeight(const GemmInstance &g) const;
+  bool storedInEntryOrder(const intra::ValueLayout &l) const;
   void accumulatePartialsIntoSums();
   /// A partial's GEMM for accumulatePartialsIntoSums, and what it can do.
   struct PartialGemm {
@@ -134,9 +136,14 @@ private:
     bool plain = false;       ///< no bias or epilogue; adds or writes a row
     bool writesWhole = false; ///< linear, one output row per row, no adding
     bool adds = false;        ///< linear, adds into its output, no bias
+    /// The GEMM's output when `partial` is a reshape of it (RGAT's
+    /// `h_1 = reshape(h_0)` of the heads' sums); empty otherwise.
+    std::string reshaped;
   };
   PartialGemm partialGemm(const std::string &partial,
                           const StmtInfo &sum) const;
+  bool startOutputAsRow(const StmtInfo &sum, const ir::Access &partial,
+                        const PartialGemm &p, const ir::Access &row);
   std::string reshapeRoot(const std::string &value) const;
   // Scans 2 and 3.
   std::string viewRoot(const std::string &value) const;
@@ -502,15 +509,91 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
 /// (GemmInstance::summedBySegment). The rows' gathered inputs are summed
 /// before the multiply, so the products and the atomic adds drop from one
 /// per edge to one per chunk (docs/perf-notes.md section 55).
+///
+/// A per-edge multiplier that is not the same on a segment (an attention
+/// weight alpha[e], one per edge or per head) becomes the rows' weights
+/// instead (GemmInstance::sumWeights): each edge's gathered row is added
+/// times its weight before the multiply (section 62). Per-head weights
+/// on a row cut into heads make the heads the template's: each reads the
+/// same input row and its own columns of the weight (headsInColumns).
 void Lowering::sumBySegment(GemmInstance &g) const {
+  if (!intra::isSegmentSumShape(g))
+    return;
+  if (isEdgeWeight(g)) {
+    const intra::GemmEpilogue epi = *g.epilogue;
+    g.epilogue.reset();
+    g.sumWeights = epi.scalar;
+    if (epi.perHead) {
+      const ir::Shape &row = decl(g.output.value).shape; // [heads, n]
+      g.heads = row.front();
+      g.n = row.back();
+      g.headsInColumns = true;
+    }
+    g.summedBySegment = true;
+    return;
+  }
   // The scalar must be the same on a whole segment: the relation's
   // in-degree of the destination (the graph value, not a value of that
   // name) is.
-  if (!intra::isSegmentSumShape(g) || !intra::hasSegmentConstantScale(g) ||
+  if (!intra::hasSegmentConstantScale(g) ||
       (g.epilogue &&
        decl(g.epilogue->scalar.value).kind != ir::ValueKind::Graph))
     return;
   g.summedBySegment = true;
+}
+
+/// Whether the buffer of `l` can be stored in the order of the graph's
+/// summed entries (RowScheme::EntryRows): an edge temp that a traversal
+/// writes plainly, that traversals read, and that GEMMs read only as the
+/// weights of their summed rows. Those GEMMs then read the weights in
+/// order instead of gathering each entry's through its edge id (on mag,
+/// 21M dependent loads in the GEMM's row staging); the traversals store
+/// and load through sum_edge_entry instead, which does not stall them.
+bool Lowering::storedInEntryOrder(const intra::ValueLayout &l) const {
+  if (l.decl.kind != ir::ValueKind::Temp || l.decl.space != ir::Space::Edge ||
+      l.storage != Storage::Buffer || options_.saved.count(l.decl.name))
+    return false;
+  const auto w = writer_.find(l.decl.name);
+  if (w == writer_.end() || unitOf_[w->second] < 0 ||
+      units_[unitOf_[w->second]].kind != UnitKind::Traversal ||
+      infos_[w->second].stmt->reduce != ir::Reduce::None)
+    return false;
+  bool weighs = false;
+  for (const Unit &u : units_) {
+    if (u.kind != UnitKind::Gemm)
+      continue;
+    const GemmInstance &g = *u.gemm;
+    for (const RowAccess *r : g.reads())
+      if (r->value == l.decl.name && (!g.sumWeights || r != &*g.sumWeights))
+        return false;
+    for (const RowAccess *o : g.writes())
+      if (o->value == l.decl.name)
+        return false;
+    weighs = weighs || (g.sumWeights && g.sumWeights->value == l.decl.name);
+  }
+  const auto readers = readers_.find(l.decl.name);
+  if (readers != readers_.end())
+    for (int id : readers->second) {
+      const Unit &u = units_[unitOf_[id]];
+      if (u.kind != UnitKind::Traversal && u.kind != UnitKind::Gemm)
+        return false;
+    }
+  return weighs;
+}
+
+/// Whether `g`'s epilogue multiplies by a computed per-edge value read at
+/// the edge (not a graph value), [] or one per head of an output row
+/// [heads, n]: a weight sumBySegment can move into the summed rows.
+bool Lowering::isEdgeWeight(const GemmInstance &g) const {
+  if (!g.epilogue || g.epilogue->op != ir::OpKind::Mul || g.perHead ||
+      g.rows != intra::RowDomain::Edges)
+    return false;
+  const RowAccess &w = g.epilogue->scalar;
+  const ir::ValueDecl &d = decl(w.value);
+  if (d.kind == ir::ValueKind::Graph || d.space != ir::Space::Edge ||
+      w.global || !w.path.empty())
+    return false;
+  return !g.epilogue->perHead || decl(g.output.value).shape.size() == 2;
 }
 
 /// The scaling consumer of a linear GEMM's row `row`: `mul(row, s)`,
@@ -548,10 +631,18 @@ bool Lowering::scaleInEpilogue(GemmInstance &g, const StmtInfo &consumer,
     epi.perHead = true;
   else
     return false;
-  g.epilogue = epi;
-  g.output = normalize(c.target, *consumer.loop);
-  g.accumulate = c.reduce;
-  g.atomic = !g.output.isIdentity();
+  GemmInstance scaled = g;
+  scaled.epilogue = epi;
+  scaled.output = normalize(c.target, *consumer.loop);
+  scaled.accumulate = c.reduce;
+  scaled.atomic = !scaled.output.isIdentity();
+  // The template scales head h by the scalar's entry h: a row cut into
+  // heads by a reshape, of a GEMM with one head, takes per-head scalars
+  // only as the weights of a segment sum (sumBySegment).
+  if (epi.perHead && !g.perHead &&
+      !(intra::isSegmentSumShape(scaled) && isEdgeWeight(scaled)))
+    return false;
+  g = std::move(scaled);
   return true;
 }
 
@@ -626,8 +717,9 @@ bool Lowering::accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
 /// The GEMM unit that writes `partial`, for accumulatePartialsIntoSums,
 /// and how it can take part: `partial` is a temp that is not saved, of the
 /// sum's shape and space, read by the sum alone, and the output (no parts
-/// or row dot) of a GEMM of the sum's nest or an earlier one. unit -1:
-/// none.
+/// or row dot) of a GEMM of the sum's nest or an earlier one, or a reshape
+/// of such an output (of any shape with as many elements) that only the
+/// reshape reads. unit -1: none.
 Lowering::PartialGemm Lowering::partialGemm(const std::string &partial,
                                             const StmtInfo &sum) const {
   PartialGemm none;
@@ -638,18 +730,38 @@ Lowering::PartialGemm Lowering::partialGemm(const std::string &partial,
   const auto readers = readers_.find(partial);
   if (readers == readers_.end() || readers->second != std::vector<int>{sum.id})
     return none;
-  const auto w = writer_.find(partial);
-  if (w == writer_.end() || unitOf_[w->second] < 0)
+  auto w = writer_.find(partial);
+  if (w == writer_.end())
+    return none;
+  std::string reshaped;
+  if (const ir::Stmt &r = *infos_[w->second].stmt;
+      r.op == ir::OpKind::Reshape && unitOf_[w->second] < 0) {
+    const std::string &in = std::get<ir::Access>(r.operands[0]).value;
+    const auto inReaders = readers_.find(in);
+    const ir::ValueDecl &d = decl(in);
+    if (d.kind != ir::ValueKind::Temp || options_.saved.count(in) ||
+        d.space != s.space || inReaders == readers_.end() ||
+        inReaders->second != std::vector<int>{w->second} ||
+        !normalize(r.target, *infos_[w->second].loop).isIdentity())
+      return none;
+    reshaped = in;
+    w = writer_.find(in);
+    if (w == writer_.end())
+      return none;
+  }
+  if (unitOf_[w->second] < 0)
     return none;
   const int u = unitOf_[w->second];
   const Unit &unit = units_[u];
   if (unit.kind != UnitKind::Gemm || unit.nest > sum.nest)
     return none;
   const GemmInstance &g = *unit.gemm;
-  if (g.output.value != partial || !g.outputParts.empty() || g.rowDot)
+  if (g.output.value != (reshaped.empty() ? partial : reshaped) ||
+      !g.outputParts.empty() || g.rowDot)
     return none;
   PartialGemm out;
   out.unit = u;
+  out.reshaped = reshaped;
   out.earlierNest = unit.nest < sum.nest;
   const bool adds =
       g.mode == GemmInstance::Mode::Outer || g.accumulate == ir::Reduce::Sum;
@@ -683,8 +795,9 @@ Lowering::PartialGemm Lowering::partialGemm(const std::string &partial,
 ///   two rows and wrote a third, and h_0 was zero-filled (am: 1.4 GB of the
 ///   forward's 3.4).
 /// Either way a and b become views of the sum, and the sum needs no loop of
-/// its own: the later GEMM lowers its statement. Only for an output that
-/// nothing in the program reads, since the reads-after-writes order of the
+/// its own: the later GEMM lowers its statement. A third form starts the
+/// adding GEMM's output as a bias row (startOutputAsRow). Only for an output
+/// that nothing in the program reads, since the reads-after-writes order of the
 /// intra IR sees the sum written through its partials' views only.
 void Lowering::accumulatePartialsIntoSums() {
   for (const StmtInfo &info : infos_) {
@@ -699,13 +812,17 @@ void Lowering::accumulatePartialsIntoSums() {
     if (!x || !y || x->value == y->value || sum.kind != ir::ValueKind::Output ||
         readers_.count(sum.name) ||
         ir::loopVarSpace(info.loop->kind) != sum.space ||
-        !normalize(c.target, *info.loop).isIdentity() ||
-        !normalize(*x, *info.loop).isIdentity() ||
-        !normalize(*y, *info.loop).isIdentity())
+        !normalize(c.target, *info.loop).isIdentity())
       continue;
-    const PartialGemm px = partialGemm(x->value, info);
-    const PartialGemm py = partialGemm(y->value, info);
-    if (px.unit < 0 || py.unit < 0 || px.unit == py.unit)
+    const bool xRow = normalize(*x, *info.loop).isIdentity();
+    const bool yRow = normalize(*y, *info.loop).isIdentity();
+    const PartialGemm px = xRow ? partialGemm(x->value, info) : PartialGemm{};
+    const PartialGemm py = yRow ? partialGemm(y->value, info) : PartialGemm{};
+    // A shared row (read globally) and a partial: the third form.
+    if ((xRow && !yRow && startOutputAsRow(info, *x, px, *y)) ||
+        (yRow && !xRow && startOutputAsRow(info, *y, py, *x)))
+      continue;
+    if (!xRow || !yRow || px.unit < 0 || py.unit < 0 || px.unit == py.unit)
       continue;
     int last = -1;
     if (px.plain && py.plain && px.earlierNest && py.earlierNest) {
@@ -733,10 +850,44 @@ void Lowering::accumulatePartialsIntoSums() {
     }
     viewOf_[x->value] = sum.name;
     viewOf_[y->value] = sum.name;
+    for (const PartialGemm *pg : {&px, &py})
+      if (!pg->reshaped.empty())
+        viewOf_[pg->reshaped] = sum.name;
     units_[last].stmts.push_back(info.id);
     units_[last].gemm->stmts.push_back(info.id);
     unitOf_[info.id] = last;
   }
+}
+
+/// The third form of accumulatePartialsIntoSums: `sum = add(partial, b)`
+/// with `partial` the output of a GEMM that adds into it (partialGemm's
+/// `adds`: atomics and an epilogue allowed) and b a shared param row of
+/// the sum's shape (a bias). The GEMM's output starts as b in every row
+/// (GemmInstance::initRow) instead of zeros, partial becomes a view of
+/// the sum, and the GEMM lowers the sum's statement: RGAT-PyG's `h =
+/// reshape(h_0) + bias` over the weighted summed GEMM, whose traversal
+/// read the zero-filled sums and wrote h (am: 0.5 ms of the inference
+/// program's 3.4).
+bool Lowering::startOutputAsRow(const StmtInfo &sum, const ir::Access &partial,
+                                const PartialGemm &p, const ir::Access &row) {
+  if (p.unit < 0 || !p.adds || row.value == partial.value)
+    return false;
+  const ir::ValueDecl &b = decl(row.value);
+  const ir::ValueDecl &s = decl(sum.stmt->target.value);
+  if (b.kind != ir::ValueKind::Param || b.space != ir::Space::Global ||
+      !row.index.isGlobal() || b.shape != s.shape)
+    return false;
+  GemmInstance &g = *units_[p.unit].gemm;
+  if (g.initRow)
+    return false;
+  g.initRow = normalize(row, *sum.loop);
+  viewOf_[partial.value] = s.name;
+  if (!p.reshaped.empty())
+    viewOf_[p.reshaped] = s.name;
+  units_[p.unit].stmts.push_back(sum.id);
+  g.stmts.push_back(sum.id);
+  unitOf_[sum.id] = p.unit;
+  return true;
 }
 
 // ------------------------------------------------------------ scans 2, 3
@@ -1148,6 +1299,9 @@ void Lowering::assignStorage() {
     }
     program_.layouts.push_back(l);
   }
+  for (intra::ValueLayout &l : program_.layouts)
+    if (storedInEntryOrder(l))
+      l.rows = intra::RowScheme::EntryRows;
 
   for (const intra::ValueLayout &l : program_.layouts) {
     auto w = writer_.find(l.decl.name);

@@ -12,10 +12,12 @@
 #include "passes/LowerToIntraOp.h"
 #include "passes/SegmentSumUncompaction.h"
 #include "passes/ShapeInference.h"
+#include "passes/WeightedSegmentSums.h"
 
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <sstream>
 
 namespace hector::passes {
 namespace {
@@ -102,6 +104,13 @@ std::vector<Stage> stages() {
          uncompactSegmentSums(m, keep);
          return true;
        }},
+      {"uncompact-weighted-sums", PipelinePhase::Loops,
+       [](const PipelineOptions &o) { return o.fuse; },
+       [](ir::Module &m, const PipelineOptions &o,
+          const std::set<std::string> &keep, ir::DiagnosticEngine &) {
+         uncompactWeightedSums(m, o.graph, keep);
+         return true;
+       }},
       {"reassociate-bias", PipelinePhase::Loops,
        [](const PipelineOptions &o) { return o.fuse; },
        [](ir::Module &m, const PipelineOptions &,
@@ -156,6 +165,35 @@ std::optional<intra::Program> lowerToIntra(const ir::Module &module,
   return lowerToIntraOp(module, lowering, diags);
 }
 
+/// The inference program: `algebraic` (the forward after the algebraic
+/// passes) through the loop passes with nothing kept, then lowered. Left
+/// out (nullopt) when its inter-op IR is the training forward's, so that a
+/// layer whose backward constrains nothing gets no second forward. False
+/// on failure.
+static bool compileInference(const ir::Module &algebraic,
+                             const ir::Module &forward,
+                             const PipelineOptions &options,
+                             ir::DiagnosticEngine &diags, std::ostream &dump,
+                             std::optional<ir::Module> &inference,
+                             std::optional<intra::Program> &program) {
+  ir::Module m = algebraic.clone();
+  m.name = forward.name + "_inference";
+  // Its --print-after dumps are held back until the program is kept.
+  std::ostringstream dumps;
+  if (!runInterOpPipeline(m, options, diags, dumps, PipelinePhase::Loops))
+    return false;
+  ir::Module renamed = m.clone();
+  renamed.name = forward.name;
+  if (ir::printModule(renamed) == ir::printModule(forward))
+    return true;
+  dump << dumps.str();
+  program = lowerToIntra(m, options, diags);
+  if (!program)
+    return false;
+  inference = std::move(m);
+  return true;
+}
+
 std::optional<CompiledLayer> compileLayer(const ir::Module &source,
                                           const PipelineOptions &options,
                                           ir::DiagnosticEngine &diags,
@@ -169,6 +207,7 @@ std::optional<CompiledLayer> compileLayer(const ir::Module &source,
     return std::nullopt;
   const std::set<std::string> saved(grad->savedValues.begin(),
                                     grad->savedValues.end());
+  const ir::Module algebraic = forward.clone();
   if (!runInterOpPipeline(forward, options, diags, dump, PipelinePhase::Loops,
                           saved))
     return std::nullopt;
@@ -186,7 +225,14 @@ std::optional<CompiledLayer> compileLayer(const ir::Module &source,
       lowerToIntra(backward, options, diags);
   if (!backwardProgram)
     return std::nullopt;
+  std::optional<ir::Module> inference;
+  std::optional<intra::Program> inferenceProgram;
+  if (!compileInference(algebraic, forward, options, diags, dump, inference,
+                        inferenceProgram))
+    return std::nullopt;
   CompiledLayer layer;
+  layer.inference = std::move(inference);
+  layer.inferenceProgram = std::move(inferenceProgram);
   layer.forward = std::move(forward);
   layer.forwardProgram = std::move(*forwardProgram);
   layer.backwardSource = std::move(grad->module);

@@ -78,6 +78,13 @@ struct CompiledLayer {
   ir::Module backwardSource;
   ir::Module backward; ///< backwardSource after the inter-op passes
   intra::Program backwardProgram;
+  /// The forward compiled with nothing kept for a backward (every loop
+  /// pass free to drop or rewrite a value the backward would read), when
+  /// that changes its inter-op IR; `<model>_inference`. The binding runs
+  /// it when no argument needs a gradient (docs/codegen.md). nullopt: the
+  /// forward serves inference too.
+  std::optional<ir::Module> inference;
+  std::optional<intra::Program> inferenceProgram;
   /// Forward values the backward reads (the forward stores them).
   std::vector<std::string> saved;
   /// Forward input/param -> its gradient output in the backward program.
@@ -86,8 +93,10 @@ struct CompiledLayer {
 
 /// The compiler's driver, used by hectorc: the algebraic passes on a copy
 /// of `source`, autodiff, the loop passes, then both programs through the
-/// lowering (the forward keeping `saved` in buffers). Dumps go to `dump`
-/// (forward passes first, then the backward program's). Returns nullopt,
+/// lowering (the forward keeping `saved` in buffers), and the inference
+/// program (the loop passes and the lowering with nothing kept) when it
+/// differs. Dumps go to `dump` (forward passes first, then the backward
+/// program's, then the inference program's). Returns nullopt,
 /// with diagnostics, on failure.
 std::optional<CompiledLayer> compileLayer(const ir::Module &source,
                                           const PipelineOptions &options,

@@ -45,13 +45,15 @@ public:
          inst);
   }
 
-  void sumChunks(const std::string &inst) {
-    need("sum_chunks",
+  void sumChunks(const std::string &inst, bool weighted) {
+    nlohmann::json arrays = {"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst",
+                             "sum_chunk_eid", "sum_chunk_etype_ptr"};
+    if (weighted) // the entries' edges, where their weights are read
+      arrays.push_back("sum_chunk_edge");
+    need(weighted ? "weighted_sum_chunks" : "sum_chunks",
          {{"kind", "segment_chunks"},
           {"segments_by", {"etype", "dst"}},
-          {"arrays",
-           {"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
-            "sum_chunk_etype_ptr"}}},
+          {"arrays", arrays}},
          inst);
   }
 
@@ -122,7 +124,8 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   switch (g.rows) {
   case intra::RowDomain::Edges:
     if (g.summedBySegment)
-      plan.sumChunks(g.name); // rows: chunks of (etype, dst) segments
+      // rows: chunks of (etype, dst) segments
+      plan.sumChunks(g.name, g.sumWeights.has_value());
     else if (segmented)
       plan.sortedCoo(*g.segmentBy, g.name);
     break;

@@ -39,13 +39,6 @@ int scaledRowOperand(const ir::Module &m, const ir::Stmt &s,
   return -1;
 }
 
-/// Whether `s` adds into its node's row, `t[n] += ...` in the incoming
-/// loop of node loop n.
-bool isNodeSum(const ir::Stmt &s, const ir::Loop &node) {
-  return s.reduce == ir::Reduce::Sum &&
-         s.target.index == ir::IndexPath{node.var, {}};
-}
-
 /// Folds `v[e] = op(row, rel_in_degree[e])` into the sum `t[n] +=
 /// copy(v[e])` that alone reads v (see the header). Returns whether it did.
 bool foldScaledCopy(ir::Module &m, ir::Loop &edges, size_t sumAt,
@@ -74,43 +67,6 @@ bool foldScaledCopy(ir::Module &m, ir::Loop &edges, size_t sumAt,
     return true;
   }
   return false;
-}
-
-/// Where `m[p] = linear(x[p.src], W[p.etype])` sits: its pairs loop and
-/// its place in the body.
-struct PairMessage {
-  ir::Loop *pairs = nullptr;
-  size_t at = 0;
-};
-
-/// The statement writing pair value `value` when it is such a message.
-std::optional<PairMessage> findPairMessage(ir::Module &m,
-                                           const std::string &value) {
-  for (auto &top : m.loops) {
-    if (top->kind != ir::LoopKind::Pairs)
-      continue;
-    for (size_t i = 0; i < top->body.size(); ++i) {
-      const auto *s = std::get_if<ir::Stmt>(&top->body[i]);
-      if (!s || s->target.value != value)
-        continue;
-      if (s->op != ir::OpKind::Linear || s->reduce != ir::Reduce::None ||
-          s->operands.size() != 2 ||
-          !(s->target.index == ir::IndexPath{top->var, {}}))
-        return std::nullopt;
-      const auto *x = std::get_if<ir::Access>(&s->operands[0]);
-      const auto *w = std::get_if<ir::Access>(&s->operands[1]);
-      if (!x || !w || !(x->index == ir::IndexPath{top->var, {ir::Attr::Src}}) ||
-          !(w->index == ir::IndexPath{top->var, {ir::Attr::EType}}))
-        return std::nullopt;
-      const ir::ValueDecl *xd = m.findValue(x->value);
-      const ir::ValueDecl *wd = m.findValue(w->value);
-      if (!xd || !wd || xd->space != ir::Space::Node ||
-          wd->space != ir::Space::EdgeType || wd->shape.size() != 2)
-        return std::nullopt;
-      return PairMessage{top.get(), i};
-    }
-  }
-  return std::nullopt;
 }
 
 /// Moves the pair message that the sum at `sumAt` alone reads into the
@@ -150,28 +106,44 @@ bool uncompactMessage(ir::Module &m, ir::Loop &edges, size_t sumAt,
 /// One pass over the incoming loops of the dst-node loops; returns
 /// whether anything changed (the loops' bodies moved: start again).
 bool uncompactOnce(ir::Module &m, const std::set<std::string> &keep) {
-  for (auto &top : m.loops) {
-    if (top->kind != ir::LoopKind::DstNodes && top->kind != ir::LoopKind::Nodes)
-      continue;
-    for (ir::BodyItem &item : top->body) {
-      auto *inner = std::get_if<std::unique_ptr<ir::Loop>>(&item);
-      if (!inner || (*inner)->kind != ir::LoopKind::Incoming ||
-          (*inner)->parent != top->var)
-        continue;
-      ir::Loop &edges = **inner;
-      for (size_t i = 0; i < edges.body.size(); ++i) {
-        if (!std::holds_alternative<ir::Stmt>(edges.body[i]))
-          continue;
-        if (foldScaledCopy(m, edges, i, *top, keep) ||
-            uncompactMessage(m, edges, i, *top, keep))
-          return true;
-      }
-    }
-  }
-  return false;
+  return rewriteFirstIncomingStmt(
+      m, [&](ir::Loop &edges, size_t i, const ir::Loop &node) {
+        return foldScaledCopy(m, edges, i, node, keep) ||
+               uncompactMessage(m, edges, i, node, keep);
+      });
 }
 
 } // namespace
+
+/// The statement writing pair value `value` when it is such a message.
+std::optional<PairMessage> findPairMessage(ir::Module &m,
+                                           const std::string &value) {
+  for (auto &top : m.loops) {
+    if (top->kind != ir::LoopKind::Pairs)
+      continue;
+    for (size_t i = 0; i < top->body.size(); ++i) {
+      const auto *s = std::get_if<ir::Stmt>(&top->body[i]);
+      if (!s || s->target.value != value)
+        continue;
+      if (s->op != ir::OpKind::Linear || s->reduce != ir::Reduce::None ||
+          s->operands.size() != 2 ||
+          !(s->target.index == ir::IndexPath{top->var, {}}))
+        return std::nullopt;
+      const auto *x = std::get_if<ir::Access>(&s->operands[0]);
+      const auto *w = std::get_if<ir::Access>(&s->operands[1]);
+      if (!x || !w || !(x->index == ir::IndexPath{top->var, {ir::Attr::Src}}) ||
+          !(w->index == ir::IndexPath{top->var, {ir::Attr::EType}}))
+        return std::nullopt;
+      const ir::ValueDecl *xd = m.findValue(x->value);
+      const ir::ValueDecl *wd = m.findValue(w->value);
+      if (!xd || !wd || xd->space != ir::Space::Node ||
+          wd->space != ir::Space::EdgeType || wd->shape.size() != 2)
+        return std::nullopt;
+      return PairMessage{top.get(), i};
+    }
+  }
+  return std::nullopt;
+}
 
 bool uncompactSegmentSums(ir::Module &module,
                           const std::set<std::string> &keep) {

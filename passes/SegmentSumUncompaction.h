@@ -48,10 +48,23 @@
 
 #include "ir/InterIR.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
 namespace hector::passes {
+
+/// Where a pair message `m[p] = linear(x[p.src], W[p.etype])` (x a node
+/// value, W an etype weight [K, N]) sits: its pairs loop and its place in
+/// the body.
+struct PairMessage {
+  ir::Loop *pairs = nullptr;
+  size_t at = 0;
+};
+
+/// The statement writing pair value `value` when it is such a message.
+std::optional<PairMessage> findPairMessage(ir::Module &m,
+                                           const std::string &value);
 
 /// Returns whether the module changed.
 bool uncompactSegmentSums(ir::Module &module,

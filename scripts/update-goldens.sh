@@ -6,6 +6,8 @@
 #   tests/golden/<model>.plan.json  the preprocessing plan (every model)
 #   tests/golden/<model>_backward.{inter,intra}.ir  the autodiff output and
 #                                   its lowering (every model)
+#   tests/golden/<model>_inference.{inter,intra}.ir  the inference program
+#                                   (the models that have one)
 #   tests/golden/passes/<model>.<pass>.ir  the IR after each inter-op pass
 # Review the diff before committing: a golden change is a behaviour change.
 set -euo pipefail
@@ -26,11 +28,15 @@ for model in models/*.hgnn; do
   "$build_dir/bin/hectorc" "$model" -o "$tmp/$name" 2>/dev/null
   cp "$tmp/$name/plan.json" "tests/golden/$name.plan.json"
   cp "$tmp/$name/${name}_backward.inter.ir" "$tmp/$name/${name}_backward.intra.ir" tests/golden/
+  rm -f "tests/golden/${name}_inference.inter.ir" "tests/golden/${name}_inference.intra.ir"
+  if [ -f "$tmp/$name/${name}_inference.inter.ir" ]; then
+    cp "$tmp/$name/${name}_inference.inter.ir" "$tmp/$name/${name}_inference.intra.ir" tests/golden/
+  fi
   echo "updated tests/golden/$name{.intra.ir,.plan.json,_backward.*}"
   mkdir -p tests/golden/passes
   for pass in verify infer-shapes reorder-linear compact-materialization \
               forward-broadcasts canonicalize-loops fuse-loops \
-              uncompact-segment-sums reassociate-bias; do
+              uncompact-segment-sums uncompact-weighted-sums reassociate-bias; do
     "$build_dir/bin/hectorc" "$model" --emit=inter-ir --print-after=$pass \
       2> "tests/golden/passes/$name.$pass.ir" > /dev/null
   done

@@ -218,6 +218,9 @@ int main(int argc, char **argv) {
   nlohmann::json plan;
   plan["forward"] = passes::collectPreprocessingPlan(layer->forwardProgram);
   plan["backward"] = passes::collectPreprocessingPlan(layer->backwardProgram);
+  if (layer->inferenceProgram)
+    plan["inference"] =
+        passes::collectPreprocessingPlan(*layer->inferenceProgram);
   const bool ok =
       !ec &&
       writeFile(dir / (module->name + ".inter.ir"), ir::printModule(*module)) &&
@@ -227,7 +230,12 @@ int main(int argc, char **argv) {
                 ir::printModule(layer->backwardSource)) &&
       writeFile(dir / (layer->backwardSource.name + ".intra.ir"),
                 intra::printProgram(layer->backwardProgram)) &&
-      writeFile(dir / "plan.json", plan.dump(2) + "\n");
+      writeFile(dir / "plan.json", plan.dump(2) + "\n") &&
+      (!layer->inference ||
+       (writeFile(dir / (layer->inference->name + ".inter.ir"),
+                  ir::printModule(*layer->inference)) &&
+        writeFile(dir / (layer->inference->name + ".intra.ir"),
+                  intra::printProgram(*layer->inferenceProgram))));
   for (const codegen::EmittedFile &f : *files)
     if (ok && !writeFile(dir / f.name, f.text))
       return 1;

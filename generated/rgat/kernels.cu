@@ -5,6 +5,7 @@
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 #include "templates/traversal/TraversalCuda.h"
+#include "templates/traversal/FillRows.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
@@ -1483,6 +1484,405 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
+// @trav_0: access none, schedule block_per_type feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
+  [[maybe_unused]] const double hp_slope = hp.slope;
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_a_src = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_a_dst = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_alpha_1_wr = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_1_wt = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_1_w = static_cast<int>((hp_heads * hp_in_dim));
+  [[maybe_unused]] const int sz_alpha_0_wr = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_0_wt = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
+  [[maybe_unused]] const int sz_z_0_edge = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_z_edge = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_3 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
+  for (int64_t k = range.begin; k < range.end; ++k) {
+    const int64_t v_r = k;
+    // s1: alpha_1_wt[r] = transpose(alpha_1_wr[r]) perm [1, 0, 2]
+    // s4: alpha_0_wt[r] = transpose(alpha_0_wr[r]) perm [1, 0, 2]
+    {
+      const scalar_t *s1_o0 = (b.W + (v_r) * sz_W);
+      scalar_t *s1_t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
+      const scalar_t *s4_o0 = (b.W + (v_r) * sz_W);
+      scalar_t *s4_t = (b.alpha_0_wt + (v_r) * sz_alpha_0_wt);
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_1_wt) {
+        scalar_t v_s1;
+        {
+          int64_t rest = i;
+          int64_t src = 0;
+          src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+          rest /= (hp_out_dim / hp_heads);
+          src += (rest % hp_in_dim) * hp_out_dim;
+          rest /= hp_in_dim;
+          src += (rest % hp_heads) * (hp_out_dim / hp_heads);
+          const scalar_t v = s1_o0[src];
+          v_s1 = v;
+        }
+        s1_t[i] = v_s1;
+        scalar_t v_s4;
+        {
+          int64_t rest = i;
+          int64_t src = 0;
+          src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+          rest /= (hp_out_dim / hp_heads);
+          src += (rest % hp_in_dim) * hp_out_dim;
+          rest /= hp_in_dim;
+          src += (rest % hp_heads) * (hp_out_dim / hp_heads);
+          const scalar_t v = s4_o0[src];
+          v_s4 = v;
+        }
+        s4_t[i] = v_s4;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+  }
+}
+
+// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
+inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_out_dim = kFixedHypers ? 64 : static_cast<int>(hp.out_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
+  [[maybe_unused]] const double hp_slope = hp.slope;
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_W = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_a_src = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_a_dst = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_W_self = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_bias = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_alpha_1_wr = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_1_wt = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_1_w = static_cast<int>((hp_heads * hp_in_dim));
+  [[maybe_unused]] const int sz_alpha_0_wr = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_0_wt = static_cast<int>((hp_in_dim * hp_out_dim));
+  [[maybe_unused]] const int sz_alpha_0_w = static_cast<int>((hp_heads * hp_in_dim));
+  [[maybe_unused]] const int sz_z_0_edge = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_z_edge = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h_3 = static_cast<int>(hp_out_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_out_dim);
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  scalar_t *w_acc_s10 = scratch + 0;
+  scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
+  scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1);
+  scalar_t *r_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1) + hp_heads;
+  __shared__ hector::trav::HubWork hub_work;
+  if (hector_heavy && hector_hub.workspace) {
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
+    __syncthreads();
+  }
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::RowRange hector_rows = kRowQueue ? hector::trav::RowRange{0, g.num_nodes} : range;
+  for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>(hector_rows, hector_queue); k < hector_rows.end; k = hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue)) {
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
+    if (hector_item.row < 0) break;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
+    {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = hector_span.end;
+      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        // s7: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+        // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
+        // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
+        // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+        if (hector_active_0) {
+          const scalar_t *s7_o0 = (b.x + (v_n) * sz_x);
+          const scalar_t *s7_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
+          const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+          scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+            scalar_t v_s7;
+            {
+              const int64_t col = i % hp_heads;
+              const int64_t lead = i / hp_heads;
+              scalar_t v = 0;
+              if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s7_o0 + lead * hp_in_dim), (s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
+                for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
+                  const auto hector_qa = hector::trav::rowQuad((s7_o0 + lead * hp_in_dim), kk);
+                  const auto hector_qw = hector::trav::rowQuad((s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
+                  HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
+                }
+              }
+              else {
+                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                  v += s7_o0[lead * hp_in_dim + kk] * s7_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
+                }
+              }
+              v_s7 = v;
+            }
+            scalar_t v_s8;
+            {
+              const scalar_t v = s8_o0[i] + v_s7;
+              v_s8 = v;
+            }
+            scalar_t v_s9;
+            {
+              const scalar_t v = hector::trav::leakyRelu(v_s8, static_cast<scalar_t>(static_cast<double>(hp_slope)));
+              v_s9 = v;
+            }
+            s9_t[i] = v_s9;
+            scalar_t v_s10;
+            {
+              const scalar_t v = v_s9;
+              v_s10 = v;
+            }
+            s10_t[i] = hector::trav::max(s10_t[i], v_s10);
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_max;
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s10 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s10) {
+          const int i = hector_i0 + hector_lane / hector_fold_s10;
+          const int hector_part = hector_lane % hector_fold_s10;
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          if (i < sz_alpha_max) {
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s10) {
+              acc = hector::trav::max(acc, w_acc_s10[w * hector_stride_w_acc_s10 + i]);
+            }
+          }
+          acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s10);
+          if (i < sz_alpha_max && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
+          }
+        }
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            acc = hector::trav::max(acc, w_acc_s10[w * hector_stride_w_acc_s10 + i]);
+          }
+          if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
+        }
+      }
+    }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = hector::trav::hubMaxValue(hub_slots + 0 + i);
+      }
+    }
+    if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_sum;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_1) w_acc_s13[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
+      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+      const int64_t hector_end_1 = hector_span.end;
+      for (int64_t hector_base_1 = hector_span.begin; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+        const int64_t k_e = hector_base_1 + hector_worker_1;
+        const bool hector_active_1 = k_e < hector_end_1;
+        [[maybe_unused]] const int hector_lane = hector_sublane_1;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        // s11: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+        // s12: alpha_exp[e] = exp(alpha_shifted[e])
+        // s13: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+        if (hector_active_1) {
+          const scalar_t *s11_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *s11_o1 = r_alpha_max;
+          scalar_t *s12_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          scalar_t *s13_t = w_acc_s13 + hector_worker_1 * hector_stride_w_acc_s13;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+            scalar_t v_s11;
+            {
+              const scalar_t v = s11_o0[i] - s11_o1[i];
+              v_s11 = v;
+            }
+            scalar_t v_s12;
+            {
+              const scalar_t v = hector::trav::exp(v_s11);
+              v_s12 = v;
+            }
+            s12_t[i] = v_s12;
+            scalar_t v_s13;
+            {
+              const scalar_t v = v_s12;
+              v_s13 = v;
+            }
+            s13_t[i] += v_s13;
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_sum;
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s13 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s13) {
+          const int i = hector_i0 + hector_lane / hector_fold_s13;
+          const int hector_part = hector_lane % hector_fold_s13;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_alpha_sum) {
+            for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s13) {
+              acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+            }
+          }
+          acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
+          if (i < sz_alpha_sum && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+            else t[i] = acc;
+          }
+        }
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+          else t[i] = acc;
+        }
+      }
+    }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + i);
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
+      const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+      [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+      const int64_t hector_end_2 = hector_span.end;
+      for (int64_t hector_base_2 = hector_span.begin; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+        const int64_t k_e = hector_base_2 + hector_worker_2;
+        const bool hector_active_2 = k_e < hector_end_2;
+        [[maybe_unused]] const int hector_lane = hector_sublane_2;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+        [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        // s14: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+          const scalar_t *o1 = r_alpha_sum;
+          scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+  }
+}
+
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -2103,10 +2503,240 @@ backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
   }
 
+  template <typename scalar_t, bool kFixedHypers>
+  void inference_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+    [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+    [[maybe_unused]] const int64_t hp_heads = hp.heads;
+    [[maybe_unused]] const double hp_slope = hp.slope;
+    [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_a_src = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_a_dst = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_alpha_1_wr = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_1_wt = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_1_w = (hp_heads * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_wr = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_wt = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_z_0_edge = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_z_edge = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+    [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'out_dim'", hp_out_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'x'", sz_x}, {"the row size of 'W'", sz_W}, {"the row size of 'a_src'", sz_a_src}, {"the row size of 'a_dst'", sz_a_dst}, {"the row size of 'W_self'", sz_W_self}, {"the row size of 'bias'", sz_bias}, {"the row size of 'alpha_1_wr'", sz_alpha_1_wr}, {"the row size of 'alpha_1_wt'", sz_alpha_1_wt}, {"the row size of 'alpha_1_w'", sz_alpha_1_w}, {"the row size of 'alpha_0_wr'", sz_alpha_0_wr}, {"the row size of 'alpha_0_wt'", sz_alpha_0_wt}, {"the row size of 'alpha_0_w'", sz_alpha_0_w}, {"the row size of 'z_0_edge'", sz_z_0_edge}, {"the row size of 'z_edge'", sz_z_edge}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_score'", sz_alpha_score}, {"the row size of 'alpha_max'", sz_alpha_max}, {"the row size of 'alpha_shifted'", sz_alpha_shifted}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h_3'", sz_h_3}, {"the row size of 'h'", sz_h}});
+    // @trav_0: access none, schedule block_per_type feature_tile 32
+    {
+      const int64_t rows = g.num_etypes;
+      const int64_t block_scratch_size = [&] {
+        return INT64_C(0);
+      }();
+      const bool block_launch = hector::trav::fitsInBlock(block_scratch_size * sizeof(scalar_t));
+      if (rows > 0 && block_launch) {
+        const hector::trav::LaunchShape shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_0<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), rows, block_scratch_size, sizeof(scalar_t));
+        inference_trav_0<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, block_scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "inference_trav_0");
+      }
+      else {
+        const int64_t scratch_size = INT64_C(0);
+        if (rows > 0) {
+          const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_0<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+          inference_trav_0<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+          hector::trav::check(cudaGetLastError(), "inference_trav_0");
+        }
+      }
+    }
+    // @gemm_1: linear GEMM, rows etypes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_etypes;
+      a.K = (hp_out_dim / hp_heads);
+      a.N = hp_in_dim;
+      a.H = hp_heads;
+      a.X = b.a_dst;
+      a.gather = nullptr;
+      a.segmentPtr = g.type_iota;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_wt;
+      a.Y = b.alpha_1_w;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_1");
+    }
+    // @gemm_2: linear GEMM, rows etypes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_etypes;
+      a.K = (hp_out_dim / hp_heads);
+      a.N = hp_in_dim;
+      a.H = hp_heads;
+      a.X = b.a_src;
+      a.gather = nullptr;
+      a.segmentPtr = g.type_iota;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_0_wt;
+      a.Y = b.alpha_0_w;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_2");
+    }
+    // @gemm_3: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_0_w;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_3");
+    }
+    // @gemm_4: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.W_self;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_4");
+    }
+    // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
+        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kHeavyGroupSize);
+        return ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
+      if (heavy_launch) {
+        hector::trav::HubArgs hub{};
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, (INT64_C(2) * hp_heads), sizeof(scalar_t), heavy_stream);
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "inference_trav_5");
+        else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "inference_trav_5");
+        hector::trav::hubRelease(hub, heavy_stream);
+      }
+      const int64_t rows = g.num_nodes;
+      const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
+      if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kNarrowNodeRowLanes);
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
+        if (rows > 0) {
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
+          const hector::trav::LaunchShape &shape = launch.shape;
+          if (launch.queue.next) inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "inference_trav_5");
+          hector::trav::rowQueueRelease(launch.queue, warp_stream);
+        }
+      }
+      else {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+        const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
+        if (rows > 0) {
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+          const hector::trav::LaunchShape &shape = launch.shape;
+          if (launch.queue.next) inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "inference_trav_5");
+          hector::trav::rowQueueRelease(launch.queue, warp_stream);
+        }
+      }
+      hector::trav::joinLaunches(streams, stream);
+    }
+    // @gemm_6: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = (hp_out_dim / hp_heads);
+      a.H = hp_heads;
+      a.xSharedByHeads = true;
+      a.wHeadsInColumns = true;
+      a.X = b.x;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.sumWeights = b.alpha;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W;
+      a.Y = b.h;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_6");
+    }
+  }
+
+  template <typename scalar_t>
+  void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        inference_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    inference_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+  }
+
   // The scalar types the torch binding dispatches to.
   template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
   template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const InferenceBuffers<float> &b, const Hypers &hp, void *stream_handle);
   template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
   template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const InferenceBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::rgat

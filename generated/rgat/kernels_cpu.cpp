@@ -3,6 +3,7 @@
 #include "kernels.h"
 
 #include "templates/gemm/SegmentGemm.h"
+#include "templates/traversal/FillRows.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
@@ -1425,6 +1426,376 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
+// @trav_0: access none, schedule block_per_type feature_tile 32
+template <typename scalar_t>
+void inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const double hp_slope = hp.slope;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_a_src = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_a_dst = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_alpha_1_wr = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_1_wt = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_1_w = (hp_heads * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_wr = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_wt = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_z_0_edge = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_z_edge = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t scratch_size = INT64_C(0);
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_etypes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_r = k;
+      // s1: alpha_1_wt[r] = transpose(alpha_1_wr[r]) perm [1, 0, 2]
+      // s4: alpha_0_wt[r] = transpose(alpha_0_wr[r]) perm [1, 0, 2]
+      {
+        const scalar_t *s1_o0 = (b.W + (v_r) * sz_W);
+        scalar_t *s1_t = (b.alpha_1_wt + (v_r) * sz_alpha_1_wt);
+        const scalar_t *s4_o0 = (b.W + (v_r) * sz_W);
+        scalar_t *s4_t = (b.alpha_0_wt + (v_r) * sz_alpha_0_wt);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_1_wt) {
+          scalar_t v_s1;
+          {
+            int64_t rest = i;
+            int64_t src = 0;
+            src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+            rest /= (hp_out_dim / hp_heads);
+            src += (rest % hp_in_dim) * hp_out_dim;
+            rest /= hp_in_dim;
+            src += (rest % hp_heads) * (hp_out_dim / hp_heads);
+            const scalar_t v = s1_o0[src];
+            v_s1 = v;
+          }
+          s1_t[i] = v_s1;
+          scalar_t v_s4;
+          {
+            int64_t rest = i;
+            int64_t src = 0;
+            src += (rest % (hp_out_dim / hp_heads)) * INT64_C(1);
+            rest /= (hp_out_dim / hp_heads);
+            src += (rest % hp_in_dim) * hp_out_dim;
+            rest /= hp_in_dim;
+            src += (rest % hp_heads) * (hp_out_dim / hp_heads);
+            const scalar_t v = s4_o0[src];
+            v_s4 = v;
+          }
+          s4_t[i] = v_s4;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+  }
+}
+
+// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
+void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const double hp_slope = hp.slope;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_a_src = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_a_dst = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_alpha_1_wr = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_1_wt = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_1_w = (hp_heads * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_wr = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_wt = (hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_z_0_edge = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_z_edge = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
+  [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *w_acc_s10 = scratch + 0;
+    scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s10 * hector_workers_0);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1);
+    scalar_t *r_alpha_sum = scratch + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1) + hp_heads;
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_n = k;
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s10 * hector_workers_0) w_acc_s10[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s7: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+          // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
+          // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
+          // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *s7_o0 = (b.x + (v_n) * sz_x);
+            const scalar_t *s7_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
+            const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+            scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+              scalar_t v_s7;
+              {
+                const int64_t col = i % hp_heads;
+                const int64_t lead = i / hp_heads;
+                scalar_t v = 0;
+                if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s7_o0 + lead * hp_in_dim), (s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
+                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
+                    const auto hector_qa = hector::trav::rowQuad((s7_o0 + lead * hp_in_dim), kk);
+                    const auto hector_qw = hector::trav::rowQuad((s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
+                  }
+                }
+                else {
+                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
+                    v += s7_o0[lead * hp_in_dim + kk] * s7_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
+                  }
+                }
+                v_s7 = v;
+              }
+              scalar_t v_s8;
+              {
+                const scalar_t v = s8_o0[i] + v_s7;
+                v_s8 = v;
+              }
+              scalar_t v_s9;
+              {
+                const scalar_t v = hector::trav::leakyRelu(v_s8, static_cast<scalar_t>(static_cast<double>(hp_slope)));
+                v_s9 = v;
+              }
+              s9_t[i] = v_s9;
+              scalar_t v_s10;
+              {
+                const scalar_t v = v_s9;
+                v_s10 = v;
+              }
+              s10_t[i] = hector::trav::max(s10_t[i], v_s10);
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_max;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s10 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s10) {
+            const int i = hector_i0 + hector_lane / hector_fold_s10;
+            const int hector_part = hector_lane % hector_fold_s10;
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            if (i < sz_alpha_max) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s10) {
+                acc = hector::trav::max(acc, w_acc_s10[w * hector_stride_w_acc_s10 + i]);
+              }
+            }
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s10);
+            if (i < sz_alpha_max && hector_part == 0) {
+              t[i] = hector::trav::max(t[i], acc);
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc = hector::trav::max(acc, w_acc_s10[w * hector_stride_w_acc_s10 + i]);
+            }
+            t[i] = hector::trav::max(t[i], acc);
+          }
+        }
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_1) w_acc_s13[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          // s11: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+          // s12: alpha_exp[e] = exp(alpha_shifted[e])
+          // s13: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+          if (hector_active_1) {
+            const scalar_t *s11_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s11_o1 = r_alpha_max;
+            scalar_t *s12_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s13_t = w_acc_s13 + hector_worker_1 * hector_stride_w_acc_s13;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+              scalar_t v_s11;
+              {
+                const scalar_t v = s11_o0[i] - s11_o1[i];
+                v_s11 = v;
+              }
+              scalar_t v_s12;
+              {
+                const scalar_t v = hector::trav::exp(v_s11);
+                v_s12 = v;
+              }
+              s12_t[i] = v_s12;
+              scalar_t v_s13;
+              {
+                const scalar_t v = v_s12;
+                v_s13 = v;
+              }
+              s13_t[i] += v_s13;
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_sum;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s13 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s13) {
+            const int i = hector_i0 + hector_lane / hector_fold_s13;
+            const int hector_part = hector_lane % hector_fold_s13;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_alpha_sum) {
+              for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s13) {
+                acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+              }
+            }
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
+            if (i < sz_alpha_sum && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_1; ++w) {
+              acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+            }
+            t[i] += acc;
+          }
+        }
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
+        const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+        [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+        const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+          const int64_t k_e = hector_base_2 + hector_worker_2;
+          const bool hector_active_2 = k_e < hector_end_2;
+          [[maybe_unused]] const int hector_lane = hector_sublane_2;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+          [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          // s14: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *o1 = r_alpha_sum;
+            scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+    }
+  }
+}
+
   } // namespace
 
   template <typename scalar_t>
@@ -1739,10 +2110,143 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     }
   }
 
+  template <typename scalar_t>
+  void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+    [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+    [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+    [[maybe_unused]] const int64_t hp_heads = hp.heads;
+    [[maybe_unused]] const double hp_slope = hp.slope;
+    [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_a_src = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_a_dst = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_W_self = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_bias = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_alpha_1_wr = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_1_wt = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_1_w = (hp_heads * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_wr = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_wt = (hp_in_dim * hp_out_dim);
+    [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_z_0_edge = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_z_edge = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+    [[maybe_unused]] const int64_t sz_h_0 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_1 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
+    [[maybe_unused]] const int64_t sz_h = hp_out_dim;
+    inference_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule block_per_type feature_tile 32
+    // @gemm_1: linear GEMM, rows etypes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_etypes;
+      a.K = (hp_out_dim / hp_heads);
+      a.N = hp_in_dim;
+      a.H = hp_heads;
+      a.X = b.a_dst;
+      a.gather = nullptr;
+      a.segmentPtr = g.type_iota;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_wt;
+      a.Y = b.alpha_1_w;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_2: linear GEMM, rows etypes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_etypes;
+      a.K = (hp_out_dim / hp_heads);
+      a.N = hp_in_dim;
+      a.H = hp_heads;
+      a.X = b.a_src;
+      a.gather = nullptr;
+      a.segmentPtr = g.type_iota;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_0_wt;
+      a.Y = b.alpha_0_w;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_3: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_0_w;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_4: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_out_dim;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.transposeW = false;
+      a.W = b.W_self;
+      a.Y = b.h;
+      a.bias = b.bias;
+      a.biasPerSlice = false;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    inference_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_6: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = (hp_out_dim / hp_heads);
+      a.H = hp_heads;
+      a.xSharedByHeads = true;
+      a.wHeadsInColumns = true;
+      a.X = b.x;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.sumWeights = b.alpha;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.W;
+      a.Y = b.h;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+  }
+
   // The scalar types the torch binding dispatches to.
   template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp);
   template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp);
+  template void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const InferenceBuffers<float> &b, const Hypers &hp);
   template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp);
   template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp);
+  template void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const InferenceBuffers<double> &b, const Hypers &hp);
 
 } // namespace hector_gen::rgat

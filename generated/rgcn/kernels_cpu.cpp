@@ -3,6 +3,7 @@
 #include "kernels.h"
 
 #include "templates/gemm/SegmentGemm.h"
+#include "templates/traversal/FillRows.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>

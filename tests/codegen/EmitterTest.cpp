@@ -48,6 +48,17 @@ compileAndEmitModule(const ir::Module &source, const std::string &label,
   return Emitted{std::move(*layer), std::move(*files)};
 }
 
+/// Each program of a layer with the entry its names start with: forward,
+/// backward, and inference where the layer has one.
+std::vector<std::pair<std::string, const intra::Program *>>
+programsOf(const passes::CompiledLayer &layer) {
+  std::vector<std::pair<std::string, const intra::Program *>> programs = {
+      {"forward", &layer.forwardProgram}, {"backward", &layer.backwardProgram}};
+  if (layer.inferenceProgram)
+    programs.emplace_back("inference", &*layer.inferenceProgram);
+  return programs;
+}
+
 std::optional<Emitted> compileAndEmit(const std::string &model) {
   return compileAndEmitModule(codegentest::loadBundledModel(model), model);
 }
@@ -130,10 +141,7 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string &cpu = fileText(*e, "kernels_cpu.cpp");
   size_t traversals = 0;
-  for (const auto &[entry, program] :
-       {std::pair<std::string, const intra::Program *>{
-            "forward", &e->layer.forwardProgram},
-        {"backward", &e->layer.backwardProgram}}) {
+  for (const auto &[entry, program] : programsOf(e->layer)) {
     size_t here = 0;
     for (const intra::Instance &inst : program->instances) {
       const auto *t = std::get_if<intra::TraversalInstance>(&inst);
@@ -214,10 +222,7 @@ TEST_P(EmitterTest, OneLaunchPerGemm) {
   const std::string &cu = fileText(*e, "kernels.cu");
   const std::string &cpu = fileText(*e, "kernels_cpu.cpp");
   size_t gemms = 0;
-  for (const auto &[entry, program] :
-       {std::pair<std::string, const intra::Program *>{
-            "forward", &e->layer.forwardProgram},
-        {"backward", &e->layer.backwardProgram}})
+  for (const auto &[entry, program] : programsOf(e->layer))
     for (const intra::Instance &inst : program->instances)
       if (const auto *g = std::get_if<intra::GemmInstance>(&inst)) {
         ++gemms;
@@ -338,6 +343,56 @@ TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
   }
 }
 
+// RGAT-PyG's inference program: the attention weights' traversal writes
+// alpha in the summed entries' order (through sum_edge_entry), then one
+// GEMM summed by segment adds each chunk's sources, each times its entry's
+// weight, with the heads sharing the input row and taking the weight's
+// columns, into h filled with the bias first. The forward op runs it when
+// no argument requires grad; the training forward is unchanged (its pair
+// message is kept for alpha's gradient).
+TEST(EmitterSummedRows, RgatPygInferenceSumsWeightedSegments) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  ASSERT_TRUE(e->layer.inferenceProgram);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    // The host function (inference_cpu, inference_cuda_body), not a
+    // traversal kernel (inference_trav_*).
+    const std::string inference = textFrom(text, "void inference_c", "\n  }\n");
+    ASSERT_FALSE(inference.empty()) << file;
+    const std::string launch =
+        textFrom(inference, "// @gemm_4: linear GEMM, rows edges", "\n    }\n");
+    ASSERT_FALSE(launch.empty()) << file << inference;
+    for (const char *line :
+         {"a.M = g.num_sum_chunks;", "a.H = hp_heads;", "a.K = hp_in_dim;",
+          "a.N = hp_out_dim;", "a.xSharedByHeads = true;",
+          "a.wHeadsInColumns = true;", "a.sumRows = g.sum_chunk_src;",
+          "a.sumWeights = b.alpha;", "a.W = b.weight_;", "a.Y = b.h;",
+          "a.scatter = g.sum_chunk_dst;", "a.atomic = true;",
+          "b.h, g.num_nodes, b.bias, sz_h);"})
+      EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line << launch;
+    EXPECT_EQ(countOf(launch, "a.epilogue"), 0u) << file;
+    EXPECT_EQ(countOf(launch, "a.sumWeightIds"), 0u) << file;
+    EXPECT_EQ(countOf(inference, "zero_spans"), 0u) << file;
+    EXPECT_EQ(countOf(inference, "std::fill"), 0u) << file;
+    EXPECT_EQ(countOf(text, "(b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha)"),
+              1u)
+        << file;
+    // The training forward still gathers the pair messages.
+    const std::string forward = textFrom(text, "void forward_c", "\n  }\n");
+    ASSERT_FALSE(forward.empty()) << file;
+    EXPECT_EQ(countOf(forward, "sumWeights"), 0u) << file;
+  }
+  const std::string &binding = fileText(*e, "binding.cpp");
+  EXPECT_EQ(countOf(binding, "if (!at::GradMode::is_enabled() || "
+                             "!(arg_x.requires_grad() || "),
+            1u)
+      << binding;
+  EXPECT_EQ(countOf(binding, "return runInference(graph_arrays, arg_x,"), 2u)
+      << binding;
+  EXPECT_EQ(countOf(binding, "m.def(\"inference_kernels("), 1u) << binding;
+}
+
 TEST_P(EmitterTest, TorchRegistration) {
   std::optional<Emitted> e = compileAndEmit(GetParam());
   ASSERT_TRUE(e);
@@ -368,7 +423,12 @@ TEST_P(EmitterTest, TorchRegistration) {
                         hypers + ") -> Tensor[]\", " + ns +
                         "backwardKernelsOp);"),
             1u);
-  EXPECT_EQ(countOf(binding, "m.def("), 3u);
+  EXPECT_EQ(countOf(binding, "m.def(\"inference_kernels(Tensor[] "
+                             "graph_arrays" +
+                                 tensors + hypers + ") -> Tensor[]\", " + ns +
+                                 "inferenceKernelsOp);"),
+            e->layer.inferenceProgram ? 1u : 0u);
+  EXPECT_EQ(countOf(binding, "m.def("), e->layer.inferenceProgram ? 4u : 3u);
   EXPECT_NE(fileText(*e, "CMakeLists.txt")
                 .find("add_library(hector_" + m + " SHARED"),
             std::string::npos);
@@ -1093,14 +1153,20 @@ TEST(EmitterRowQueue, ThreeLoopRowsTakeGroupsOf16LanesWhenRowsAreSmall) {
   ASSERT_FALSE(backward.empty());
   EXPECT_EQ(countOf(backward, "nodeRowLanes"), 0u);
   // The forward kernel's fixed-hyper, chunked 16-lane instantiation asks
-  // for more blocks an SM; no other kernel names a block count (0:
-  // ptxas's own).
-  EXPECT_EQ(countOf(cu, "__launch_bounds__(kGroupSize > 256 ? kGroupSize : "
-                        "256, kFixedHypers && !kRowQueue && kGroupSize == "
-                        "hector::trav::kNarrowNodeRowLanes ? hector::trav::"
-                        "kNarrowNodeRowMinBlocks : 0)\nforward_trav_2("),
-            1u);
-  EXPECT_EQ(countOf(cu, "kNarrowNodeRowMinBlocks"), 1u);
+  // for more blocks an SM, and so does the inference program's softmax
+  // (the same three loops, less the message); no other kernel names a
+  // block count (0: ptxas's own).
+  for (const char *kernel : {"forward_trav_2(", "inference_trav_3("})
+    EXPECT_EQ(countOf(cu, std::string("__launch_bounds__(kGroupSize > 256 ? "
+                                      "kGroupSize : 256, kFixedHypers && "
+                                      "!kRowQueue && kGroupSize == hector::"
+                                      "trav::kNarrowNodeRowLanes ? hector::"
+                                      "trav::kNarrowNodeRowMinBlocks : "
+                                      "0)\n") +
+                              kernel),
+              1u)
+        << kernel;
+  EXPECT_EQ(countOf(cu, "kNarrowNodeRowMinBlocks"), 2u);
 }
 
 // A queued warp launch with no heavy launch before it is only the queued

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
 namespace hector {
@@ -127,13 +128,38 @@ TEST_P(IntraGoldenTest, OutputDirHoldsBackwardProgramGoldens) {
         << ext << ": run scripts/update-goldens.sh if the change is intended";
 }
 
-// The IR after each inter-op pass (forward, then the backward program):
+// The attention models get an inference program (the forward with nothing
+// kept: their weighted message sums become a summed GEMM); the others'
+// would equal their forward, so hectorc writes none.
+TEST_P(IntraGoldenTest, OutputDirHoldsInferenceProgramGoldensWhereItDiffers) {
+  const std::string dir = test::tempDir() + "/inference_" + GetParam();
+  test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) + " -o " +
+                                       test::shellQuote(dir));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const bool attention = GetParam().rfind("rgat", 0) == 0;
+  for (const char *ext : {".inter.ir", ".intra.ir"}) {
+    const std::string file = dir + "/" + GetParam() + "_inference" + ext;
+    ASSERT_EQ(std::filesystem::exists(file), attention) << file;
+    if (attention)
+      EXPECT_EQ(test::slurp(file),
+                test::slurp(golden(std::string("_inference") + ext)))
+          << ext << ": run scripts/update-goldens.sh if the change is intended";
+  }
+  EXPECT_EQ(
+      test::slurp(dir + "/layer.json").find("\"inference_program\": true") !=
+          std::string::npos,
+      attention);
+}
+
+// The IR after each inter-op pass (forward, then the backward program,
+// then the inference program where there is one):
 // tests/golden/passes/<model>.<pass>.ir.
 TEST_P(IntraGoldenTest, IrAfterEachPassMatchesGolden) {
   for (const char *pass :
        {"verify", "infer-shapes", "reorder-linear", "compact-materialization",
         "forward-broadcasts", "canonicalize-loops", "fuse-loops",
-        "uncompact-segment-sums", "reassociate-bias"}) {
+        "uncompact-segment-sums", "uncompact-weighted-sums",
+        "reassociate-bias"}) {
     test::RunResult r = test::runHectorc(test::shellQuote(modelPath()) +
                                          " --emit=inter-ir --print-after=" +
                                          pass);

@@ -826,6 +826,184 @@ TEST(LowerToIntraOpTest, VerifierRejectsASummedGemmThatIsNotASegmentSum) {
       << text.str();
 }
 
+/// An attention layer's weighted sum as uncompact-weighted-sums leaves it:
+/// each edge's message x[e.src] W[e.etype], cut into heads, times its
+/// per-head weight a[e], added into its destination. `sum` is the sum's
+/// target (h[n]: a segment sum; another row otherwise).
+std::string weightedHeadsModule(const std::string &sum = "h[n] +=") {
+  return R"(module @weighted {
+  hyper d : int = 4
+  hyper heads : int = 2
+  input x : node[d]
+  input a : edge[heads]
+  param W : etype[d, heads*d]
+  temp m : edge[heads*d]
+  temp z : edge[heads, d]
+  output h : node[heads, d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      z[e] = reshape(m[e]) shape [heads, d]
+      )" +
+         sum + R"( mul(a[e], z[e])
+    }
+  }
+}
+)";
+}
+
+// The weights go into the summed rows (no epilogue), and the heads become
+// the template's: each reads the same x row and its columns of W.
+TEST(LowerToIntraOpTest, PerEdgeWeightsOfASegmentSumWeighItsRows) {
+  ir::Module m = parseVerified(weightedHeadsModule(), "weighted.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "G") << intra::printProgram(p);
+  const intra::GemmInstance &g = gemm(p, 0);
+  EXPECT_TRUE(g.summedBySegment);
+  ASSERT_TRUE(g.sumWeights.has_value());
+  EXPECT_EQ(g.sumWeights->str("e"), "a[e]");
+  EXPECT_FALSE(g.epilogue.has_value());
+  EXPECT_TRUE(g.headsInColumns);
+  EXPECT_FALSE(g.perHead);
+  EXPECT_EQ(g.heads.str(), "heads");
+  EXPECT_EQ(g.n.str(), "d");
+  EXPECT_EQ(g.k.str(), "d");
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("    rows edges segments etype summed dst_etype "
+                      "weighted a[e]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    weight W[e.etype] heads_in_columns\n"),
+            std::string::npos)
+      << text;
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 21);
+}
+
+// Per-head weights on a row of a one-head GEMM that is not a segment sum
+// (here: into the source) stay in the traversal: the template would scale
+// every head by the first weight.
+TEST(LowerToIntraOpTest, PerHeadScalesOfOneHeadGemmsStayOutOfTheEpilogue) {
+  ir::Module m =
+      parseVerified(weightedHeadsModule("h[e.src] +="), "weighted_src.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GT") << intra::printProgram(p);
+  EXPECT_FALSE(gemm(p, 0).epilogue.has_value());
+  EXPECT_FALSE(gemm(p, 0).summedBySegment);
+  expectInstanceOrderComputesTheModule(m, p, 22);
+}
+
+// RGAT-PyG's `h = reshape(sum) + bias` after the weighted sum: the GEMM's
+// output starts as the bias in every row (no zero-fill, no traversal that
+// adds the bias), and the heads' sums are a view of h.
+TEST(LowerToIntraOpTest, AnAddingGemmsOutputStartsAsTheBiasAddedToIt) {
+  ir::Module m = parseVerified(R"(module @biased {
+  hyper d : int = 4
+  hyper heads : int = 2
+  input x : node[d]
+  input a : edge[heads]
+  param W : etype[d, heads*d]
+  param bias : global[heads*d]
+  temp m : edge[heads*d]
+  temp z : edge[heads, d]
+  temp s : node[heads, d]
+  temp s1 : node[heads*d]
+  output h : node[heads*d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(x[e.src], W[e.etype])
+      z[e] = reshape(m[e]) shape [heads, d]
+      s[n] += mul(a[e], z[e])
+    }
+    s1[n] = reshape(s[n]) shape [heads*d]
+    h[n] = add(s1[n], bias)
+  }
+}
+)",
+                               "biased.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "G") << intra::printProgram(p);
+  const intra::GemmInstance &g = gemm(p, 0);
+  ASSERT_TRUE(g.initRow.has_value());
+  EXPECT_EQ(g.initRow->str("e"), "bias");
+  EXPECT_EQ(g.stmts, (std::vector<int>{0, 1, 2, 4}));
+  EXPECT_EQ(p.findLayout("s")->viewOf, "h");
+  EXPECT_EQ(p.findLayout("h")->storage, intra::Storage::Buffer);
+  EXPECT_NE(intra::printProgram(p).find("    init bias\n"), std::string::npos);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 23);
+}
+
+// RGAT's softmax weights, written by the traversal and read only as the
+// summed GEMM's weights, are stored in the entries' order.
+TEST(LowerToIntraOpTest, WeightsOnlyTheSummedGemmReadsAreStoredInEntryOrder) {
+  ir::Module m = parseVerified(R"(module @entry {
+  hyper d : int = 4
+  input x : node[d]
+  input s : edge[]
+  param W : etype[d, d]
+  temp a : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      a[e] = exp(s[e])
+      m[e] = linear(x[e.src], W[e.etype])
+      h[n] += mul(a[e], m[e])
+    }
+  }
+}
+)",
+                               "entry.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "TG") << intra::printProgram(p);
+  EXPECT_EQ(p.findLayout("a")->rows, intra::RowScheme::EntryRows);
+  EXPECT_EQ(p.findLayout("s")->rows, intra::RowScheme::EdgeRows); // an input
+  EXPECT_NE(intra::printProgram(p).find("layout a : entry_rows[] temp buffer"),
+            std::string::npos)
+      << intra::printProgram(p);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  // A GEMM that read them by edge id would read the wrong rows.
+  auto &g = std::get<intra::GemmInstance>(p.instances[1]);
+  g.epilogue = intra::GemmEpilogue{ir::OpKind::Mul, *g.sumWeights, false};
+  g.sumWeights.reset();
+  g.summedBySegment = false;
+  ir::DiagnosticEngine wrong;
+  EXPECT_FALSE(intra::verifyProgram(p, wrong));
+  std::ostringstream text;
+  wrong.print(text);
+  EXPECT_NE(text.str().find("stored in entry order"), std::string::npos)
+      << text.str();
+}
+
+TEST(LowerToIntraOpTest, VerifierRejectsMisplacedWeightsAndHeads) {
+  auto good = [] {
+    return lower(parseVerified(weightedHeadsModule(), "weighted.ir"));
+  };
+  auto rejects = [](const intra::Program &p, const std::string &message) {
+    ir::DiagnosticEngine diags;
+    EXPECT_FALSE(intra::verifyProgram(p, diags)) << message;
+    std::ostringstream text;
+    diags.print(text);
+    EXPECT_NE(text.str().find(message), std::string::npos) << text.str();
+  };
+  intra::Program unsummed = good();
+  std::get<intra::GemmInstance>(unsummed.instances[0]).summedBySegment = false;
+  rejects(unsummed, "weighs its rows without being summed by segment");
+  intra::Program transposed = good();
+  std::get<intra::GemmInstance>(transposed.instances[0]).transposeWeight = true;
+  rejects(transposed, "takes its heads from the weight's columns");
+  intra::Program scaled = good();
+  auto &g = std::get<intra::GemmInstance>(scaled.instances[0]);
+  g.headsInColumns = false;
+  g.epilogue = intra::GemmEpilogue{ir::OpKind::Mul, *g.sumWeights, true};
+  g.sumWeights.reset();
+  rejects(scaled, "scales its rows by head but has no heads");
+}
+
 // A gradient reached two ways, `s = add(a, t)` with `t` a linear GEMM's
 // row and `a` summed in an earlier nest: the GEMM adds into a's buffer
 // (`s[p] +=`, no atomics) and `s` becomes a view of `a`, so no traversal

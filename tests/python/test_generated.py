@@ -184,6 +184,44 @@ def test_generated_matches_interpreter(model, heads, hub_mode, device,
     assert_matches_interpreter(model, g, hypers, device, TOL)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64],
+                         ids=["float32", "float64"])
+@pytest.mark.parametrize("hub_mode", ["plain", "hubs"])
+@pytest.mark.parametrize("heads", [1, 2])
+@pytest.mark.parametrize("model", MODELS)
+def test_forward_without_grad_matches_interpreter(model, heads, hub_mode,
+                                                  dtype, device, monkeypatch):
+    """No argument requiring grad, or grad mode off: the forward op runs the
+    inference program where the layer has one (layer.json
+    inference_program; RGAT's weighted sums in one GEMM, the heads taking
+    the weight's columns), else the training forward. Either way the
+    outputs match the fp64 interpreter; the inference_kernels op gives the
+    same bits as the forward op."""
+    hypers = hypers_for(model, heads)
+    if heads > 1 and "heads" not in hypers:
+        pytest.skip(f"{model} has no heads")
+    g = graph_for(model, device, hubs=set_hub_mode(hub_mode, monkeypatch))
+    module, values = make_values(model, g, hypers, device)
+    expected = run_interpreter(module, model, g, values, hypers)
+    values = {k: v.to(dtype) for k, v in values.items()}
+    tol = TOL if dtype == torch.float32 else 1e-10
+    with torch.no_grad():
+        under_no_grad = run_generated(model, g, values, hypers)
+    plain = run_generated(model, g, values, hypers)  # no leaf needs grad
+    for a, b, e in zip(under_no_grad, plain, expected):
+        assert not a.requires_grad and not b.requires_grad
+        assert torch.equal(a, b) or rel_err(a, b) <= tol
+        assert rel_err(a, e) <= tol, f"{model}: rel err {rel_err(a, e):.2e}"
+    has_inference = layer_info(model)["inference_program"]
+    assert has_inference == hasattr(ops(model), "inference_kernels")
+    assert has_inference == ("rgat" in model)
+    if has_inference:
+        kernels = run_generated(model, g, values, hypers,
+                                op="inference_kernels")
+        for a, k in zip(under_no_grad, kernels):
+            assert rel_err(k, a) <= tol
+
+
 def declared_hypers(model):
     """The hypers the model declares (its .hgnn defaults)."""
     return {h["name"]: int(h["default"]) if h["type"] == "int"

@@ -5,6 +5,7 @@
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 #include "templates/traversal/TraversalCuda.h"
+#include "templates/traversal/FillRows.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>

@@ -52,7 +52,7 @@ namespace hector_gen::rgcn_pyg_c {
     }
   }
 
-  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs, then the saved values.
+  /// The forward kernels in scalar_t: checks the arguments, allocates, runs; returns the outputs.
   template <typename scalar_t>
   std::vector<at::Tensor> runForwardT(const std::vector<at::Tensor> &graph_arrays, const hector::rt::GraphArrays &g, const at::Tensor &arg_x, const at::Tensor &arg_weight_, const at::Tensor &arg_root, const at::Tensor &arg_bias, const Hypers &hp) {
     const at::Device device = graph_arrays.front().device();
