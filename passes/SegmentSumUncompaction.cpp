@@ -86,7 +86,7 @@ bool uncompactMessage(ir::Module &m, ir::Loop &edges, size_t sumAt,
       !(message.index == ir::IndexPath{edges.var, {ir::Attr::Pair}}) ||
       readCount(m, message.value) != 1)
     return false;
-  const std::optional<PairMessage> writer = findPairMessage(m, message.value);
+  const std::optional<PairStmt> writer = findPairMessage(m, message.value);
   if (!writer)
     return false;
   ir::Stmt perEdge =
@@ -115,34 +115,40 @@ bool uncompactOnce(ir::Module &m, const std::set<std::string> &keep) {
 
 } // namespace
 
-/// The statement writing pair value `value` when it is such a message.
-std::optional<PairMessage> findPairMessage(ir::Module &m,
-                                           const std::string &value) {
+std::optional<PairStmt> findPairStmt(ir::Module &m, const std::string &value) {
   for (auto &top : m.loops) {
     if (top->kind != ir::LoopKind::Pairs)
       continue;
     for (size_t i = 0; i < top->body.size(); ++i) {
       const auto *s = std::get_if<ir::Stmt>(&top->body[i]);
-      if (!s || s->target.value != value)
-        continue;
-      if (s->op != ir::OpKind::Linear || s->reduce != ir::Reduce::None ||
-          s->operands.size() != 2 ||
-          !(s->target.index == ir::IndexPath{top->var, {}}))
-        return std::nullopt;
-      const auto *x = std::get_if<ir::Access>(&s->operands[0]);
-      const auto *w = std::get_if<ir::Access>(&s->operands[1]);
-      if (!x || !w || !(x->index == ir::IndexPath{top->var, {ir::Attr::Src}}) ||
-          !(w->index == ir::IndexPath{top->var, {ir::Attr::EType}}))
-        return std::nullopt;
-      const ir::ValueDecl *xd = m.findValue(x->value);
-      const ir::ValueDecl *wd = m.findValue(w->value);
-      if (!xd || !wd || xd->space != ir::Space::Node ||
-          wd->space != ir::Space::EdgeType || wd->shape.size() != 2)
-        return std::nullopt;
-      return PairMessage{top.get(), i};
+      if (s && s->target.value == value)
+        return PairStmt{top.get(), i};
     }
   }
   return std::nullopt;
+}
+
+std::optional<PairStmt> findPairMessage(ir::Module &m,
+                                        const std::string &value) {
+  std::optional<PairStmt> found = findPairStmt(m, value);
+  if (!found)
+    return std::nullopt;
+  const ir::Stmt &s = found->stmt();
+  const std::string &p = found->pairs->var;
+  if (s.op != ir::OpKind::Linear || s.reduce != ir::Reduce::None ||
+      s.operands.size() != 2 || !(s.target.index == ir::IndexPath{p, {}}))
+    return std::nullopt;
+  const auto *x = std::get_if<ir::Access>(&s.operands[0]);
+  const auto *w = std::get_if<ir::Access>(&s.operands[1]);
+  if (!x || !w || !(x->index == ir::IndexPath{p, {ir::Attr::Src}}) ||
+      !(w->index == ir::IndexPath{p, {ir::Attr::EType}}))
+    return std::nullopt;
+  const ir::ValueDecl *xd = m.findValue(x->value);
+  const ir::ValueDecl *wd = m.findValue(w->value);
+  if (!xd || !wd || xd->space != ir::Space::Node ||
+      wd->space != ir::Space::EdgeType || wd->shape.size() != 2)
+    return std::nullopt;
+  return found;
 }
 
 bool uncompactSegmentSums(ir::Module &module,

@@ -51,20 +51,25 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 
 namespace hector::passes {
 
-/// Where a pair message `m[p] = linear(x[p.src], W[p.etype])` (x a node
-/// value, W an etype weight [K, N]) sits: its pairs loop and its place in
-/// the body.
-struct PairMessage {
+/// A statement of a top-level pairs loop: the loop and its place in the
+/// body.
+struct PairStmt {
   ir::Loop *pairs = nullptr;
   size_t at = 0;
+  ir::Stmt &stmt() const { return std::get<ir::Stmt>(pairs->body[at]); }
 };
 
-/// The statement writing pair value `value` when it is such a message.
-std::optional<PairMessage> findPairMessage(ir::Module &m,
-                                           const std::string &value);
+/// The statement of a pairs loop that writes pair value `value`.
+std::optional<PairStmt> findPairStmt(ir::Module &m, const std::string &value);
+
+/// That statement when it is a pair message `m[p] = linear(x[p.src],
+/// W[p.etype])` (x a node value, W an etype weight [K, N]).
+std::optional<PairStmt> findPairMessage(ir::Module &m,
+                                        const std::string &value);
 
 /// Returns whether the module changed.
 bool uncompactSegmentSums(ir::Module &module,

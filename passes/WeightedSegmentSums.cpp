@@ -9,26 +9,6 @@
 namespace hector::passes {
 namespace {
 
-/// The statement of a pairs loop that writes `value`, and where.
-struct PairStmt {
-  ir::Loop *pairs = nullptr;
-  size_t at = 0;
-  ir::Stmt &stmt() const { return std::get<ir::Stmt>(pairs->body[at]); }
-};
-
-std::optional<PairStmt> findPairStmt(ir::Module &m, const std::string &value) {
-  for (auto &top : m.loops) {
-    if (top->kind != ir::LoopKind::Pairs)
-      continue;
-    for (size_t i = 0; i < top->body.size(); ++i) {
-      const auto *s = std::get_if<ir::Stmt>(&top->body[i]);
-      if (s && s->target.value == value)
-        return PairStmt{top.get(), i};
-    }
-  }
-  return std::nullopt;
-}
-
 /// A weighted message read `mul(w[e], m[e.pair])`: which operand is the
 /// message, and the pair statements behind it (the linear, and the reshape
 /// to heads when the message is one).
@@ -91,10 +71,10 @@ matchWeightedMessage(ir::Module &m, const ir::Stmt &s, const ir::Loop &edges,
     } else {
       continue;
     }
-    std::optional<PairMessage> writer = findPairMessage(m, linear);
+    std::optional<PairStmt> writer = findPairMessage(m, linear);
     if (!writer)
       continue;
-    match.linear = PairStmt{writer->pairs, writer->at};
+    match.linear = *writer;
     return match;
   }
   return std::nullopt;
