@@ -59,7 +59,7 @@ std::string dataPtr(const ProgramLayout &layout, const GemmInstance &g,
 void printSegments(CodeWriter &w, const GemmInstance &g) {
   if (!g.segmentBy)
     return; // one slice: the weight is shared
-  if (g.summedBySegment) { // chunks of (etype, dst) segments, by etype
+  if (g.summedBySegment || g.perChunk) { // chunks of (etype, dst) segments
     w.line("a.segmentPtr = g.sum_chunk_etype_ptr;");
     w.line("a.numSlices = g.num_etypes;");
     return;
@@ -137,7 +137,8 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
   if (outer)
     w.line("a.mode = hector::templates::SegmentGemmArgs::Mode::Outer;");
   w.line("a.M = {}{};",
-         g.summedBySegment ? "g.num_sum_chunks" : rowCountExpr(g.rows),
+         g.summedBySegment || g.perChunk ? "g.num_sum_chunks"
+                                         : rowCountExpr(g.rows),
          fold == ir::Dim::constant(1) ? "" : " * " + dimExpr(fold));
   w.line("a.K = {};", dimExpr(g.k));
   w.line("a.N = {};", dimExpr(g.n));
@@ -160,6 +161,9 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
           intra::RowScheme::EntryRows)
         w.line("a.sumWeightIds = g.sum_chunk_edge;");
     }
+  } else if (g.perChunk) {
+    // Each chunk's destination row (the verifier checked x[e.dst]).
+    w.line("a.gather = g.sum_chunk_dst;");
   } else if (!g.input.global) {
     w.line("a.gather = {};", indexArray(g, g.rows, g.input.path));
   }

@@ -96,6 +96,8 @@ std::string rowCountExpr(intra::RowScheme rows) {
     return "g.num_pairs";
   case intra::RowScheme::NodeRows:
     return "g.num_nodes";
+  case intra::RowScheme::ChunkRows:
+    return "g.num_sum_chunks";
   case intra::RowScheme::EdgeTypeRows:
     return "g.num_etypes";
   case intra::RowScheme::NodeTypeRows:

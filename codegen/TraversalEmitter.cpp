@@ -564,10 +564,13 @@ std::string NestPrinter::operandPtr(const ir::Access &a) const {
   const intra::RowScheme rows = layout_.layout(root).rows;
   if (a.index.isGlobal() || rows == intra::RowScheme::Global)
     return "b." + root;
-  // Stored in the summed entries' order: edge e's row is its entry's.
-  const std::string row = rows == intra::RowScheme::EntryRows
-                              ? "g.sum_edge_entry[" + rowExpr(a.index) + "]"
-                              : rowExpr(a.index);
+  // Stored in the summed entries' order, edge e's row is its entry's; a
+  // row a chunk, its chunk's.
+  std::string row = rowExpr(a.index);
+  if (rows == intra::RowScheme::EntryRows)
+    row = "g.sum_edge_entry[" + row + "]";
+  else if (rows == intra::RowScheme::ChunkRows)
+    row = "g.sum_edge_chunk[" + row + "]";
   return "(b." + root + " + (" + row + ") * " + sizeOf(root) + ")";
 }
 

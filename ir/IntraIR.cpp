@@ -14,6 +14,8 @@ const char *rowSchemeName(RowScheme s) {
   case RowScheme::EdgeRows: return "edge_rows";
   case RowScheme::EntryRows:
     return "entry_rows";
+  case RowScheme::ChunkRows:
+    return "chunk_rows";
   case RowScheme::PairRows: return "pair_rows";
   case RowScheme::NodeRows: return "node_rows";
   case RowScheme::EdgeTypeRows: return "etype_rows";
@@ -177,7 +179,8 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   os << "    mode " << (g.mode == GemmInstance::Mode::Linear ? "linear" : "outer")
      << "\n";
   os << "    rows " << rowDomainName(g.rows) << " segments " << segmentStr(g)
-     << (g.summedBySegment ? " summed dst_etype" : "");
+     << (g.summedBySegment ? " summed dst_etype" : "")
+     << (g.perChunk ? " per_chunk" : "");
   if (g.sumWeights)
     os << " weighted " << g.sumWeights->str(v);
   os << "\n";
@@ -304,10 +307,14 @@ private:
   void lower(int id) { ++lowered_[id]; }
 
   void checkLayout(const ValueLayout &l) {
-    const bool entryOrdered =
-        l.rows == RowScheme::EntryRows && l.decl.space == ir::Space::Edge &&
-        l.decl.kind == ir::ValueKind::Temp && l.storage == Storage::Buffer;
-    if (l.rows != rowSchemeOf(l.decl.space) && !entryOrdered)
+    // An edge temp's buffer may be ordered by the summed entries or hold a
+    // row a chunk instead.
+    const bool edgeTempBuffer = l.decl.space == ir::Space::Edge &&
+                                l.decl.kind == ir::ValueKind::Temp &&
+                                l.storage == Storage::Buffer;
+    const bool reordered = edgeTempBuffer && (l.rows == RowScheme::EntryRows ||
+                                              l.rows == RowScheme::ChunkRows);
+    if (l.rows != rowSchemeOf(l.decl.space) && !reordered)
       error("value '" + l.decl.name + "' has row scheme " +
             rowSchemeName(l.rows) + " but lives in space " +
             ir::spaceName(l.decl.space));
@@ -382,6 +389,29 @@ private:
       error("gemm @" + g.name +
             " weighs its rows without being summed by segment, or by a "
             "value not read at the edge");
+    if (g.perChunk) {
+      using A = ir::Attr;
+      const ValueLayout *out = program_.findLayout(g.output.value);
+      if (!linear || g.rows != RowDomain::Edges || g.summedBySegment ||
+          g.input.path != std::vector<A>{A::Dst} ||
+          g.segmentBy != std::vector<A>{A::EType} || !g.output.isIdentity() ||
+          g.accumulate != ir::Reduce::None || g.epilogue || g.bias ||
+          !g.outputParts.empty() || g.rowDot || !out ||
+          out->rows != RowScheme::ChunkRows)
+        error("gemm @" + g.name +
+              " runs per chunk but is not x[e.dst] times W[e.etype] written "
+              "plainly into a chunk_rows value");
+    }
+    // Only a per-chunk GEMM's output holds a row a chunk.
+    std::vector<const RowAccess *> byChunk = g.reads();
+    for (const RowAccess *r : g.writes())
+      if (!g.perChunk || r != &g.output)
+        byChunk.push_back(r);
+    for (const RowAccess *r : byChunk)
+      if (const ValueLayout *l = program_.findLayout(r->value);
+          l && l->rows == RowScheme::ChunkRows)
+        error("gemm @" + g.name + " reads or writes '" + r->value +
+              "', a row a chunk, other than as a per-chunk GEMM's output");
     // A GEMM indexes its rows by edge id; only its summed rows' weights
     // are read in the entries' order.
     std::vector<const RowAccess *> byId = g.writes();

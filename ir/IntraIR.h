@@ -34,6 +34,11 @@ enum class RowScheme {
   /// that only a traversal writes and a weighted summed GEMM reads as its
   /// weights, which then reads them in order (GemmInstance::sumWeights).
   EntryRows,
+  /// One row per chunk of the summed (destination, relation) segments
+  /// (edge e reads row sum_edge_chunk[e]): an edge temp that depends only
+  /// on its edge's destination and relation, computed once a chunk by a
+  /// GEMM (GemmInstance::perChunk) and read by traversals.
+  ChunkRows,
   PairRows,     ///< compact: one row per unique (src, etype) pair
   NodeRows,     ///< one row per node
   EdgeTypeRows, ///< one row per relation
@@ -150,6 +155,12 @@ struct GemmInstance {
   /// on a whole segment (rel_in_degree[e]). Printed `summed dst_etype`
   /// after the segments.
   bool summedBySegment = false;
+  /// Linear over edges: `t[e] = linear(x[e.dst], W[e.etype])`, the same on
+  /// every edge of a (destination, relation) segment, computed once a
+  /// chunk of the graph's summed segments (rows: the chunks, gathering
+  /// x[sum_chunk_dst[c]]) into t's chunk_rows buffer, which traversals
+  /// read at sum_edge_chunk[e]. Printed `per_chunk` after the segments.
+  bool perChunk = false;
   /// Summed by segment: each edge's gathered row is added times its
   /// weight (a per-edge value read at the edge, [] or one per head), as an
   /// attention layer's sum_e alpha[e] x[e.src] W[e.etype] is aggregated

@@ -113,6 +113,7 @@ private:
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
   bool dstRowProductInTraversal(const GemmInstance &g) const;
+  bool runsPerChunk(const GemmInstance &g) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
   bool readsRowOnce(const StmtInfo &r, const StmtInfo &gemm,
                     const std::string &row) const;
@@ -218,6 +219,41 @@ bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
   const std::optional<int64_t> width =
       (g.n * g.heads).evaluate(ir::declaredIntHypers(module_.hypers));
   return width && *width <= kMaxDstRowProductWidth;
+}
+
+/// Whether a narrow product of the destination row that
+/// dstRowProductInTraversal keeps out of a per-edge GEMM, `t[e] =
+/// linear(x[e.dst], W[e.etype])`, runs once a chunk of the graph's summed
+/// (destination, relation) segments instead (GemmInstance::perChunk): it
+/// is the same on every edge of a segment. RGAT's destination score
+/// `x[dst] . W_r q` was a 64-long dot an edge in the softmax traversal,
+/// which read 512 bytes an edge from L1 (docs/perf-notes.md section 65).
+/// Only with fusion, for a temp that is not saved and that nothing but
+/// traversal statements read, at the edge itself.
+bool Lowering::runsPerChunk(const GemmInstance &g) const {
+  using A = ir::Attr;
+  if (!options_.fuse || g.segmentBy != std::vector<A>{A::EType} || g.perHead ||
+      !g.output.path.empty())
+    return false;
+  const ir::ValueDecl &t = decl(g.output.value);
+  if (t.kind != ir::ValueKind::Temp || t.space != ir::Space::Edge ||
+      options_.saved.count(t.name))
+    return false;
+  const auto readers = readers_.find(t.name);
+  if (readers == readers_.end())
+    return false;
+  for (int id : readers->second) {
+    const StmtInfo &r = infos_[id];
+    const ir::OpKind op = r.stmt->op;
+    if (op == ir::OpKind::Linear || op == ir::OpKind::LinearT ||
+        op == ir::OpKind::Outer || op == ir::OpKind::Reshape)
+      return false; // a GEMM or a view would read it by edge id
+    for (const ir::Operand &o : r.stmt->operands)
+      if (const auto *a = std::get_if<ir::Access>(&o);
+          a && a->value == t.name && !normalize(*a, *r.loop).isIdentity())
+        return false;
+  }
+  return true;
 }
 
 std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
@@ -1302,6 +1338,12 @@ void Lowering::assignStorage() {
   for (intra::ValueLayout &l : program_.layouts)
     if (storedInEntryOrder(l))
       l.rows = intra::RowScheme::EntryRows;
+  // A per-chunk GEMM's output holds a row a chunk.
+  for (const Unit &u : units_)
+    if (u.kind == UnitKind::Gemm && u.gemm->perChunk)
+      for (intra::ValueLayout &l : program_.layouts)
+        if (l.decl.name == u.gemm->output.value)
+          l.rows = intra::RowScheme::ChunkRows;
 
   for (const intra::ValueLayout &l : program_.layouts) {
     auto w = writer_.find(l.decl.name);
@@ -1328,9 +1370,13 @@ intra::Program Lowering::run() {
     if (!options_.gemm || unitOf_[info.id] != -1)
       continue;
     std::optional<GemmInstance> g = matchGemm(info);
-    if (!g || dstRowProductInTraversal(*g))
+    if (!g)
       continue;
-    if (options_.fuse) {
+    if (dstRowProductInTraversal(*g)) {
+      if (!runsPerChunk(*g))
+        continue;
+      g->perChunk = true;
+    } else if (options_.fuse) {
       fuseEpilogue(*g, info);
       rowDotInEpilogue(*g, info);
       sumBySegment(*g);

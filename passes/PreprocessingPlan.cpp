@@ -48,12 +48,25 @@ public:
   void sumChunks(const std::string &inst, bool weighted) {
     nlohmann::json arrays = {"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst",
                              "sum_chunk_eid", "sum_chunk_etype_ptr"};
-    if (weighted) // the entries' edges, where their weights are read
+    if (weighted) { // where the entries' weights are stored and read
       arrays.push_back("sum_chunk_edge");
+      arrays.push_back("sum_edge_entry");
+    }
     need(weighted ? "weighted_sum_chunks" : "sum_chunks",
          {{"kind", "segment_chunks"},
           {"segments_by", {"etype", "dst"}},
           {"arrays", arrays}},
+         inst);
+  }
+
+  /// A GEMM once a chunk: its rows are the chunks, its readers find an
+  /// edge's row through sum_edge_chunk.
+  void chunkRows(const std::string &inst) {
+    need("chunk_rows",
+         {{"kind", "segment_chunks"},
+          {"segments_by", {"etype", "dst"}},
+          {"arrays",
+           {"sum_chunk_dst", "sum_chunk_etype_ptr", "sum_edge_chunk"}}},
          inst);
   }
 
@@ -123,7 +136,9 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   const bool segmented = g.segmentBy && !g.segmentBy->empty();
   switch (g.rows) {
   case intra::RowDomain::Edges:
-    if (g.summedBySegment)
+    if (g.perChunk)
+      plan.chunkRows(g.name);
+    else if (g.summedBySegment)
       // rows: chunks of (etype, dst) segments
       plan.sumChunks(g.name, g.sumWeights.has_value());
     else if (segmented)

@@ -220,8 +220,14 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
       torch::cat({starts, torch::full({1}, e, starts.options())}));
   set(GraphArray::SumChunkSrc, src.index_select(0, byRelDst));
   set(GraphArray::SumChunkEdge, byRelDst);
-  set(GraphArray::SumEdgeEntry,
-      torch::empty_like(byRelDst).scatter_(0, byRelDst, position));
+  const torch::Tensor edgeEntry =
+      torch::empty_like(byRelDst).scatter_(0, byRelDst, position);
+  set(GraphArray::SumEdgeEntry, edgeEntry);
+  // An entry's chunk: the number of chunks started at or before it, less 1.
+  torch::Tensor startsHere = torch::zeros_like(position);
+  startsHere.index_fill_(0, starts, 1);
+  set(GraphArray::SumEdgeChunk,
+      (startsHere.cumsum(0) - 1).index_select(0, edgeEntry));
   set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
   set(GraphArray::SumChunkEid, chunkEid);
   // Chunks are in etype order: their etypes ascend.

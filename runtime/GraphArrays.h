@@ -105,11 +105,13 @@ struct GraphArrays {
   /// sum_chunk_edge[j] ([E]: where a weighted sum reads the weight of its
   /// entry, as RGAT's alpha[e]), and edge e is entry sum_edge_entry[e]
   /// ([E], the inverse: where a kernel stores a per-edge value in the
-  /// entries' order, intra::RowScheme::EntryRows).
+  /// entries' order, intra::RowScheme::EntryRows); its chunk is
+  /// sum_edge_chunk[e] ([E]: where it reads a value computed once a chunk,
+  /// intra::RowScheme::ChunkRows).
   const int64_t *sum_chunk_ptr = nullptr, *sum_chunk_src = nullptr,
                 *sum_chunk_dst = nullptr, *sum_chunk_eid = nullptr,
                 *sum_chunk_etype_ptr = nullptr, *sum_chunk_edge = nullptr,
-                *sum_edge_entry = nullptr;
+                *sum_edge_entry = nullptr, *sum_edge_chunk = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
@@ -156,6 +158,7 @@ enum class GraphArray : int {
   SumChunkEtypePtr,
   SumChunkEdge,
   SumEdgeEntry,
+  SumEdgeChunk,
   Count
 };
 
@@ -246,6 +249,8 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "sum_chunk_edge";
   case GraphArray::SumEdgeEntry:
     return "sum_edge_entry";
+  case GraphArray::SumEdgeChunk:
+    return "sum_edge_chunk";
   case GraphArray::Count:
     break;
   }

@@ -100,6 +100,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::SumChunkSrc:
     case GraphArray::SumChunkEdge:
     case GraphArray::SumEdgeEntry:
+    case GraphArray::SumEdgeChunk:
       return {e, "num_edges"};
     case GraphArray::Ntype:
     case GraphArray::InDegree:
@@ -209,6 +210,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.sum_chunk_etype_ptr = ints(GraphArray::SumChunkEtypePtr);
   g.sum_chunk_edge = ints(GraphArray::SumChunkEdge);
   g.sum_edge_entry = ints(GraphArray::SumEdgeEntry);
+  g.sum_edge_chunk = ints(GraphArray::SumEdgeChunk);
   g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
   g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;

@@ -178,10 +178,22 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   }
 }
 
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
-forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
+// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize,
+          bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
+                                  kFixedHypers && !kRowQueue &&
+                                          kGroupSize ==
+                                              hector::trav::kNarrowNodeRowLanes
+                                      ? hector::trav::kNarrowNodeRowMinBlocks
+                                      : 0)
+    forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g,
+                   [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv,
+                   const ForwardBuffers<scalar_t> b, const Hypers hp,
+                   const int64_t scratch_size,
+                   [[maybe_unused]] const int64_t hector_heavy_limit,
+                   const hector::trav::HubArgs hector_hub,
+                   const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -216,7 +228,8 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(
+      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -262,41 +275,22 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s6: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+        [[maybe_unused]] const int64_t v_e =
+            hector_active_0 ? g.dst_eid[k_e] : 0;
         // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s6_o0 = (b.x + (v_n) * sz_x);
-          const scalar_t *s6_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
           const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+          const scalar_t *s7_o1 =
+              (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
           scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
           scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-            scalar_t v_s6;
-            {
-              const int64_t col = i % hp_heads;
-              const int64_t lead = i / hp_heads;
-              scalar_t v = 0;
-              if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s6_o0 + lead * hp_in_dim), (s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
-                for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
-                  const auto hector_qa = hector::trav::rowQuad((s6_o0 + lead * hp_in_dim), kk);
-                  const auto hector_qw = hector::trav::rowQuad((s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
-                  HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
-                }
-              }
-              else {
-                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                  v += s6_o0[lead * hp_in_dim + kk] * s6_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
-                }
-              }
-              v_s6 = v;
-            }
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
             scalar_t v_s7;
             {
-              const scalar_t v = s7_o0[i] + v_s6;
+              const scalar_t v = s7_o0[i] + s7_o1[i];
               v_s7 = v;
             }
             s7_t[i] = v_s7;
@@ -1571,10 +1565,23 @@ inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
-inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
+// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize,
+          bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
+                                  kFixedHypers && !kRowQueue &&
+                                          kGroupSize ==
+                                              hector::trav::kNarrowNodeRowLanes
+                                      ? hector::trav::kNarrowNodeRowMinBlocks
+                                      : 0)
+    inference_trav_6(
+        [[maybe_unused]] const hector::rt::GraphArrays g,
+        [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv,
+        const InferenceBuffers<scalar_t> b, const Hypers hp,
+        const int64_t scratch_size,
+        [[maybe_unused]] const int64_t hector_heavy_limit,
+        const hector::trav::HubArgs hector_hub,
+        const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -1612,7 +1619,8 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(
+      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -1656,40 +1664,21 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-        // s7: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+        [[maybe_unused]] const int64_t v_e =
+            hector_active_0 ? g.dst_eid[k_e] : 0;
         // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s7_o0 = (b.x + (v_n) * sz_x);
-          const scalar_t *s7_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
           const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+          const scalar_t *s8_o1 =
+              (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
           scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-            scalar_t v_s7;
-            {
-              const int64_t col = i % hp_heads;
-              const int64_t lead = i / hp_heads;
-              scalar_t v = 0;
-              if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s7_o0 + lead * hp_in_dim), (s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
-                for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
-                  const auto hector_qa = hector::trav::rowQuad((s7_o0 + lead * hp_in_dim), kk);
-                  const auto hector_qw = hector::trav::rowQuad((s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
-                  HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
-                }
-              }
-              else {
-                for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                  v += s7_o0[lead * hp_in_dim + kk] * s7_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
-                }
-              }
-              v_s7 = v;
-            }
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
             scalar_t v_s8;
             {
-              const scalar_t v = s8_o0[i] + v_s7;
+              const scalar_t v = s8_o0[i] + s8_o1[i];
               v_s8 = v;
             }
             scalar_t v_s9;
@@ -2016,7 +2005,26 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         hector::trav::check(cudaGetLastError(), "forward_trav_3");
       }
     }
-    // @gemm_4: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_w;
+      a.Y = b.alpha_1;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
+                          "forward_gemm_4");
+    }
+    // @gemm_5: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -2032,12 +2040,15 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
+                          "forward_gemm_5");
     }
-    // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -2051,18 +2062,45 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape =
+            hp.hector_deterministic
+                ? hector::trav::LaunchShape{}
+                : hector::trav::hubLaunchShape(
+                      reinterpret_cast<const void *>(
+                          &forward_trav_6<scalar_t, kFixedHypers,
+                                          hector::trav::kHeavyGroupSize>),
+                      heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_out_dim), sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_5");
-        else forward_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "forward_trav_5");
+        else
+          shape = hector::trav::heavyLaunchShape(
+              reinterpret_cast<const void *>(
+                  &forward_trav_6<scalar_t, kFixedHypers,
+                                  hector::trav::kHeavyGroupSize>),
+              g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace)
+          hector::trav::check(
+              hector::trav::launchCooperative(
+                  reinterpret_cast<const void *>(
+                      &forward_trav_6<scalar_t, kFixedHypers,
+                                      hector::trav::kHeavyGroupSize>),
+                  shape, heavy_stream, g, gv, b, hp, heavy_scratch_size,
+                  int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}),
+              "forward_trav_6");
+        else
+          forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>
+              <<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32,
+                 shape.sharedBytes, heavy_stream>>>(
+                  g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub,
+                  hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "forward_trav_6");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
       if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
@@ -2070,16 +2108,49 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kNarrowNodeRowLanes);
         const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
+          const hector::trav::QueuedLaunch launch =
+              warp_stream == stream
+                  ? hector::trav::queuedLaunchShape(
+                        reinterpret_cast<const void *>(
+                            &forward_trav_6<scalar_t, kFixedHypers,
+                                            hector::trav::kNarrowNodeRowLanes,
+                                            true>),
+                        rows, scratch_size, sizeof(scalar_t), false,
+                        warp_stream, hector::trav::kNarrowNodeRowLanes)
+                  : hector::trav::QueuedLaunch{
+                        hector::trav::launchShape(
+                            reinterpret_cast<const void *>(
+                                &forward_trav_6<
+                                    scalar_t, kFixedHypers,
+                                    hector::trav::kNarrowNodeRowLanes>),
+                            rows, scratch_size, sizeof(scalar_t), false,
+                            hector::trav::kNarrowNodeRowLanes),
+                        {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) forward_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else forward_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "forward_trav_5");
+          if (launch.queue.next)
+            forward_trav_6<scalar_t, kFixedHypers,
+                           hector::trav::kNarrowNodeRowLanes, true>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, launch.queue);
+          else
+            forward_trav_6<scalar_t, kFixedHypers,
+                           hector::trav::kNarrowNodeRowLanes>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "forward_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
@@ -2087,11 +2158,38 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kWarpSize);
         const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+          const hector::trav::QueuedLaunch launch =
+              warp_stream == stream
+                  ? hector::trav::queuedLaunchShape(
+                        reinterpret_cast<const void *>(
+                            &forward_trav_6<scalar_t, kFixedHypers,
+                                            hector::trav::kWarpSize, true>),
+                        rows, scratch_size, sizeof(scalar_t), false,
+                        warp_stream)
+                  : hector::trav::QueuedLaunch{
+                        hector::trav::launchShape(
+                            reinterpret_cast<const void *>(
+                                &forward_trav_6<scalar_t, kFixedHypers,
+                                                hector::trav::kWarpSize>),
+                            rows, scratch_size, sizeof(scalar_t), false),
+                        {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "forward_trav_5");
+          if (launch.queue.next)
+            forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize,
+                           true>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, launch.queue);
+          else
+            forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "forward_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
@@ -2614,7 +2712,26 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_3");
     }
-    // @gemm_4: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_w;
+      a.Y = b.alpha_1;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
+                          "inference_gemm_4");
+    }
+    // @gemm_5: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -2630,12 +2747,15 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_4");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
+                          "inference_gemm_5");
     }
-    // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -2648,51 +2768,139 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape =
+            hp.hector_deterministic
+                ? hector::trav::LaunchShape{}
+                : hector::trav::hubLaunchShape(
+                      reinterpret_cast<const void *>(
+                          &inference_trav_6<scalar_t, kFixedHypers,
+                                            hector::trav::kHeavyGroupSize>),
+                      heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, (INT64_C(2) * hp_heads), sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "inference_trav_5");
-        else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
-        hector::trav::check(cudaGetLastError(), "inference_trav_5");
+        else
+          shape = hector::trav::heavyLaunchShape(
+              reinterpret_cast<const void *>(
+                  &inference_trav_6<scalar_t, kFixedHypers,
+                                    hector::trav::kHeavyGroupSize>),
+              g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace)
+          hector::trav::check(
+              hector::trav::launchCooperative(
+                  reinterpret_cast<const void *>(
+                      &inference_trav_6<scalar_t, kFixedHypers,
+                                        hector::trav::kHeavyGroupSize>),
+                  shape, heavy_stream, g, gv, b, hp, heavy_scratch_size,
+                  int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}),
+              "inference_trav_6");
+        else
+          inference_trav_6<scalar_t, kFixedHypers,
+                           hector::trav::kHeavyGroupSize>
+              <<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32,
+                 shape.sharedBytes, heavy_stream>>>(
+                  g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub,
+                  hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "inference_trav_6");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
       if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kNarrowNodeRowLanes);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
+          const hector::trav::QueuedLaunch launch =
+              warp_stream == stream
+                  ? hector::trav::queuedLaunchShape(
+                        reinterpret_cast<const void *>(
+                            &inference_trav_6<scalar_t, kFixedHypers,
+                                              hector::trav::kNarrowNodeRowLanes,
+                                              true>),
+                        rows, scratch_size, sizeof(scalar_t), false,
+                        warp_stream, hector::trav::kNarrowNodeRowLanes)
+                  : hector::trav::QueuedLaunch{
+                        hector::trav::launchShape(
+                            reinterpret_cast<const void *>(
+                                &inference_trav_6<
+                                    scalar_t, kFixedHypers,
+                                    hector::trav::kNarrowNodeRowLanes>),
+                            rows, scratch_size, sizeof(scalar_t), false,
+                            hector::trav::kNarrowNodeRowLanes),
+                        {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "inference_trav_5");
+          if (launch.queue.next)
+            inference_trav_6<scalar_t, kFixedHypers,
+                             hector::trav::kNarrowNodeRowLanes, true>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, launch.queue);
+          else
+            inference_trav_6<scalar_t, kFixedHypers,
+                             hector::trav::kNarrowNodeRowLanes>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "inference_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(
+            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
+            hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+          const hector::trav::QueuedLaunch launch =
+              warp_stream == stream
+                  ? hector::trav::queuedLaunchShape(
+                        reinterpret_cast<const void *>(
+                            &inference_trav_6<scalar_t, kFixedHypers,
+                                              hector::trav::kWarpSize, true>),
+                        rows, scratch_size, sizeof(scalar_t), false,
+                        warp_stream)
+                  : hector::trav::QueuedLaunch{
+                        hector::trav::launchShape(
+                            reinterpret_cast<const void *>(
+                                &inference_trav_6<scalar_t, kFixedHypers,
+                                                  hector::trav::kWarpSize>),
+                            rows, scratch_size, sizeof(scalar_t), false),
+                        {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next) inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
-          else inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
-          hector::trav::check(cudaGetLastError(), "inference_trav_5");
+          if (launch.queue.next)
+            inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize,
+                             true>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, launch.queue);
+          else
+            inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>
+                <<<static_cast<unsigned>(shape.blocks),
+                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
+                    g, gv, b, hp, scratch_size,
+                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
+                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          hector::trav::check(cudaGetLastError(), "inference_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       hector::trav::joinLaunches(streams, stream);
     }
-    // @gemm_6: linear GEMM, rows edges
+    // @gemm_7: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_sum_chunks;
@@ -2716,7 +2924,8 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.deterministic = hp.hector_deterministic;
       a.scatterSortedInSegments = true;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_6");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
+                          "inference_gemm_7");
     }
   }
 

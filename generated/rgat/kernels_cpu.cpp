@@ -177,9 +177,12 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   }
 }
 
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_6(
+    [[maybe_unused]] const hector::rt::GraphArrays &g,
+    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
+    const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -210,7 +213,8 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(
+      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -250,41 +254,22 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s6: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+          [[maybe_unused]] const int64_t v_e =
+              hector_active_0 ? g.dst_eid[k_e] : 0;
           // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
           // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s6_o0 = (b.x + (v_n) * sz_x);
-            const scalar_t *s6_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
             const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+            const scalar_t *s7_o1 =
+                (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
             scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-              scalar_t v_s6;
-              {
-                const int64_t col = i % hp_heads;
-                const int64_t lead = i / hp_heads;
-                scalar_t v = 0;
-                if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s6_o0 + lead * hp_in_dim), (s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
-                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
-                    const auto hector_qa = hector::trav::rowQuad((s6_o0 + lead * hp_in_dim), kk);
-                    const auto hector_qw = hector::trav::rowQuad((s6_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
-                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
-                  }
-                }
-                else {
-                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                    v += s6_o0[lead * hp_in_dim + kk] * s6_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
-                  }
-                }
-                v_s6 = v;
-              }
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s7;
               {
-                const scalar_t v = s7_o0[i] + v_s6;
+                const scalar_t v = s7_o0[i] + s7_o1[i];
                 v_s7 = v;
               }
               s7_t[i] = v_s7;
@@ -1514,9 +1499,12 @@ void inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+void inference_trav_6(
+    [[maybe_unused]] const hector::rt::GraphArrays &g,
+    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
+    const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1550,7 +1538,8 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(
+      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -1588,40 +1577,21 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s7: alpha_1[e] = linear_t(x[e.dst], alpha_1_w[e.etype])
+          [[maybe_unused]] const int64_t v_e =
+              hector_active_0 ? g.dst_eid[k_e] : 0;
           // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
           // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s7_o0 = (b.x + (v_n) * sz_x);
-            const scalar_t *s7_o1 = (b.alpha_1_w + (g.dst_csr_etype[c_e]) * sz_alpha_1_w);
             const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+            const scalar_t *s8_o1 =
+                (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
             scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
-              scalar_t v_s7;
-              {
-                const int64_t col = i % hp_heads;
-                const int64_t lead = i / hp_heads;
-                scalar_t v = 0;
-                if (hector::trav::quadRows<scalar_t>(hp_in_dim, (s7_o0 + lead * hp_in_dim), (s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim))) {
-                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
-                    const auto hector_qa = hector::trav::rowQuad((s7_o0 + lead * hp_in_dim), kk);
-                    const auto hector_qw = hector::trav::rowQuad((s7_o1 + (INT64_C(0) * hp_heads + col) * hp_in_dim), kk);
-                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
-                  }
-                }
-                else {
-                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                    v += s7_o0[lead * hp_in_dim + kk] * s7_o1[(INT64_C(0) * hp_heads + col) * hp_in_dim + kk];
-                  }
-                }
-                v_s7 = v;
-              }
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s8;
               {
-                const scalar_t v = s8_o0[i] + v_s7;
+                const scalar_t v = s8_o0[i] + s8_o1[i];
                 v_s8 = v;
               }
               scalar_t v_s9;
@@ -1865,7 +1835,24 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       hector::templates::segmentGemmCpu(a);
     }
     forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
-    // @gemm_4: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_w;
+      a.Y = b.alpha_1;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_5: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -1882,7 +1869,9 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_6<scalar_t>(g, gv, b,
+                             hp); // @trav_6: access csr_by_dst, schedule
+                                  // warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
@@ -2196,7 +2185,24 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_4: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = true;
+      a.W = b.alpha_1_w;
+      a.Y = b.alpha_1;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_5: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
@@ -2213,8 +2219,10 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_6: linear GEMM, rows edges
+    inference_trav_6<scalar_t>(g, gv, b,
+                               hp); // @trav_6: access csr_by_dst, schedule
+                                    // warp_per_vertex feature_tile 32
+    // @gemm_7: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_sum_chunks;

@@ -361,7 +361,7 @@ TEST(EmitterSummedRows, RgatPygInferenceSumsWeightedSegments) {
     const std::string inference = textFrom(text, "void inference_c", "\n  }\n");
     ASSERT_FALSE(inference.empty()) << file;
     const std::string launch =
-        textFrom(inference, "// @gemm_4: linear GEMM, rows edges", "\n    }\n");
+        textFrom(inference, "// @gemm_5: linear GEMM, rows edges", "\n    }\n");
     ASSERT_FALSE(launch.empty()) << file << inference;
     for (const char *line :
          {"a.M = g.num_sum_chunks;", "a.H = hp_heads;", "a.K = hp_in_dim;",
@@ -377,6 +377,18 @@ TEST(EmitterSummedRows, RgatPygInferenceSumsWeightedSegments) {
     EXPECT_EQ(countOf(inference, "std::fill"), 0u) << file;
     EXPECT_EQ(countOf(text, "(b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha)"),
               1u)
+        << file;
+    // The destination score once a chunk, read through sum_edge_chunk.
+    const std::string score =
+        textFrom(inference, "// @gemm_3: linear GEMM, rows edges", "\n    }\n");
+    for (const char *line :
+         {"a.M = g.num_sum_chunks;", "a.gather = g.sum_chunk_dst;",
+          "a.segmentPtr = g.sum_chunk_etype_ptr;", "a.W = b.alpha_0_w;",
+          "a.Y = b.alpha_0;"})
+      EXPECT_EQ(countOf(score, line), 1u) << file << ": " << line << score;
+    EXPECT_EQ(
+        countOf(text, "(b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0)"),
+        2u) // the training forward's traversal and the inference one's
         << file;
     // The training forward still gathers the pair messages.
     const std::string forward = textFrom(text, "void forward_c", "\n  }\n");
@@ -953,7 +965,7 @@ TEST(EmitterOneWave, PartialAtomicNodeSumsLaunchOneWave) {
   EXPECT_EQ(countOf(cu, "rowSumsLaunchShape("), 8u);
   EXPECT_EQ(countOf(cu, "oneWaveLaunchShape("), 0u);
   EXPECT_EQ(countOf(cu, "hector::trav::queuedLaunchShape(reinterpret_cast<"
-                        "const void *>(&forward_trav_2<scalar_t, kFixedHypers, "
+                        "const void *>(&forward_trav_3<scalar_t, kFixedHypers, "
                         "hector::trav::kWarpSize, true>)"),
             1u);
 }
@@ -989,7 +1001,7 @@ TEST(EmitterFlatRows, FlatRowLoopsPickTheirGroupSizeAtRunTime) {
   EXPECT_EQ(
       countOf(
           cu,
-          "forward_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
+          "forward_trav_3<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<"),
       1u);
 }
 
@@ -1135,13 +1147,13 @@ TEST(EmitterRowQueue, ThreeLoopRowsTakeGroupsOf16LanesWhenRowsAreSmall) {
             1u);
   EXPECT_EQ(countOf(forward,
                     "hector::trav::queuedLaunchShape(reinterpret_cast<const "
-                    "void *>(&forward_trav_2<scalar_t, kFixedHypers, "
+                    "void *>(&forward_trav_3<scalar_t, kFixedHypers, "
                     "hector::trav::kNarrowNodeRowLanes, true>), rows, "
                     "scratch_size, sizeof(scalar_t), false, warp_stream, "
                     "hector::trav::kNarrowNodeRowLanes)"),
             1u);
   EXPECT_EQ(countOf(forward, "hector::trav::launchShape(reinterpret_cast<"
-                             "const void *>(&forward_trav_2<scalar_t, "
+                             "const void *>(&forward_trav_3<scalar_t, "
                              "kFixedHypers, hector::trav::"
                              "kNarrowNodeRowLanes>), rows, scratch_size, "
                              "sizeof(scalar_t), false, hector::trav::"
@@ -1156,7 +1168,7 @@ TEST(EmitterRowQueue, ThreeLoopRowsTakeGroupsOf16LanesWhenRowsAreSmall) {
   // for more blocks an SM, and so does the inference program's softmax
   // (the same three loops, less the message); no other kernel names a
   // block count (0: ptxas's own).
-  for (const char *kernel : {"forward_trav_2(", "inference_trav_3("})
+  for (const char *kernel : {"forward_trav_3(", "inference_trav_4("})
     EXPECT_EQ(countOf(cu, std::string("__launch_bounds__(kGroupSize > 256 ? "
                                       "kGroupSize : 256, kFixedHypers && "
                                       "!kRowQueue && kGroupSize == hector::"
@@ -1214,7 +1226,7 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
   const std::string &cu = fileText(*e, "kernels.cu");
-  const std::string kernel = textFrom(cu, "\nforward_trav_2(", "\n}\n");
+  const std::string kernel = textFrom(cu, "\nforward_trav_3(", "\n}\n");
   ASSERT_FALSE(kernel.empty());
   EXPECT_EQ(countOf(kernel, "const int hp_in_dim = kFixedHypers ? 64 : "
                             "static_cast<int>(hp.in_dim);"),
@@ -1244,9 +1256,9 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   }
   // Every launch passes the flag on.
   const std::string body = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
-  EXPECT_EQ(countOf(body, "forward_trav_2<scalar_t, "),
-            countOf(body, "forward_trav_2<scalar_t, kFixedHypers, "));
-  EXPECT_GT(countOf(body, "forward_trav_2<scalar_t, kFixedHypers, "), 0u);
+  EXPECT_EQ(countOf(body, "forward_trav_3<scalar_t, "),
+            countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "));
+  EXPECT_GT(countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "), 0u);
 }
 
 // The constants are whatever the module declares.

@@ -1284,7 +1284,13 @@ const char *kDstLogit = R"(module @logit {
 }
 )";
 
-TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowStaysInTraversal) {
+// A narrow product of the destination row is the same on every edge of a
+// (destination, relation) segment: with fusion it runs once a chunk of
+// the summed segments (a per-chunk GEMM into a chunk_rows buffer the
+// traversal reads through sum_edge_chunk); without, it stays a
+// traversal statement. A wide one, or one of the source row, is a
+// per-edge GEMM either way.
+TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowRunsOncePerChunk) {
   auto edited = [](const std::string &from, const std::string &to) {
     std::string text = kDstLogit;
     if (!from.empty())
@@ -1295,19 +1301,40 @@ TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowStaysInTraversal) {
     return lower(parseVerified(edited(from, to), "logit.ir"));
   };
   EXPECT_EQ(shape(lowered("x[e.dst]", "x[e.src]")), "GT");
+  EXPECT_FALSE(gemm(lowered("x[e.dst]", "x[e.src]"), 0).perChunk);
   EXPECT_EQ(shape(lowered("heads : int = 2", "heads : int = 8")), "GT");
+  EXPECT_FALSE(gemm(lowered("heads : int = 2", "heads : int = 8"), 0).perChunk);
   // The node's row by its own name, and linear_t (w stored as [heads,
   // d]) too; each computes what the module does.
   std::string transposed = edited("etype[d, heads]", "etype[heads, d]");
   transposed.replace(transposed.find("linear("), 7, "linear_t(");
+  passes::LoweringOptions unfused;
+  unfused.fuse = false;
   for (const std::string &text :
        {std::string(kDstLogit), edited("x[e.dst]", "x[n]"), transposed}) {
     ir::Module m = parseVerified(text, "logit.ir");
     intra::Program p = lower(m);
-    EXPECT_EQ(shape(p), "T") << intra::printProgram(p);
-    EXPECT_EQ(p.findLayout("s")->storage, intra::Storage::Register);
+    ASSERT_EQ(shape(p), "GT") << intra::printProgram(p);
+    EXPECT_TRUE(gemm(p, 0).perChunk);
+    EXPECT_EQ(p.findLayout("s")->rows, intra::RowScheme::ChunkRows);
+    EXPECT_NE(intra::printProgram(p).find("segments etype per_chunk\n"),
+              std::string::npos);
+    ir::DiagnosticEngine diags;
+    EXPECT_TRUE(intra::verifyProgram(p, diags));
     expectInstanceOrderComputesTheModule(m, p, 7);
+    // Unfused, each statement is a traversal of its own.
+    intra::Program plain = lower(m, unfused);
+    EXPECT_EQ(shape(plain), "TT") << intra::printProgram(plain);
+    EXPECT_EQ(plain.findLayout("s")->rows, intra::RowScheme::EdgeRows);
   }
+  // A per-chunk value that a GEMM read by edge id would be misread.
+  intra::Program p = lower(parseVerified(kDstLogit, "logit.ir"));
+  std::get<intra::GemmInstance>(p.instances[0]).perChunk = false;
+  ir::DiagnosticEngine wrong;
+  EXPECT_FALSE(intra::verifyProgram(p, wrong));
+  std::ostringstream text;
+  wrong.print(text);
+  EXPECT_NE(text.str().find("a row a chunk"), std::string::npos) << text.str();
 }
 
 // ------------------------------------------------------------- verifier

@@ -20,7 +20,8 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "dst_csr_pair", "src_csr_dst", "src_csr_etype", "src_csr_pair",
          "heavy_dst_edge_ptr", "heavy_src_edge_ptr", "sum_chunk_ptr",
          "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
-         "sum_chunk_etype_ptr", "sum_chunk_edge", "sum_edge_entry"]
+         "sum_chunk_etype_ptr", "sum_chunk_edge", "sum_edge_entry",
+         "sum_edge_chunk"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 # GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
@@ -96,6 +97,10 @@ def reference(data):
             chunk_eid.append(i)
     ref["sum_chunk_ptr"] = ptr + [len(order)]
     ref["sum_chunk_eid"] = chunk_eid
+    chunk_of_entry = [sum(1 for p in ptr if p <= k) - 1
+                      for k in range(len(order))]
+    ref["sum_edge_chunk"] = [chunk_of_entry[order.index(i)]
+                             for i in range(len(order))]
     ref["sum_chunk_dst"] = [dst[i] for i in chunk_eid]
     ref["sum_chunk_etype_ptr"] = [
         sum(1 for i in chunk_eid if etype[i] < k) for k in range(r + 1)]

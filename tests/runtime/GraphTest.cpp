@@ -202,6 +202,8 @@ TEST(Graph, KernelArrays) {
       {GraphArray::SumChunkEdge, {1, 3, 4, 0, 2, 5, 6}},
       // Its inverse: e0 is entry 3, e1 entry 0, ...
       {GraphArray::SumEdgeEntry, {3, 0, 4, 1, 2, 5, 6}},
+      // And chunk: e1 e3 in chunk 0, e4 in 1, e0 in 2, e2 in 3, e5 e6 in 4.
+      {GraphArray::SumEdgeChunk, {2, 0, 3, 0, 1, 4, 4}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -304,6 +306,7 @@ TEST(GraphArrayNames, AreTheFieldNames) {
                "sum_chunk_etype_ptr");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEdge), "sum_chunk_edge");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumEdgeEntry), "sum_edge_entry");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumEdgeChunk), "sum_edge_chunk");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -354,6 +357,7 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.sum_chunk_etype_ptr, ptr(GraphArray::SumChunkEtypePtr));
   EXPECT_EQ(ga.sum_chunk_edge, ptr(GraphArray::SumChunkEdge));
   EXPECT_EQ(ga.sum_edge_entry, ptr(GraphArray::SumEdgeEntry));
+  EXPECT_EQ(ga.sum_edge_chunk, ptr(GraphArray::SumEdgeChunk));
   EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
   EXPECT_EQ(ga.num_heavy_src, 0);
   EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);

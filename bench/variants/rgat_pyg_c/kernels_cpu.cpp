@@ -851,9 +851,12 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 }
 
-// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+// @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void inference_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+void inference_trav_4(
+    [[maybe_unused]] const hector::rt::GraphArrays &g,
+    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
+    const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -880,7 +883,8 @@ void inference_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(
+      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -918,40 +922,21 @@ void inference_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
-          // s3: alpha_0[e] = linear(x[e.dst], alpha_0_w[e.etype])
+          [[maybe_unused]] const int64_t v_e =
+              hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s3_o0 = (b.x + (v_n) * sz_x);
-            const scalar_t *s3_o1 = (b.alpha_0_w + (g.dst_csr_etype[c_e]) * sz_alpha_0_w);
+            const scalar_t *s4_o0 =
+                (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
             const scalar_t *s4_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
             scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_0) {
-              scalar_t v_s3;
-              {
-                const int64_t col = i % hp_heads;
-                const int64_t lead = i / hp_heads;
-                scalar_t v = 0;
-                if (hp_heads == 1 && hector::trav::quadRows<scalar_t>(hp_in_dim, (s3_o0 + lead * hp_in_dim), (s3_o1 + INT64_C(0) * hp_in_dim))) {
-                  for (int64_t kk = 0; kk < hp_in_dim; kk += 4) {
-                    const auto hector_qa = hector::trav::rowQuad((s3_o0 + lead * hp_in_dim), kk);
-                    const auto hector_qw = hector::trav::rowQuad((s3_o1 + INT64_C(0) * hp_in_dim), kk);
-                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v += hector_qa.v[q] * hector_qw.v[q];
-                  }
-                }
-                else {
-                  for (int64_t kk = 0; kk < hp_in_dim; ++kk) {
-                    v += s3_o0[lead * hp_in_dim + kk] * s3_o1[(INT64_C(0) * hp_in_dim + kk) * hp_heads + col];
-                  }
-                }
-                v_s3 = v;
-              }
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s4;
               {
-                const scalar_t v = v_s3 + s4_o1[i];
+                const scalar_t v = s4_o0[i] + s4_o1[i];
                 v_s4 = v;
               }
               scalar_t v_s5;
@@ -1506,8 +1491,27 @@ void inference_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-    // @gemm_4: linear GEMM, rows edges
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = hp_in_dim;
+      a.N = hp_heads;
+      a.H = 1;
+      a.X = b.x;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.alpha_0_w;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    inference_trav_4<scalar_t>(g, gv, b,
+                               hp); // @trav_4: access csr_by_dst, schedule
+                                    // warp_per_vertex feature_tile 32
+    // @gemm_5: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_sum_chunks;

@@ -40,6 +40,7 @@ namespace hector_gen::rgat_pyg_r {
     const T *bias = nullptr; // param global[heads*out_dim]
     T *alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
     T *outj = nullptr; // temp edge_rows[heads*out_dim]
+    T *alpha_0 = nullptr; // temp chunk_rows[heads]
     T *alpha_1 = nullptr; // temp edge_rows[heads]
     T *alpha_2 = nullptr; // temp edge_rows[heads]
     T *alpha_score = nullptr; // temp edge_rows[heads]

@@ -278,7 +278,8 @@ class Graph:
           ``sum_chunk_dst[c]`` and starts at edge ``sum_chunk_eid[c]``;
           ``sum_chunk_edge`` [E] is the edge of each summed source (the
           entry a weighted sum reads its edge's weight for) and
-          ``sum_edge_entry`` [E] its inverse (each edge's entry).
+          ``sum_edge_entry`` [E] its inverse (each edge's entry), and
+          ``sum_edge_chunk`` [E] each edge's chunk.
 
         All are int64 except the three degree arrays.
         """
