@@ -179,21 +179,9 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
 }
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize,
-          bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
-                                  kFixedHypers && !kRowQueue &&
-                                          kGroupSize ==
-                                              hector::trav::kNarrowNodeRowLanes
-                                      ? hector::trav::kNarrowNodeRowMinBlocks
-                                      : 0)
-    forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g,
-                   [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv,
-                   const ForwardBuffers<scalar_t> b, const Hypers hp,
-                   const int64_t scratch_size,
-                   [[maybe_unused]] const int64_t hector_heavy_limit,
-                   const hector::trav::HubArgs hector_hub,
-                   const hector::trav::RowQueue hector_queue) {
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
+forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const ForwardBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -228,8 +216,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -275,15 +262,13 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e =
-            hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
           const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-          const scalar_t *s7_o1 =
-              (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
+          const scalar_t *s7_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
           scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
           scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
@@ -1566,22 +1551,9 @@ inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 }
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize,
-          bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
-                                  kFixedHypers && !kRowQueue &&
-                                          kGroupSize ==
-                                              hector::trav::kNarrowNodeRowLanes
-                                      ? hector::trav::kNarrowNodeRowMinBlocks
-                                      : 0)
-    inference_trav_6(
-        [[maybe_unused]] const hector::rt::GraphArrays g,
-        [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv,
-        const InferenceBuffers<scalar_t> b, const Hypers hp,
-        const int64_t scratch_size,
-        [[maybe_unused]] const int64_t hector_heavy_limit,
-        const hector::trav::HubArgs hector_hub,
-        const hector::trav::RowQueue hector_queue) {
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
+inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -1619,8 +1591,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -1664,15 +1635,13 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e =
-            hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
           const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-          const scalar_t *s8_o1 =
-              (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
+          const scalar_t *s8_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
           scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
@@ -2021,8 +1990,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.Y = b.alpha_1;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "forward_gemm_4");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_4");
     }
     // @gemm_5: linear GEMM, rows nodes
     {
@@ -2040,15 +2008,12 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "forward_gemm_5");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_5");
     }
     // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -2062,45 +2027,18 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape =
-            hp.hector_deterministic
-                ? hector::trav::LaunchShape{}
-                : hector::trav::hubLaunchShape(
-                      reinterpret_cast<const void *>(
-                          &forward_trav_6<scalar_t, kFixedHypers,
-                                          hector::trav::kHeavyGroupSize>),
-                      heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_out_dim), sizeof(scalar_t), heavy_stream);
-        else
-          shape = hector::trav::heavyLaunchShape(
-              reinterpret_cast<const void *>(
-                  &forward_trav_6<scalar_t, kFixedHypers,
-                                  hector::trav::kHeavyGroupSize>),
-              g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace)
-          hector::trav::check(
-              hector::trav::launchCooperative(
-                  reinterpret_cast<const void *>(
-                      &forward_trav_6<scalar_t, kFixedHypers,
-                                      hector::trav::kHeavyGroupSize>),
-                  shape, heavy_stream, g, gv, b, hp, heavy_scratch_size,
-                  int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}),
-              "forward_trav_6");
-        else
-          forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>
-              <<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32,
-                 shape.sharedBytes, heavy_stream>>>(
-                  g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub,
-                  hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_6");
+        else forward_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_6");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
       if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
@@ -2108,49 +2046,16 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
         const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kNarrowNodeRowLanes);
         const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &forward_trav_6<scalar_t, kFixedHypers,
-                                            hector::trav::kNarrowNodeRowLanes,
-                                            true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream, hector::trav::kNarrowNodeRowLanes)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &forward_trav_6<
-                                    scalar_t, kFixedHypers,
-                                    hector::trav::kNarrowNodeRowLanes>),
-                            rows, scratch_size, sizeof(scalar_t), false,
-                            hector::trav::kNarrowNodeRowLanes),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            forward_trav_6<scalar_t, kFixedHypers,
-                           hector::trav::kNarrowNodeRowLanes, true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            forward_trav_6<scalar_t, kFixedHypers,
-                           hector::trav::kNarrowNodeRowLanes>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) forward_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else forward_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "forward_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kWarpSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
@@ -2158,37 +2063,10 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
         const int64_t hector_stride_w_acc_s14 = hector::trav::workerStride(hp_out_dim, hector_workers_2, hector::trav::kWarpSize);
         const int64_t scratch_size = ((hp_heads + hp_out_dim) + (hector_stride_w_acc_s9 * hector_workers_0) + (hector_stride_w_acc_s12 * hector_workers_1) + (hector_stride_w_acc_s14 * hector_workers_2));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &forward_trav_6<scalar_t, kFixedHypers,
-                                            hector::trav::kWarpSize, true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &forward_trav_6<scalar_t, kFixedHypers,
-                                                hector::trav::kWarpSize>),
-                            rows, scratch_size, sizeof(scalar_t), false),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize,
-                           true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else forward_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "forward_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
@@ -2728,8 +2606,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.Y = b.alpha_1;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "inference_gemm_4");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_4");
     }
     // @gemm_5: linear GEMM, rows nodes
     {
@@ -2747,15 +2624,12 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.biasPerSlice = false;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "inference_gemm_5");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_5");
     }
     // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -2768,132 +2642,44 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape =
-            hp.hector_deterministic
-                ? hector::trav::LaunchShape{}
-                : hector::trav::hubLaunchShape(
-                      reinterpret_cast<const void *>(
-                          &inference_trav_6<scalar_t, kFixedHypers,
-                                            hector::trav::kHeavyGroupSize>),
-                      heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, (INT64_C(2) * hp_heads), sizeof(scalar_t), heavy_stream);
-        else
-          shape = hector::trav::heavyLaunchShape(
-              reinterpret_cast<const void *>(
-                  &inference_trav_6<scalar_t, kFixedHypers,
-                                    hector::trav::kHeavyGroupSize>),
-              g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace)
-          hector::trav::check(
-              hector::trav::launchCooperative(
-                  reinterpret_cast<const void *>(
-                      &inference_trav_6<scalar_t, kFixedHypers,
-                                        hector::trav::kHeavyGroupSize>),
-                  shape, heavy_stream, g, gv, b, hp, heavy_scratch_size,
-                  int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}),
-              "inference_trav_6");
-        else
-          inference_trav_6<scalar_t, kFixedHypers,
-                           hector::trav::kHeavyGroupSize>
-              <<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32,
-                 shape.sharedBytes, heavy_stream>>>(
-                  g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub,
-                  hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "inference_trav_6");
+        else inference_trav_6<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "inference_trav_6");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
       if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kNarrowNodeRowLanes);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &inference_trav_6<scalar_t, kFixedHypers,
-                                              hector::trav::kNarrowNodeRowLanes,
-                                              true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream, hector::trav::kNarrowNodeRowLanes)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &inference_trav_6<
-                                    scalar_t, kFixedHypers,
-                                    hector::trav::kNarrowNodeRowLanes>),
-                            rows, scratch_size, sizeof(scalar_t), false,
-                            hector::trav::kNarrowNodeRowLanes),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            inference_trav_6<scalar_t, kFixedHypers,
-                             hector::trav::kNarrowNodeRowLanes, true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            inference_trav_6<scalar_t, kFixedHypers,
-                             hector::trav::kNarrowNodeRowLanes>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) inference_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_6<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "inference_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kWarpSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s10 * hector_workers_0) + (hector_stride_w_acc_s13 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &inference_trav_6<scalar_t, kFixedHypers,
-                                              hector::trav::kWarpSize, true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &inference_trav_6<scalar_t, kFixedHypers,
-                                                  hector::trav::kWarpSize>),
-                            rows, scratch_size, sizeof(scalar_t), false),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize,
-                             true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "inference_trav_6");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
@@ -2924,8 +2710,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.deterministic = hp.hector_deterministic;
       a.scatterSortedInSegments = true;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "inference_gemm_7");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_7");
     }
   }
 

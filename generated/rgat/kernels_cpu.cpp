@@ -179,10 +179,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void forward_trav_6(
-    [[maybe_unused]] const hector::rt::GraphArrays &g,
-    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
-    const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -213,8 +210,7 @@ void forward_trav_6(
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_out_dim), kGroupSize);
   const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -254,15 +250,13 @@ void forward_trav_6(
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e =
-              hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
           // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
             const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-            const scalar_t *s7_o1 =
-                (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
+            const scalar_t *s7_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
             scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
             scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
@@ -1501,10 +1495,7 @@ void inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void inference_trav_6(
-    [[maybe_unused]] const hector::rt::GraphArrays &g,
-    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
-    const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1538,8 +1529,7 @@ void inference_trav_6(
   [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
   [[maybe_unused]] const int64_t sz_h = hp_out_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s10 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -1577,15 +1567,13 @@ void inference_trav_6(
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e =
-              hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
           // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
             const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-            const scalar_t *s8_o1 =
-                (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
+            const scalar_t *s8_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
             scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
@@ -1869,9 +1857,7 @@ void inference_trav_6(
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_6<scalar_t>(g, gv, b,
-                             hp); // @trav_6: access csr_by_dst, schedule
-                                  // warp_per_vertex feature_tile 32
+    forward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
@@ -2219,9 +2205,7 @@ void inference_trav_6(
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_6<scalar_t>(g, gv, b,
-                               hp); // @trav_6: access csr_by_dst, schedule
-                                    // warp_per_vertex feature_tile 32
+    inference_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     // @gemm_7: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;

@@ -304,12 +304,7 @@ namespace hector_gen::rgat_pyg_c {
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, (hp_heads * hp_out_dim)}, options);
     b.h = t_h.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena(
-        {g.num_etypes * sz_alpha_1_w, g.num_etypes * sz_alpha_0_w,
-         g.num_sum_chunks * sz_alpha_0, g.num_pairs * sz_alpha_1,
-         g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp,
-         g.num_edges * sz_alpha},
-        options);
+    const hector::rt::BufferArena scratch_arena({g.num_etypes * sz_alpha_1_w, g.num_etypes * sz_alpha_0_w, g.num_sum_chunks * sz_alpha_0, g.num_pairs * sz_alpha_1, g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp, g.num_edges * sz_alpha}, options);
     b.alpha_1_w = scratch_arena.data<scalar_t>(0);
     b.alpha_0_w = scratch_arena.data<scalar_t>(1);
     b.alpha_0 = scratch_arena.data<scalar_t>(2);

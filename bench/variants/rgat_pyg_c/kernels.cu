@@ -892,22 +892,9 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
 }
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize,
-          bool kRowQueue = false>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
-                                  kFixedHypers && !kRowQueue &&
-                                          kGroupSize ==
-                                              hector::trav::kNarrowNodeRowLanes
-                                      ? hector::trav::kNarrowNodeRowMinBlocks
-                                      : 0)
-    inference_trav_4(
-        [[maybe_unused]] const hector::rt::GraphArrays g,
-        [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv,
-        const InferenceBuffers<scalar_t> b, const Hypers hp,
-        const int64_t scratch_size,
-        [[maybe_unused]] const int64_t hector_heavy_limit,
-        const hector::trav::HubArgs hector_hub,
-        const hector::trav::RowQueue hector_queue) {
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256, kFixedHypers && !kRowQueue && kGroupSize == hector::trav::kNarrowNodeRowLanes ? hector::trav::kNarrowNodeRowMinBlocks : 0)
+inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -938,8 +925,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
   const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
   [[maybe_unused]] const int hector_lanes = kGroupSize;
   constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -983,14 +969,12 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e =
-            hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
         // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
         // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         if (hector_active_0) {
-          const scalar_t *s4_o0 =
-              (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
+          const scalar_t *s4_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
           const scalar_t *s4_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
           scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
           scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
@@ -1781,15 +1765,12 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.Y = b.alpha_0;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "inference_gemm_3");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_3");
     }
     // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kHeavyGroupSize);
         const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
@@ -1802,132 +1783,44 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape =
-            hp.hector_deterministic
-                ? hector::trav::LaunchShape{}
-                : hector::trav::hubLaunchShape(
-                      reinterpret_cast<const void *>(
-                          &inference_trav_4<scalar_t, kFixedHypers,
-                                            hector::trav::kHeavyGroupSize>),
-                      heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, (INT64_C(2) * hp_heads), sizeof(scalar_t), heavy_stream);
-        else
-          shape = hector::trav::heavyLaunchShape(
-              reinterpret_cast<const void *>(
-                  &inference_trav_4<scalar_t, kFixedHypers,
-                                    hector::trav::kHeavyGroupSize>),
-              g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace)
-          hector::trav::check(
-              hector::trav::launchCooperative(
-                  reinterpret_cast<const void *>(
-                      &inference_trav_4<scalar_t, kFixedHypers,
-                                        hector::trav::kHeavyGroupSize>),
-                  shape, heavy_stream, g, gv, b, hp, heavy_scratch_size,
-                  int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}),
-              "inference_trav_4");
-        else
-          inference_trav_4<scalar_t, kFixedHypers,
-                           hector::trav::kHeavyGroupSize>
-              <<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32,
-                 shape.sharedBytes, heavy_stream>>>(
-                  g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub,
-                  hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "inference_trav_4");
+        else inference_trav_4<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "inference_trav_4");
         hector::trav::hubRelease(hub, heavy_stream);
       }
       const int64_t rows = g.num_nodes;
       const int row_lanes = hector::trav::nodeRowLanes(g.num_edges, rows, false);
       if (row_lanes == hector::trav::kNarrowNodeRowLanes) {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kNarrowNodeRowLanes);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kNarrowNodeRowLanes);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kNarrowNodeRowLanes);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &inference_trav_4<scalar_t, kFixedHypers,
-                                              hector::trav::kNarrowNodeRowLanes,
-                                              true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream, hector::trav::kNarrowNodeRowLanes)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &inference_trav_4<
-                                    scalar_t, kFixedHypers,
-                                    hector::trav::kNarrowNodeRowLanes>),
-                            rows, scratch_size, sizeof(scalar_t), false,
-                            hector::trav::kNarrowNodeRowLanes),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream, hector::trav::kNarrowNodeRowLanes) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes>), rows, scratch_size, sizeof(scalar_t), false, hector::trav::kNarrowNodeRowLanes), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            inference_trav_4<scalar_t, kFixedHypers,
-                             hector::trav::kNarrowNodeRowLanes, true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            inference_trav_4<scalar_t, kFixedHypers,
-                             hector::trav::kNarrowNodeRowLanes>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) inference_trav_4<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_4<scalar_t, kFixedHypers, hector::trav::kNarrowNodeRowLanes><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "inference_trav_4");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
       }
       else {
-        const int64_t hector_workers_0 = hector::trav::workersFor(
-            hector::trav::maxOf(hp_heads, hp_heads, hp_heads),
-            hector::trav::kWarpSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
         const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
         const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
         const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1));
         if (rows > 0) {
-          const hector::trav::QueuedLaunch launch =
-              warp_stream == stream
-                  ? hector::trav::queuedLaunchShape(
-                        reinterpret_cast<const void *>(
-                            &inference_trav_4<scalar_t, kFixedHypers,
-                                              hector::trav::kWarpSize, true>),
-                        rows, scratch_size, sizeof(scalar_t), false,
-                        warp_stream)
-                  : hector::trav::QueuedLaunch{
-                        hector::trav::launchShape(
-                            reinterpret_cast<const void *>(
-                                &inference_trav_4<scalar_t, kFixedHypers,
-                                                  hector::trav::kWarpSize>),
-                            rows, scratch_size, sizeof(scalar_t), false),
-                        {}};
+          const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
           const hector::trav::LaunchShape &shape = launch.shape;
-          if (launch.queue.next)
-            inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize,
-                             true>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, launch.queue);
-          else
-            inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize>
-                <<<static_cast<unsigned>(shape.blocks),
-                   shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(
-                    g, gv, b, hp, scratch_size,
-                    heavy_launch ? g.heavy_row_edges : INT64_MAX,
-                    hector::trav::HubArgs{}, hector::trav::RowQueue{});
+          if (launch.queue.next) inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+          else inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
           hector::trav::check(cudaGetLastError(), "inference_trav_4");
           hector::trav::rowQueueRelease(launch.queue, warp_stream);
         }
@@ -1959,8 +1852,7 @@ __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256,
       a.scatterSortedInSegments = true;
       hector::trav::fillRows(stream, b.h, g.num_nodes, b.bias, sz_h);
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream),
-                          "inference_gemm_5");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_5");
     }
   }
 

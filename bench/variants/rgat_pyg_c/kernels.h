@@ -89,7 +89,7 @@ namespace hector_gen::rgat_pyg_c {
     const T *bias = nullptr; // param global[heads*out_dim]
     T *alpha_1_w = nullptr; // temp etype_rows[in_dim, heads]
     T *alpha_0_w = nullptr; // temp etype_rows[in_dim, heads]
-    T *alpha_0 = nullptr;   // temp chunk_rows[heads]
+    T *alpha_0 = nullptr; // temp chunk_rows[heads]
     T *alpha_1 = nullptr; // temp pair_rows[heads]
     T *alpha_score = nullptr; // temp edge_rows[heads]
     T *alpha_exp = nullptr; // temp edge_rows[heads]

@@ -853,10 +853,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 
 // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
-void inference_trav_4(
-    [[maybe_unused]] const hector::rt::GraphArrays &g,
-    [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
-    const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
   [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
   [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -883,8 +880,7 @@ void inference_trav_4(
   [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t hector_workers_0 = hector::trav::workersFor(
-      hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
   const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
   const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
@@ -922,14 +918,12 @@ void inference_trav_4(
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e =
-              hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           if (hector_active_0) {
-            const scalar_t *s4_o0 =
-                (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
+            const scalar_t *s4_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
             const scalar_t *s4_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
             scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
             scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
@@ -1508,9 +1502,7 @@ void inference_trav_4(
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_4<scalar_t>(g, gv, b,
-                               hp); // @trav_4: access csr_by_dst, schedule
-                                    // warp_per_vertex feature_tile 32
+    inference_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     // @gemm_5: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;

@@ -119,10 +119,7 @@ namespace hector_gen::rgat_pyg_r {
     at::Tensor t_alpha = saved_arena.tensor(5, {g.num_edges, hp_heads});
     b.alpha = t_alpha.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_sum_chunks * sz_alpha_0,
-                                                 g.num_edges * sz_alpha_1,
-                                                 g.num_edges * sz_alpha_score},
-                                                options);
+    const hector::rt::BufferArena scratch_arena({g.num_sum_chunks * sz_alpha_0, g.num_edges * sz_alpha_1, g.num_edges * sz_alpha_score}, options);
     b.alpha_0 = scratch_arena.data<scalar_t>(0);
     b.alpha_1 = scratch_arena.data<scalar_t>(1);
     b.alpha_score = scratch_arena.data<scalar_t>(2);

@@ -13,358 +13,271 @@
 namespace hector_gen::rgat_pyg_r {
   namespace {
 
-  // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-  template <typename scalar_t>
-  void
-  forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g,
-                 [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv,
-                 const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-    [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-    [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-    [[maybe_unused]] const int64_t hp_heads = hp.heads;
-    [[maybe_unused]] const double hp_slope = hp.slope;
-    [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_weight_ =
-        (hp_heads * hp_in_dim * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
-    [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-    [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-    [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
-    [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
-    [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-    const int64_t hector_workers_0 = hector::trav::workersFor(
-        hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
-    const int64_t hector_workers_1 = hector::trav::workersFor(
-        hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
-    const int64_t hector_workers_2 = hector::trav::workersFor(
-        hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim),
-                            (hp_heads * hp_out_dim)),
-        kGroupSize);
-    const int64_t hector_stride_w_acc_s6 =
-        hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
-    const int64_t hector_stride_w_acc_s9 =
-        hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
-    const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(
-        (hp_heads * hp_out_dim), hector_workers_2, kGroupSize);
-    const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) +
-                                  (hector_stride_w_acc_s6 * hector_workers_0) +
-                                  (hector_stride_w_acc_s9 * hector_workers_1) +
-                                  (hector_stride_w_acc_s13 * hector_workers_2));
-#pragma omp parallel
-    {
-      std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) +
-                                            1);
-      [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-      [[maybe_unused]] const int hector_lane = 0;
-      const int64_t group = hector::trav::cpuThreadNum();
-      const int64_t groups = hector::trav::cpuNumThreads();
-      scalar_t *w_acc_s6 = scratch + 0;
-      scalar_t *w_acc_s9 =
-          scratch + (hector_stride_w_acc_s6 * hector_workers_0);
-      scalar_t *w_acc_s13 = scratch +
-                            (hector_stride_w_acc_s6 * hector_workers_0) +
-                            (hector_stride_w_acc_s9 * hector_workers_1);
-      scalar_t *r_alpha_max = scratch +
-                              (hector_stride_w_acc_s6 * hector_workers_0) +
-                              (hector_stride_w_acc_s9 * hector_workers_1) +
-                              (hector_stride_w_acc_s13 * hector_workers_2);
-      scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s6 * hector_workers_0) +
-                        (hector_stride_w_acc_s9 * hector_workers_1) +
-                        (hector_stride_w_acc_s13 * hector_workers_2) + hp_heads;
-      const hector::trav::RowRange range =
-          hector::trav::chunkOf(g.num_nodes, group, groups);
-      for (int64_t k = range.begin; k < range.end; ++k) {
-        const int64_t v_n = k;
-        {
-          scalar_t *t = r_alpha_max;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_max)
-          t[i] = -hector::trav::infinity<scalar_t>();
-        }
-        HECTOR_GROUP_SYNC();
-        HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s6 * hector_workers_0)
-        w_acc_s6[i] = -hector::trav::infinity<scalar_t>();
-        HECTOR_GROUP_SYNC();
-        {
-          const int hector_lanes_0 =
-              kGroupSize / static_cast<int>(hector_workers_0);
-          const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
-          [[maybe_unused]] const int hector_sublane_0 =
-              hector_lane % hector_lanes_0;
-          const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
-          for (int64_t hector_base_0 = g.dst_ptr[v_n];
-               hector_base_0 < hector_end_0;
-               hector_base_0 += hector_workers_0) {
-            const int64_t k_e = hector_base_0 + hector_worker_0;
-            const bool hector_active_0 = k_e < hector_end_0;
-            [[maybe_unused]] const int hector_lane = hector_sublane_0;
-            [[maybe_unused]] const int hector_lanes = hector_lanes_0;
-            [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-            [[maybe_unused]] const int64_t v_e =
-                hector_active_0 ? g.dst_eid[k_e] : 0;
-            // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
-            // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
-            // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
-            if (hector_active_0) {
-              const scalar_t *s4_o0 =
-                  (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
-              const scalar_t *s4_o1 = (b.alpha_1 + (v_e)*sz_alpha_1);
-              scalar_t *s4_t = (b.alpha_2 + (v_e)*sz_alpha_2);
-              scalar_t *s5_t = (b.alpha_score + (v_e)*sz_alpha_score);
-              scalar_t *s6_t =
-                  w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
-              HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
-                scalar_t v_s4;
-                {
-                  const scalar_t v = s4_o0[i] + s4_o1[i];
-                  v_s4 = v;
-                }
-                s4_t[i] = v_s4;
-                scalar_t v_s5;
-                {
-                  const scalar_t v = hector::trav::leakyRelu(
-                      v_s4,
-                      static_cast<scalar_t>(static_cast<double>(hp_slope)));
-                  v_s5 = v;
-                }
-                s5_t[i] = v_s5;
-                scalar_t v_s6;
-                {
-                  const scalar_t v = v_s5;
-                  v_s6 = v;
-                }
-                s6_t[i] = hector::trav::max(s6_t[i], v_s6);
+// @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t>
+void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const double hp_slope = hp.slope;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_q = (hp_heads * hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_k = (hp_heads * hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_bias = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0_w = (hp_heads * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_outj = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_msg_0 = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_msg = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_h_0 = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_h_1 = (hp_heads * hp_out_dim);
+  [[maybe_unused]] const int64_t sz_h = (hp_heads * hp_out_dim);
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, (hp_heads * hp_out_dim), (hp_heads * hp_out_dim)), kGroupSize);
+  const int64_t hector_stride_w_acc_s6 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s9 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride((hp_heads * hp_out_dim), hector_workers_2, kGroupSize);
+  const int64_t scratch_size = ((hp_heads + (hp_heads * hp_out_dim)) + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2));
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *w_acc_s6 = scratch + 0;
+    scalar_t *w_acc_s9 = scratch + (hector_stride_w_acc_s6 * hector_workers_0);
+    scalar_t *w_acc_s13 = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2);
+    scalar_t *r_h_0 = scratch + (hector_stride_w_acc_s6 * hector_workers_0) + (hector_stride_w_acc_s9 * hector_workers_1) + (hector_stride_w_acc_s13 * hector_workers_2) + hp_heads;
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_n = k;
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s6 * hector_workers_0) w_acc_s6[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
+          // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
+          // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+          if (hector_active_0) {
+            const scalar_t *s4_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
+            const scalar_t *s4_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
+            scalar_t *s4_t = (b.alpha_2 + (v_e) * sz_alpha_2);
+            scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
+              scalar_t v_s4;
+              {
+                const scalar_t v = s4_o0[i] + s4_o1[i];
+                v_s4 = v;
               }
+              s4_t[i] = v_s4;
+              scalar_t v_s5;
+              {
+                const scalar_t v = hector::trav::leakyRelu(v_s4, static_cast<scalar_t>(static_cast<double>(hp_slope)));
+                v_s5 = v;
+              }
+              s5_t[i] = v_s5;
+              scalar_t v_s6;
+              {
+                const scalar_t v = v_s5;
+                v_s6 = v;
+              }
+              s6_t[i] = hector::trav::max(s6_t[i], v_s6);
             }
           }
         }
-        HECTOR_GROUP_SYNC();
-        {
-          scalar_t *t = r_alpha_max;
-          if constexpr (kGroupSize > hector::trav::kWarpSize) {
-            const int hector_fold_s6 = hector::trav::foldLanes(
-                sz_alpha_max, hector_workers_0, kGroupSize);
-            for (int hector_i0 = 0; hector_i0 < sz_alpha_max;
-                 hector_i0 += kGroupSize / hector_fold_s6) {
-              const int i = hector_i0 + hector_lane / hector_fold_s6;
-              const int hector_part = hector_lane % hector_fold_s6;
-              scalar_t acc = -hector::trav::infinity<scalar_t>();
-              if (i < sz_alpha_max) {
-                for (int64_t w = hector_part; w < hector_workers_0;
-                     w += hector_fold_s6) {
-                  acc = hector::trav::max(
-                      acc, w_acc_s6[w * hector_stride_w_acc_s6 + i]);
-                }
-              }
-              acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s6);
-              if (i < sz_alpha_max && hector_part == 0) {
-                t[i] = hector::trav::max(t[i], acc);
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_max;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s6 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s6) {
+            const int i = hector_i0 + hector_lane / hector_fold_s6;
+            const int hector_part = hector_lane % hector_fold_s6;
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            if (i < sz_alpha_max) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s6) {
+                acc = hector::trav::max(acc, w_acc_s6[w * hector_stride_w_acc_s6 + i]);
               }
             }
-          } else {
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
-              scalar_t acc = -hector::trav::infinity<scalar_t>();
-              for (int64_t w = 0; w < hector_workers_0; ++w) {
-                acc = hector::trav::max(
-                    acc, w_acc_s6[w * hector_stride_w_acc_s6 + i]);
-              }
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s6);
+            if (i < sz_alpha_max && hector_part == 0) {
               t[i] = hector::trav::max(t[i], acc);
             }
           }
         }
-        if constexpr (kGroupSize > hector::trav::kWarpSize)
-          HECTOR_GROUP_SYNC();
-        if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
-          scalar_t *t = r_alpha_max;
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc = hector::trav::max(acc, w_acc_s6[w * hector_stride_w_acc_s6 + i]);
+            }
+            t[i] = hector::trav::max(t[i], acc);
+          }
         }
-        HECTOR_GROUP_SYNC();
-        {
-          scalar_t *t = (b.alpha_sum + (v_n)*sz_alpha_sum);
-          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
-        }
-        HECTOR_GROUP_SYNC();
-        HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_1)
-        w_acc_s9[i] = scalar_t(0);
-        HECTOR_GROUP_SYNC();
-        {
-          const int hector_lanes_1 =
-              kGroupSize / static_cast<int>(hector_workers_1);
-          const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
-          [[maybe_unused]] const int hector_sublane_1 =
-              hector_lane % hector_lanes_1;
-          const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
-          for (int64_t hector_base_1 = g.dst_ptr[v_n];
-               hector_base_1 < hector_end_1;
-               hector_base_1 += hector_workers_1) {
-            const int64_t k_e = hector_base_1 + hector_worker_1;
-            const bool hector_active_1 = k_e < hector_end_1;
-            [[maybe_unused]] const int hector_lane = hector_sublane_1;
-            [[maybe_unused]] const int hector_lanes = hector_lanes_1;
-            [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-            [[maybe_unused]] const int64_t v_e =
-                hector_active_1 ? g.dst_eid[k_e] : 0;
-            // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
-            // s8: alpha_exp[e] = exp(alpha_shifted[e])
-            // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
-            if (hector_active_1) {
-              const scalar_t *s7_o0 = (b.alpha_score + (v_e)*sz_alpha_score);
-              const scalar_t *s7_o1 = r_alpha_max;
-              scalar_t *s8_t = (b.alpha_exp + (v_e)*sz_alpha_exp);
-              scalar_t *s9_t =
-                  w_acc_s9 + hector_worker_1 * hector_stride_w_acc_s9;
-              HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
-                scalar_t v_s7;
-                {
-                  const scalar_t v = s7_o0[i] - s7_o1[i];
-                  v_s7 = v;
-                }
-                scalar_t v_s8;
-                {
-                  const scalar_t v = hector::trav::exp(v_s7);
-                  v_s8 = v;
-                }
-                s8_t[i] = v_s8;
-                scalar_t v_s9;
-                {
-                  const scalar_t v = v_s8;
-                  v_s9 = v;
-                }
-                s9_t[i] += v_s9;
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s9 * hector_workers_1) w_acc_s9[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+          // s8: alpha_exp[e] = exp(alpha_shifted[e])
+          // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+          if (hector_active_1) {
+            const scalar_t *s7_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s7_o1 = r_alpha_max;
+            scalar_t *s8_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s9_t = w_acc_s9 + hector_worker_1 * hector_stride_w_acc_s9;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+              scalar_t v_s7;
+              {
+                const scalar_t v = s7_o0[i] - s7_o1[i];
+                v_s7 = v;
               }
+              scalar_t v_s8;
+              {
+                const scalar_t v = hector::trav::exp(v_s7);
+                v_s8 = v;
+              }
+              s8_t[i] = v_s8;
+              scalar_t v_s9;
+              {
+                const scalar_t v = v_s8;
+                v_s9 = v;
+              }
+              s9_t[i] += v_s9;
             }
           }
         }
-        HECTOR_GROUP_SYNC();
-        {
-          scalar_t *t = (b.alpha_sum + (v_n)*sz_alpha_sum);
-          if constexpr (kGroupSize > hector::trav::kWarpSize) {
-            const int hector_fold_s9 = hector::trav::foldLanes(
-                sz_alpha_sum, hector_workers_1, kGroupSize);
-            for (int hector_i0 = 0; hector_i0 < sz_alpha_sum;
-                 hector_i0 += kGroupSize / hector_fold_s9) {
-              const int i = hector_i0 + hector_lane / hector_fold_s9;
-              const int hector_part = hector_lane % hector_fold_s9;
-              scalar_t acc = scalar_t(0);
-              if (i < sz_alpha_sum) {
-                for (int64_t w = hector_part; w < hector_workers_1;
-                     w += hector_fold_s9) {
-                  acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
-                }
-              }
-              acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s9);
-              if (i < sz_alpha_sum && hector_part == 0) {
-                t[i] += acc;
-              }
-            }
-          } else {
-            HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
-              scalar_t acc = scalar_t(0);
-              for (int64_t w = 0; w < hector_workers_1; ++w) {
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = (b.alpha_sum + (v_n) * sz_alpha_sum);
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s9 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s9) {
+            const int i = hector_i0 + hector_lane / hector_fold_s9;
+            const int hector_part = hector_lane % hector_fold_s9;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_alpha_sum) {
+              for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s9) {
                 acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
               }
+            }
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s9);
+            if (i < sz_alpha_sum && hector_part == 0) {
               t[i] += acc;
             }
           }
         }
-        if constexpr (kGroupSize > hector::trav::kWarpSize)
-          HECTOR_GROUP_SYNC();
-        HECTOR_GROUP_SYNC();
-        {
-          scalar_t *t = r_h_0;
-          HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_1; ++w) {
+              acc += w_acc_s9[w * hector_stride_w_acc_s9 + i];
+            }
+            t[i] += acc;
+          }
         }
-        HECTOR_GROUP_SYNC();
-        HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_2)
-        w_acc_s13[i] = scalar_t(0);
-        HECTOR_GROUP_SYNC();
-        {
-          const int hector_lanes_2 =
-              kGroupSize / static_cast<int>(hector_workers_2);
-          const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
-          [[maybe_unused]] const int hector_sublane_2 =
-              hector_lane % hector_lanes_2;
-          const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
-          for (int64_t hector_base_2 = g.dst_ptr[v_n];
-               hector_base_2 < hector_end_2;
-               hector_base_2 += hector_workers_2) {
-            const int64_t k_e = hector_base_2 + hector_worker_2;
-            const bool hector_active_2 = k_e < hector_end_2;
-            [[maybe_unused]] const int hector_lane = hector_sublane_2;
-            [[maybe_unused]] const int hector_lanes = hector_lanes_2;
-            [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-            [[maybe_unused]] const int64_t v_e =
-                hector_active_2 ? g.dst_eid[k_e] : 0;
-            // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
-            // s12: msg[e] = mul(alpha[e], msg_0[e])
-            // s13: h_0[n] += copy(msg[e]) {segmented}
-            if (hector_active_2) {
-              const scalar_t *s10_o0 = (b.alpha_exp + (v_e)*sz_alpha_exp);
-              const scalar_t *s10_o1 = (b.alpha_sum + (v_n)*sz_alpha_sum);
-              scalar_t *s10_t = (b.alpha + (v_e)*sz_alpha);
-              const scalar_t *s12_o1 = (b.outj + (v_e)*sz_outj);
-              scalar_t *s13_t =
-                  w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
-              if (hector::trav::quadRows<scalar_t>(sz_msg, s12_o1)) {
-                HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
-                  const auto q_s12_o1 = hector::trav::rowQuad(s12_o1, i0);
-                  HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
-                    const auto i = i0 + c;
-                    scalar_t v_s10;
-                    {
-                      const auto hector_at_s10 =
-                          (hp_heads == 1 ? 0 : i / hp_out_dim);
-                      {
-                        [[maybe_unused]] const auto i = hector_at_s10;
-                        const scalar_t v = s10_o0[i] / s10_o1[i];
-                        v_s10 = v;
-                      }
-                      if (i % hp_out_dim == 0)
-                        s10_t[hector_at_s10] = v_s10;
-                    }
-                    scalar_t v_s12;
-                    {
-                      const scalar_t v = v_s10 * q_s12_o1[i];
-                      v_s12 = v;
-                    }
-                    scalar_t v_s13;
-                    {
-                      const scalar_t v = v_s12;
-                      v_s13 = v;
-                    }
-                    s13_t[i] += v_s13;
-                  }
-                }
-              } else {
-                HECTOR_FOR_ELEMENTS(i, sz_msg) {
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_h_0;
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s13 * hector_workers_2) w_acc_s13[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
+        const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+        [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+        const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+          const int64_t k_e = hector_base_2 + hector_worker_2;
+          const bool hector_active_2 = k_e < hector_end_2;
+          [[maybe_unused]] const int hector_lane = hector_sublane_2;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+          [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+          // s12: msg[e] = mul(alpha[e], msg_0[e])
+          // s13: h_0[n] += copy(msg[e]) {segmented}
+          if (hector_active_2) {
+            const scalar_t *s10_o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *s10_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
+            scalar_t *s10_t = (b.alpha + (v_e) * sz_alpha);
+            const scalar_t *s12_o1 = (b.outj + (v_e) * sz_outj);
+            scalar_t *s13_t = w_acc_s13 + hector_worker_2 * hector_stride_w_acc_s13;
+            if (hector::trav::quadRows<scalar_t>(sz_msg, s12_o1)) {
+              HECTOR_FOR_ELEMENT_QUADS(i0, sz_msg) {
+                const auto q_s12_o1 = hector::trav::rowQuad(s12_o1, i0);
+                HECTOR_UNROLL for (int c = 0; c < 4; ++c) {
+                  const auto i = i0 + c;
                   scalar_t v_s10;
                   {
-                    const auto hector_at_s10 =
-                        (hp_heads == 1 ? 0 : i / hp_out_dim);
+                    const auto hector_at_s10 = (hp_heads == 1 ? 0 : i / hp_out_dim);
                     {
                       [[maybe_unused]] const auto i = hector_at_s10;
                       const scalar_t v = s10_o0[i] / s10_o1[i];
                       v_s10 = v;
                     }
-                    if (i % hp_out_dim == 0)
-                      s10_t[hector_at_s10] = v_s10;
+                    if (i % hp_out_dim == 0) s10_t[hector_at_s10] = v_s10;
                   }
                   scalar_t v_s12;
                   {
-                    const scalar_t v = v_s10 * s12_o1[i];
+                    const scalar_t v = v_s10 * q_s12_o1[i];
                     v_s12 = v;
                   }
                   scalar_t v_s13;
@@ -376,64 +289,87 @@ namespace hector_gen::rgat_pyg_r {
                 }
               }
             }
-          }
-        }
-        HECTOR_GROUP_SYNC();
-        {
-          scalar_t *t = r_h_0;
-          if constexpr (kGroupSize > hector::trav::kWarpSize) {
-            const int hector_fold_s13 =
-                hector::trav::foldLanes(sz_h_0, hector_workers_2, kGroupSize);
-            for (int hector_i0 = 0; hector_i0 < sz_h_0;
-                 hector_i0 += kGroupSize / hector_fold_s13) {
-              const int i = hector_i0 + hector_lane / hector_fold_s13;
-              const int hector_part = hector_lane % hector_fold_s13;
-              scalar_t acc = scalar_t(0);
-              if (i < sz_h_0) {
-                for (int64_t w = hector_part; w < hector_workers_2;
-                     w += hector_fold_s13) {
-                  acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
+            else {
+              HECTOR_FOR_ELEMENTS(i, sz_msg) {
+                scalar_t v_s10;
+                {
+                  const auto hector_at_s10 = (hp_heads == 1 ? 0 : i / hp_out_dim);
+                  {
+                    [[maybe_unused]] const auto i = hector_at_s10;
+                    const scalar_t v = s10_o0[i] / s10_o1[i];
+                    v_s10 = v;
+                  }
+                  if (i % hp_out_dim == 0) s10_t[hector_at_s10] = v_s10;
                 }
-              }
-              acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
-              if (i < sz_h_0 && hector_part == 0) {
-                t[i] += acc;
+                scalar_t v_s12;
+                {
+                  const scalar_t v = v_s10 * s12_o1[i];
+                  v_s12 = v;
+                }
+                scalar_t v_s13;
+                {
+                  const scalar_t v = v_s12;
+                  v_s13 = v;
+                }
+                s13_t[i] += v_s13;
               }
             }
-          } else {
-            HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-              scalar_t acc = scalar_t(0);
-              for (int64_t w = 0; w < hector_workers_2; ++w) {
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_h_0;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s13 = hector::trav::foldLanes(sz_h_0, hector_workers_2, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_h_0; hector_i0 += kGroupSize / hector_fold_s13) {
+            const int i = hector_i0 + hector_lane / hector_fold_s13;
+            const int hector_part = hector_lane % hector_fold_s13;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_h_0) {
+              for (int64_t w = hector_part; w < hector_workers_2; w += hector_fold_s13) {
                 acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
               }
+            }
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s13);
+            if (i < sz_h_0 && hector_part == 0) {
               t[i] += acc;
             }
           }
         }
-        if constexpr (kGroupSize > hector::trav::kWarpSize)
-          HECTOR_GROUP_SYNC();
-        HECTOR_GROUP_SYNC();
-        // s15: h[n] = add(h_1[n], bias)
-        {
-          const scalar_t *o0 = r_h_0;
-          const scalar_t *o1 = b.bias;
-          scalar_t *t = (b.h + (v_n)*sz_h);
-          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
-            scalar_t hv[HECTOR_GROUP_BATCH];
-            HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-              const scalar_t v = o0[i] + o1[i];
-              hv[u] = v;
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_2; ++w) {
+              acc += w_acc_s13[w * hector_stride_w_acc_s13 + i];
             }
-            HECTOR_FOR_BATCH(u, i, i0, sz_h) {
-              const scalar_t v = hv[u];
-              t[i] = v;
-            }
+            t[i] += acc;
           }
         }
-        HECTOR_GROUP_SYNC();
       }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      // s15: h[n] = add(h_1[n], bias)
+      {
+        const scalar_t *o0 = r_h_0;
+        const scalar_t *o1 = b.bias;
+        scalar_t *t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = o0[i] + o1[i];
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_h) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
     }
   }
+}
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t>
@@ -1105,9 +1041,7 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_3<scalar_t>(g, gv, b,
-                             hp); // @trav_3: access csr_by_dst, schedule
-                                  // warp_per_vertex feature_tile 32
+    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
