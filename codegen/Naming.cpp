@@ -91,6 +91,8 @@ std::string rowCountExpr(intra::RowScheme rows) {
   switch (rows) {
   case intra::RowScheme::EdgeRows:
   case intra::RowScheme::EntryRows:
+  case intra::RowScheme::DstCsrRows:
+  case intra::RowScheme::SrcCsrRows:
     return "g.num_edges";
   case intra::RowScheme::PairRows:
     return "g.num_pairs";

@@ -178,6 +178,9 @@ private:
                const std::string &workers = "");
   std::string rowExpr(const ir::IndexPath &path) const;
   std::string operandPtr(const ir::Access &a) const;
+  /// The CSR position of the edge `a` reads, for a value stored in the
+  /// order `rows` (DstCsrRows or SrcCsrRows).
+  std::string csrPosition(const ir::Access &a, intra::RowScheme rows) const;
   std::string sizeOf(const std::string &value) const {
     return sizeLocal(value);
   }
@@ -565,13 +568,30 @@ std::string NestPrinter::operandPtr(const ir::Access &a) const {
   if (a.index.isGlobal() || rows == intra::RowScheme::Global)
     return "b." + root;
   // Stored in the summed entries' order, edge e's row is its entry's; a
-  // row a chunk, its chunk's.
+  // row a chunk, its chunk's; in a CSR's order, its position there.
+  if (rows == intra::RowScheme::DstCsrRows ||
+      rows == intra::RowScheme::SrcCsrRows)
+    return "(b." + root + " + (" + csrPosition(a, rows) + ") * " +
+           sizeOf(root) + ")";
   std::string row = rowExpr(a.index);
   if (rows == intra::RowScheme::EntryRows)
     row = "g.sum_edge_entry[" + row + "]";
   else if (rows == intra::RowScheme::ChunkRows)
     row = "g.sum_edge_chunk[" + row + "]";
   return "(b." + root + " + (" + row + ") * " + sizeOf(root) + ")";
+}
+
+std::string NestPrinter::csrPosition(const ir::Access &a,
+                                     intra::RowScheme rows) const {
+  const std::string prefix =
+      rows == intra::RowScheme::DstCsrRows ? "dst_csr_" : "src_csr_";
+  auto it = scope_.find(a.index.var);
+  if (!a.index.attrs.empty() || it == scope_.end() ||
+      it->second.csrPrefix != prefix)
+    throw EmitError{"@" + inst_.name + ": '" + a.str() + "' is stored in " +
+                    intra::rowSchemeName(rows) +
+                    " but not read at a loop's CSR position"};
+  return it->second.csrPos;
 }
 
 void NestPrinter::printFlush(CodeWriter &w, const Partial &p) const {

@@ -16,6 +16,10 @@ const char *rowSchemeName(RowScheme s) {
     return "entry_rows";
   case RowScheme::ChunkRows:
     return "chunk_rows";
+  case RowScheme::DstCsrRows:
+    return "dst_csr_rows";
+  case RowScheme::SrcCsrRows:
+    return "src_csr_rows";
   case RowScheme::PairRows: return "pair_rows";
   case RowScheme::NodeRows: return "node_rows";
   case RowScheme::EdgeTypeRows: return "etype_rows";
@@ -312,12 +316,22 @@ private:
     const bool edgeTempBuffer = l.decl.space == ir::Space::Edge &&
                                 l.decl.kind == ir::ValueKind::Temp &&
                                 l.storage == Storage::Buffer;
-    const bool reordered = edgeTempBuffer && (l.rows == RowScheme::EntryRows ||
-                                              l.rows == RowScheme::ChunkRows);
+    const bool csrOrdered =
+        l.rows == RowScheme::DstCsrRows || l.rows == RowScheme::SrcCsrRows;
+    const bool reordered =
+        edgeTempBuffer && (l.rows == RowScheme::EntryRows ||
+                           l.rows == RowScheme::ChunkRows || csrOrdered);
     if (l.rows != rowSchemeOf(l.decl.space) && !reordered)
       error("value '" + l.decl.name + "' has row scheme " +
             rowSchemeName(l.rows) + " but lives in space " +
             ir::spaceName(l.decl.space));
+    // Only the accesses csrOrderOf accepts know an edge's CSR position.
+    if (csrOrdered && csrOrderOf(program_, l.decl.name) != l.rows)
+      error("value '" + l.decl.name + "' is stored in " +
+            rowSchemeName(l.rows) +
+            " but is not accessed only at the edges of one traversal's " +
+            (l.rows == RowScheme::DstCsrRows ? "incoming" : "outgoing") +
+            " loops");
     if (l.storage == Storage::View) {
       if (!program_.findLayout(l.viewOf) || l.viewStmt < 0)
         error("view '" + l.decl.name + "' names no source value or statement");
@@ -584,6 +598,119 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+/// The accesses of one traversal to an edge value, and the CSR order they
+/// agree on (csrOrderOf).
+class CsrAccessScan {
+public:
+  explicit CsrAccessScan(const std::string &value) : value_(value) {}
+
+  void scan(const TravLoop &loop) {
+    enclosing_.push_back(&loop);
+    for (const TravItem &item : loop.body) {
+      if (const auto *s = std::get_if<TravStmt>(&item))
+        scanStmt(*s);
+      else
+        scan(*std::get<std::unique_ptr<TravLoop>>(item));
+    }
+    enclosing_.pop_back();
+  }
+
+  bool touched() const { return touched_; }
+  /// The order every access agrees on, if any.
+  std::optional<RowScheme> order() const {
+    return unordered_ ? std::nullopt : order_;
+  }
+
+private:
+  void scanStmt(const TravStmt &s) {
+    if (s.stmt.target.value == value_) {
+      // A reduction's partials are flushed by row index, not by position.
+      if (s.stmt.reduce != ir::Reduce::None)
+        unordered_ = true;
+      access(s.stmt.target.index, s);
+    }
+    for (const ir::Operand &op : s.stmt.operands)
+      if (const auto *a = std::get_if<ir::Access>(&op); a && a->value == value_)
+        access(a->index, s);
+  }
+
+  void access(const ir::IndexPath &index, const TravStmt &s) {
+    touched_ = true;
+    // A hoisted statement runs outside the edge loop its row belongs to.
+    if (s.hoisted || index.isGlobal() || !index.attrs.empty()) {
+      unordered_ = true;
+      return;
+    }
+    const TravLoop *loop = nullptr;
+    for (auto it = enclosing_.rbegin(); it != enclosing_.rend() && !loop; ++it)
+      if ((*it)->var == index.var)
+        loop = *it;
+    std::optional<RowScheme> here;
+    if (loop && loop->kind == ir::LoopKind::Incoming)
+      here = RowScheme::DstCsrRows;
+    else if (loop && loop->kind == ir::LoopKind::Outgoing)
+      here = RowScheme::SrcCsrRows;
+    if (!here || (order_ && *order_ != *here))
+      unordered_ = true;
+    order_ = here;
+  }
+
+  const std::string &value_;
+  std::vector<const TravLoop *> enclosing_;
+  std::optional<RowScheme> order_;
+  bool touched_ = false, unordered_ = false;
+};
+
+bool fallbackTouches(const FallbackInstance &f, const std::string &value) {
+  bool touches = false;
+  if (f.root)
+    forEachTravStmt(*f.root, [&](const TravStmt &s) {
+      touches = touches || s.stmt.target.value == value;
+      for (const ir::Operand &op : s.stmt.operands)
+        if (const auto *a = std::get_if<ir::Access>(&op))
+          touches = touches || a->value == value;
+    });
+  return touches;
+}
+
+} // namespace
+
+std::optional<RowScheme> csrOrderOf(const Program &program,
+                                    const std::string &value) {
+  const ValueLayout *l = program.findLayout(value);
+  if (!l || l->decl.space != ir::Space::Edge || l->storage == Storage::View)
+    return std::nullopt;
+  for (const ValueLayout &other : program.layouts)
+    if (other.storage == Storage::View && other.viewOf == value)
+      return std::nullopt;
+  std::optional<RowScheme> order;
+  int traversals = 0;
+  for (const Instance &inst : program.instances) {
+    if (const auto *g = std::get_if<GemmInstance>(&inst)) {
+      for (const RowAccess *r : g->reads())
+        if (r->value == value)
+          return std::nullopt;
+      for (const RowAccess *r : g->writes())
+        if (r->value == value)
+          return std::nullopt;
+    } else if (const auto *f = std::get_if<FallbackInstance>(&inst)) {
+      if (fallbackTouches(*f, value))
+        return std::nullopt;
+    } else if (const auto &t = std::get<TraversalInstance>(inst); t.root) {
+      CsrAccessScan scan(value);
+      scan.scan(*t.root);
+      if (!scan.touched())
+        continue;
+      order = scan.order();
+      if (!order || ++traversals > 1)
+        return std::nullopt;
+    }
+  }
+  return order;
+}
 
 bool isAccumulatedView(const Program &program, const ValueLayout &l) {
   if (l.storage != Storage::View)

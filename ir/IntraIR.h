@@ -39,6 +39,15 @@ enum class RowScheme {
   /// on its edge's destination and relation, computed once a chunk by a
   /// GEMM (GemmInstance::perChunk) and read by traversals.
   ChunkRows,
+  /// One row per edge, stored at the edge's position in the CSR by
+  /// destination (dst_eid's order, runtime/GraphArrays.h): an edge temp
+  /// that one traversal writes and reads only at the edges of its
+  /// incoming loops (csrOrderOf). Consecutive lanes then store and load
+  /// consecutive rows instead of rows scattered by edge id.
+  DstCsrRows,
+  /// The same at the edge's position in the CSR by source (src_eid's
+  /// order), for a temp accessed only in outgoing loops.
+  SrcCsrRows,
   PairRows,     ///< compact: one row per unique (src, etype) pair
   NodeRows,     ///< one row per node
   EdgeTypeRows, ///< one row per relation
@@ -339,6 +348,16 @@ template <typename Fn> void forEachTravStmt(const TravLoop &loop, Fn &&fn) {
 /// the view's statement is one of the GEMM's and its output is the view.
 /// The GEMM, not the view, computes that statement.
 bool isAccumulatedView(const Program &program, const ValueLayout &l);
+
+/// The CSR order (DstCsrRows or SrcCsrRows) in which edge value `value`
+/// of `program` may be stored: every access to it is a statement of one
+/// traversal, at the variable of an enclosing incoming loop (or of an
+/// outgoing loop, all of one kind) with no attribute path, and every
+/// write is plain. Then each access knows its edge's CSR position. Nothing
+/// where a GEMM, a fallback, a view, a hoisted statement or a second
+/// traversal touches it.
+std::optional<RowScheme> csrOrderOf(const Program &program,
+                                    const std::string &value);
 
 /// Prints the deterministic textual form (the golden-test format).
 std::string printProgram(const Program &program);

@@ -45,7 +45,7 @@ namespace hector_gen::hgt {
     T *m_0 = nullptr; // temp pair_rows[in_dim]
     T *att_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
     T *att_1 = nullptr; // temp edge_rows[heads]
-    T *att_score = nullptr; // temp edge_rows[heads]
+    T *att_score = nullptr; // temp dst_csr_rows[heads]
     T *att_exp = nullptr; // temp edge_rows[heads]
     T *att_sum = nullptr; // temp node_rows[heads]
     T *att = nullptr; // temp edge_rows[heads]

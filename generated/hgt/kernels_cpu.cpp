@@ -101,7 +101,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s8_o1 = (b.q_0 + (v_e) * sz_q_0);
             scalar_t *s8_t = (b.att_1 + (v_e) * sz_att_1);
             const scalar_t *s9_o1 = (b.mu + (g.dst_csr_etype[c_e]) * sz_mu);
-            scalar_t *s10_t = (b.att_score + (v_e) * sz_att_score);
+            scalar_t *s10_t = (b.att_score + (c_e) * sz_att_score);
             scalar_t *s11_t = w_acc_s11 + hector_worker_0 * hector_stride_w_acc_s11;
             if (hector_lanes <= hector::trav::kWarpSize) {
               for (int i = 0; i < sz_att_1; ++i) {
@@ -235,7 +235,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s13: att_exp[e] = exp(att_shifted[e])
           // s14: att_sum[n] += copy(att_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s12_o0 = (b.att_score + (v_e) * sz_att_score);
+            const scalar_t *s12_o0 = (b.att_score + (c_e) * sz_att_score);
             const scalar_t *s12_o1 = r_att_max;
             scalar_t *s13_t = (b.att_exp + (v_e) * sz_att_exp);
             scalar_t *s14_t = w_acc_s14 + hector_worker_1 * hector_stride_w_acc_s14;

@@ -258,7 +258,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s7_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
             const scalar_t *s7_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
             scalar_t *s7_t = (b.alpha_2 + (v_e) * sz_alpha_2);
-            scalar_t *s8_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s8_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s9_t = w_acc_s9 + hector_worker_0 * hector_stride_w_acc_s9;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s7;
@@ -342,7 +342,7 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s11: alpha_exp[e] = exp(alpha_shifted[e])
           // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s10_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s10_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
             const scalar_t *s10_o1 = r_alpha_max;
             scalar_t *s11_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
             scalar_t *s12_t = w_acc_s12 + hector_worker_1 * hector_stride_w_acc_s12;
@@ -790,7 +790,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           if (hector_active_0) {
             const scalar_t *s7_o0 = r_grad_alpha;
             const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-            scalar_t *s7_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            scalar_t *s7_t = (b.grad1_alpha_exp + (c_e) * sz_grad1_alpha_exp);
             const scalar_t *s8_o0 = (b.alpha + (v_e) * sz_alpha);
             const scalar_t *s8_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
             const scalar_t *s9_o0 = r_grad_alpha;
@@ -872,7 +872,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           // s11: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
           // s12: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {
-            const scalar_t *s11_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+            const scalar_t *s11_o0 = (b.grad1_alpha_exp + (c_e) * sz_grad1_alpha_exp);
             const scalar_t *s11_o1 = r_grad_alpha_sum;
             const scalar_t *s12_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
             scalar_t *s12_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
@@ -1574,7 +1574,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           if (hector_active_0) {
             const scalar_t *s8_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
             const scalar_t *s8_o1 = (b.alpha_1 + (g.sum_edge_chunk[v_e]) * sz_alpha_1);
-            scalar_t *s9_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s9_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s10_t = w_acc_s10 + hector_worker_0 * hector_stride_w_acc_s10;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s8;
@@ -1657,9 +1657,9 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           // s12: alpha_exp[e] = exp(alpha_shifted[e])
           // s13: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s11_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s11_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
             const scalar_t *s11_o1 = r_alpha_max;
-            scalar_t *s12_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s12_t = (b.alpha_exp + (c_e) * sz_alpha_exp);
             scalar_t *s13_t = w_acc_s13 + hector_worker_1 * hector_stride_w_acc_s13;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s11;
@@ -1731,7 +1731,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s14: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);
             const scalar_t *o1 = r_alpha_sum;
             scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {

@@ -90,7 +90,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s5_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
             const scalar_t *s5_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
             scalar_t *s5_t = (b.alpha_2 + (v_e) * sz_alpha_2);
-            scalar_t *s6_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s6_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s7_t = w_acc_s7 + hector_worker_0 * hector_stride_w_acc_s7;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s5;
@@ -174,7 +174,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s9: alpha_exp[e] = exp(alpha_shifted[e])
           // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s8_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s8_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
             const scalar_t *s8_o1 = r_alpha_max;
             scalar_t *s9_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
             scalar_t *s10_t = w_acc_s10 + hector_worker_1 * hector_stride_w_acc_s10;
@@ -1095,7 +1095,7 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           if (hector_active_0) {
             const scalar_t *s4_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
             const scalar_t *s4_o1 = (b.alpha_1 + (g.dst_csr_pair[c_e]) * sz_alpha_1);
-            scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s5_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
               scalar_t v_s4;
@@ -1178,9 +1178,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           // s8: alpha_exp[e] = exp(alpha_shifted[e])
           // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s7_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s7_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
             const scalar_t *s7_o1 = r_alpha_max;
-            scalar_t *s8_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            scalar_t *s8_t = (b.alpha_exp + (c_e) * sz_alpha_exp);
             scalar_t *s9_t = w_acc_s9 + hector_worker_1 * hector_stride_w_acc_s9;
             HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
               scalar_t v_s7;
@@ -1252,7 +1252,7 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
           // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           if (hector_active_2) {
-            const scalar_t *o0 = (b.alpha_exp + (v_e) * sz_alpha_exp);
+            const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);
             const scalar_t *o1 = r_alpha_sum;
             scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
             HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {

@@ -62,6 +62,43 @@ TEST(EmitErrorTest, AtomicMaxIsRejected) {
   }
 }
 
+// A value stored at its CSR position but written in an edge-parallel
+// loop, which knows no CSR position (the verifier rejects such a program; the
+// emitter does not guess a row).
+TEST(EmitErrorTest, CsrRowsReadWithoutACsrPositionAreRejected) {
+  ir::Module m = codegentest::parseVerified(R"(module @csr {
+  hyper d : int = 4
+  input x : node[d]
+  temp t : edge[d]
+  output h : node[d]
+  foreach e in edges {
+    t[e] = copy(x[e.src])
+  }
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      h[n] += copy(t[e])
+    }
+  }
+}
+)",
+                                            "csr.ir");
+  intra::Program p = lowerVerified(m);
+  bool forced = false;
+  for (intra::ValueLayout &l : p.layouts)
+    if (l.decl.name == "t") {
+      ASSERT_EQ(l.storage, intra::Storage::Buffer);
+      l.rows = intra::RowScheme::DstCsrRows;
+      forced = true;
+    }
+  ASSERT_TRUE(forced);
+  for (Target target : {Target::Cpu, Target::Cuda}) {
+    const std::string message = kernelFileError(p, target);
+    EXPECT_TRUE(contains(message, "'t[e]' is stored in dst_csr_rows but not "
+                                  "read at a loop's CSR position"))
+        << message;
+  }
+}
+
 TEST(EmitErrorTest, EmitLayerReportsALocatedError) {
   // emitLayer turns the EmitError into an error at the module.
   ir::Module m = codegentest::parseVerified(kAtomicMax, "amax.ir");

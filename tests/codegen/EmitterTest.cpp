@@ -615,6 +615,26 @@ TEST(EmitterCsrArrays, EdgeLoopsReadAttributesAtTheirCsrPosition) {
   }
 }
 
+// The softmax's scores, which only its traversal touches, are stored and
+// loaded at the CSR position of the edge loops (lowering: DstCsrRows); the
+// weights the summed GEMM reads stay in the entries' order.
+TEST(EmitterCsrRows, SoftmaxScoresAreStoredAtTheirCsrPosition) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    SCOPED_TRACE(file);
+    const std::string &text = fileText(*e, file);
+    // Written and read once in the training forward and the inference
+    // program each.
+    EXPECT_EQ(countOf(text, "(b.alpha_score + (c_e) * sz_alpha_score)"), 4u);
+    EXPECT_EQ(countOf(text, "(b.alpha_score + (v_e)"), 0u);
+    // The inference program's exponentials too; the training forward
+    // keeps its own for the backward, at the edge id.
+    EXPECT_EQ(countOf(text, "(b.alpha_exp + (c_e) * sz_alpha_exp)"), 2u);
+    EXPECT_EQ(countOf(text, "(b.alpha_exp + (v_e) * sz_alpha_exp)"), 3u);
+  }
+}
+
 // A hoisted store to every incoming edge, in a loop with no statements of
 // its own, is split over workers too, each worker storing its own edges'
 // rows.

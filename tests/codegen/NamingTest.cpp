@@ -100,6 +100,9 @@ TEST(NamingTest, RowCounts) {
   EXPECT_EQ(rowCountExpr(intra::RowScheme::PairRows), "g.num_pairs");
   EXPECT_EQ(rowCountExpr(intra::RowScheme::NodeRows), "g.num_nodes");
   EXPECT_EQ(rowCountExpr(intra::RowScheme::Global), "INT64_C(1)");
+  EXPECT_EQ(rowCountExpr(intra::RowScheme::DstCsrRows), "g.num_edges");
+  EXPECT_EQ(rowCountExpr(intra::RowScheme::SrcCsrRows), "g.num_edges");
+  EXPECT_EQ(rowCountExpr(intra::RowScheme::ChunkRows), "g.num_sum_chunks");
   EXPECT_EQ(rowCountExpr(intra::RowDomain::EdgeTypes), "g.num_etypes");
   EXPECT_EQ(rowCountExpr(intra::RowDomain::NodeTypes), "g.num_ntypes");
 }

@@ -979,6 +979,122 @@ TEST(LowerToIntraOpTest, WeightsOnlyTheSummedGemmReadsAreStoredInEntryOrder) {
       << text.str();
 }
 
+// A softmax's scores and exponentials, stored and loaded only in the
+// traversal's incoming loops, are stored at their CSR position; one that a
+// GEMM reads, or that the backward keeps, stays at its edge id.
+const char *softmaxModule() {
+  return R"(module @softmax {
+  hyper d : int = 4
+  input x : node[d]
+  input s : edge[]
+  param W : etype[d, d]
+  temp score : edge[]
+  temp peak : node[]
+  temp shifted : edge[]
+  temp expd : edge[]
+  temp total : node[]
+  temp a : edge[]
+  temp m : edge[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      score[e] = copy(s[e])
+      peak[n] max= detach(score[e])
+    }
+    foreach e in n.incoming {
+      shifted[e] = sub(score[e], peak[e.dst])
+      expd[e] = exp(shifted[e])
+      total[n] += copy(expd[e])
+    }
+    foreach e in n.incoming {
+      a[e] = div(expd[e], total[e.dst])
+      m[e] = linear(x[e.src], W[e.etype])
+      h[n] += mul(a[e], m[e])
+    }
+  }
+}
+)";
+}
+
+TEST(LowerToIntraOpTest, TraversalOnlyEdgeTempsAreStoredInCsrOrder) {
+  ir::Module m = parseVerified(softmaxModule(), "softmax.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "TG") << intra::printProgram(p);
+  EXPECT_EQ(p.findLayout("score")->rows, intra::RowScheme::DstCsrRows)
+      << intra::printProgram(p);
+  EXPECT_EQ(p.findLayout("expd")->rows, intra::RowScheme::DstCsrRows);
+  EXPECT_EQ(p.findLayout("a")->rows, intra::RowScheme::EntryRows); // a GEMM's
+  EXPECT_EQ(p.findLayout("s")->rows, intra::RowScheme::EdgeRows);  // an input
+  EXPECT_NE(
+      intra::printProgram(p).find("layout score : dst_csr_rows[] temp buffer"),
+      std::string::npos)
+      << intra::printProgram(p);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 29);
+
+  passes::LoweringOptions keep;
+  keep.saved = {"score"};
+  intra::Program kept = lower(m, keep);
+  EXPECT_EQ(kept.findLayout("score")->rows, intra::RowScheme::EdgeRows);
+  EXPECT_EQ(kept.findLayout("expd")->rows, intra::RowScheme::DstCsrRows);
+}
+
+TEST(LowerToIntraOpTest, CsrOrderNeedsOneTraversalsEdgeLoopsOfOneKind) {
+  ir::Module m = parseVerified(R"(module @mixed {
+  hyper d : int = 4
+  input s : edge[]
+  temp t : edge[]
+  temp u : edge[]
+  temp v : edge[]
+  output h : node[]
+  output g : node[]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      t[e] = exp(s[e])
+      u[e] = exp(s[e])
+      h[n] += copy(t[e])
+    }
+  }
+  foreach n in src_nodes {
+    foreach e in n.outgoing {
+      v[e] = exp(s[e])
+      g[n] += mul(u[e], v[e])
+    }
+  }
+}
+)",
+                               "mixed.ir");
+  intra::Program p = lower(m);
+  // t: only the incoming loop; u: read again by the outgoing loop's
+  // traversal; v: only the outgoing loop.
+  EXPECT_EQ(intra::csrOrderOf(p, "t"), intra::RowScheme::DstCsrRows)
+      << intra::printProgram(p);
+  EXPECT_EQ(intra::csrOrderOf(p, "u"), std::nullopt);
+  EXPECT_EQ(intra::csrOrderOf(p, "v"), intra::RowScheme::SrcCsrRows);
+  EXPECT_EQ(intra::csrOrderOf(p, "s"), std::nullopt) // read by two nests
+      << intra::printProgram(p);
+  EXPECT_EQ(intra::csrOrderOf(p, "h"), std::nullopt); // a node value
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  // Forced onto u, or onto t in the other CSR, the verifier objects.
+  for (auto [value, rows] : {std::pair{"u", intra::RowScheme::DstCsrRows},
+                             std::pair{"t", intra::RowScheme::SrcCsrRows}}) {
+    intra::Program forced = lower(m);
+    for (intra::ValueLayout &l : forced.layouts)
+      if (l.decl.name == value)
+        l.rows = rows;
+    ir::DiagnosticEngine wrong;
+    EXPECT_FALSE(intra::verifyProgram(forced, wrong)) << value;
+    std::ostringstream text;
+    wrong.print(text);
+    EXPECT_NE(
+        text.str().find(std::string("value '") + value + "' is stored in"),
+        std::string::npos)
+        << text.str();
+  }
+}
+
 TEST(LowerToIntraOpTest, VerifierRejectsMisplacedWeightsAndHeads) {
   auto good = [] {
     return lower(parseVerified(weightedHeadsModule(), "weighted.ir"));

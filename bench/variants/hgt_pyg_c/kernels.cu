@@ -120,7 +120,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s10_o1 = (b.q_0 + (v_n) * sz_q_0);
           scalar_t *s10_t = (b.alpha_1 + (v_e) * sz_alpha_1);
           const scalar_t *s11_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
-          scalar_t *s12_t = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *s12_t = (b.alpha_score + (c_e) * sz_alpha_score);
           scalar_t *s13_t = w_acc_s13 + hector_worker_0 * hector_stride_w_acc_s13;
           if (hector_lanes <= hector::trav::kWarpSize) {
             for (int i = 0; i < sz_alpha_1; ++i) {
@@ -264,7 +264,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         // s15: alpha_exp[e] = exp(alpha_shifted[e])
         // s16: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
         if (hector_active_1) {
-          const scalar_t *s14_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *s14_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
           const scalar_t *s14_o1 = r_alpha_max;
           scalar_t *s15_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
           scalar_t *s16_t = w_acc_s16 + hector_worker_1 * hector_stride_w_acc_s16;

@@ -45,7 +45,7 @@ namespace hector_gen::hgt_pyg_r {
     T *v_0 = nullptr; // temp node_rows[in_dim]
     T *alpha_0 = nullptr; // temp edge_rows[heads, in_dim/heads]
     T *alpha_1 = nullptr; // temp edge_rows[heads]
-    T *alpha_score = nullptr; // temp edge_rows[heads]
+    T *alpha_score = nullptr; // temp dst_csr_rows[heads]
     T *alpha_exp = nullptr; // temp edge_rows[heads]
     T *alpha_sum = nullptr; // temp node_rows[heads]
     T *alpha = nullptr; // temp edge_rows[heads]

@@ -106,7 +106,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
             scalar_t *s9_t = (b.alpha_1 + (v_e) * sz_alpha_1);
             const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
-            scalar_t *s11_t = (b.alpha_score + (v_e) * sz_alpha_score);
+            scalar_t *s11_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
             if (hector_lanes <= hector::trav::kWarpSize) {
               for (int i = 0; i < sz_alpha_1; ++i) {
@@ -240,7 +240,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           // s14: alpha_exp[e] = exp(alpha_shifted[e])
           // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
           if (hector_active_1) {
-            const scalar_t *s13_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+            const scalar_t *s13_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
             const scalar_t *s13_o1 = r_alpha_max;
             scalar_t *s14_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
             scalar_t *s15_t = w_acc_s15 + hector_worker_1 * hector_stride_w_acc_s15;

@@ -104,7 +104,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
           const scalar_t *s4_o0 = (b.alpha_0 + (g.sum_edge_chunk[v_e]) * sz_alpha_0);
           const scalar_t *s4_o1 = (b.alpha_1 + (v_e) * sz_alpha_1);
           scalar_t *s4_t = (b.alpha_2 + (v_e) * sz_alpha_2);
-          scalar_t *s5_t = (b.alpha_score + (v_e) * sz_alpha_score);
+          scalar_t *s5_t = (b.alpha_score + (c_e) * sz_alpha_score);
           scalar_t *s6_t = w_acc_s6 + hector_worker_0 * hector_stride_w_acc_s6;
           HECTOR_FOR_ELEMENTS(i, sz_alpha_2) {
             scalar_t v_s4;
@@ -198,7 +198,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         // s8: alpha_exp[e] = exp(alpha_shifted[e])
         // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
         if (hector_active_1) {
-          const scalar_t *s7_o0 = (b.alpha_score + (v_e) * sz_alpha_score);
+          const scalar_t *s7_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
           const scalar_t *s7_o1 = r_alpha_max;
           scalar_t *s8_t = (b.alpha_exp + (v_e) * sz_alpha_exp);
           scalar_t *s9_t = w_acc_s9 + hector_worker_1 * hector_stride_w_acc_s9;
@@ -656,7 +656,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         if (hector_active_0) {
           const scalar_t *s6_o0 = r_grad_alpha;
           const scalar_t *s6_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
-          scalar_t *s6_t = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          scalar_t *s6_t = (b.grad1_alpha_exp + (c_e) * sz_grad1_alpha_exp);
           const scalar_t *s7_o0 = (b.alpha + (v_e) * sz_alpha);
           const scalar_t *s7_o1 = (b.alpha_sum + (v_n) * sz_alpha_sum);
           const scalar_t *s8_o0 = r_grad_alpha;
@@ -748,7 +748,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
         // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_1) {
-          const scalar_t *s10_o0 = (b.grad1_alpha_exp + (v_e) * sz_grad1_alpha_exp);
+          const scalar_t *s10_o0 = (b.grad1_alpha_exp + (c_e) * sz_grad1_alpha_exp);
           const scalar_t *s10_o1 = r_grad_alpha_sum;
           const scalar_t *s11_o1 = (b.alpha_exp + (v_e) * sz_alpha_exp);
           scalar_t *s11_t = (b.grad_alpha_shifted + (v_e) * sz_grad_alpha_shifted);
