@@ -1124,7 +1124,6 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
                                const std::string &nodeVar) {
   const bool incoming = loop.kind == ir::LoopKind::Incoming;
   const std::string ptr = incoming ? "g.dst_ptr" : "g.src_ptr";
-  const std::string eids = incoming ? "g.dst_eid" : "g.src_eid";
   const std::string node = scope_.at(nodeVar).cpp;
   const std::string k = "k_" + loop.var;
   const std::string degree =
@@ -1143,16 +1142,20 @@ void NestPrinter::printSubLoop(CodeWriter &w, const TravLoop &loop,
   // A worker past its last edge has k at or past the row's end (maybe
   // past the last edge): it reads edge 0 and position 0 instead.
   std::string pos = k;
+  // In the dst numbering an incoming edge's id is its CSR position.
+  const std::string edgeId =
+      incoming
+          ? fmt::format("(g.dst_eid_is_identity ? {0} : g.dst_eid[{0}])", k)
+          : fmt::format("g.src_eid[{}]", k);
   if (wl) {
     pos = csrPosLocal(loop.var);
     w.line("[[maybe_unused]] const int64_t {} = hector_active_{} ? {} : 0;",
            pos, wl->suffix(), k);
-    w.line("[[maybe_unused]] const int64_t {} = hector_active_{} ? {}[{}] : "
-           "0;",
-           e, wl->suffix(), eids, k);
+    w.line("[[maybe_unused]] const int64_t {} = hector_active_{} ? {} : 0;", e,
+           wl->suffix(), edgeId);
   } else {
     // Reading only the CSR-ordered arrays leaves the edge id unused.
-    w.line("[[maybe_unused]] const int64_t {} = {}[{}];", e, eids, k);
+    w.line("[[maybe_unused]] const int64_t {} = {};", e, edgeId);
   }
   scope_[loop.var] = Binding{e,
                              ir::Space::Edge,

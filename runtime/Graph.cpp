@@ -277,7 +277,21 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   auto [sortedDst, dstEid] = stableSort(dst);
   torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
   set(GraphArray::DstPtr, dstPtr);
+  // type_iota is 0, 1, 2, ...; so is dst_eid in the dst numbering. There
+  // both are the start of one arange, which tells the kernels so
+  // (GraphArrays::dst_eid_is_identity, runtime/KernelGraph.cpp).
+  const int64_t e = src.size(0),
+                typeIotaLength = std::max(numEtypes_, numNtypes_) + 1;
+  torch::Tensor iota = torch::arange(
+      order == EdgeOrder::ByDst ? std::max(typeIotaLength, e) : typeIotaLength,
+      src_.options());
+  if (order == EdgeOrder::ByDst) {
+    TORCH_INTERNAL_ASSERT(torch::equal(dstEid, iota.narrow(0, 0, e)),
+                          "the dst numbering's dst_eid is not 0, 1, 2, ...");
+    dstEid = iota.narrow(0, 0, e);
+  }
   set(GraphArray::DstEid, dstEid);
+  set(GraphArray::TypeIota, iota.narrow(0, 0, typeIotaLength));
   const HeavyRowArrays heavyDst = heavyRows(dstPtr);
   set(GraphArray::HeavyDstRows, heavyDst.rows);
   set(GraphArray::HeavyDstEdgePtr, heavyDst.edgePtr);
@@ -301,8 +315,6 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::EdgeSrcNtype, ntype_.index_select(0, src));
   set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst));
   set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));
-  set(GraphArray::TypeIota,
-      torch::arange(std::max(numEtypes_, numNtypes_) + 1, src_.options()));
   // Edge attributes at each CSR position (GraphArrays::dst_csr_src, ...).
   set(GraphArray::DstCsrSrc, src.index_select(0, dstEid));
   set(GraphArray::DstCsrEtype, etype.index_select(0, dstEid));

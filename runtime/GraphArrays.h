@@ -50,6 +50,12 @@ struct GraphArrays {
   const int64_t *dst_ptr = nullptr;
   /// [E] edge ids grouped by dst, ascending eid within a node.
   const int64_t *dst_eid = nullptr;
+  /// dst_eid[k] == k: the edges are numbered in destination order
+  /// (Graph::kernelArrays(EdgeOrder::ByDst), whose dst_eid and type_iota
+  /// start one arange). An incoming edge loop then takes its edge id from
+  /// its CSR position instead of loading it: one dependent load less in
+  /// each edge's chain of loads (k -> edge id -> a value at the edge).
+  bool dst_eid_is_identity = false;
   /// [N+1] CSC by src: the edges out of node v are
   /// src_eid[src_ptr[v] .. src_ptr[v+1]).
   const int64_t *src_ptr = nullptr;

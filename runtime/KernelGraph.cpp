@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 namespace hector::runtime {
@@ -21,6 +22,23 @@ bool isFloatArray(GraphArray a) {
 /// "<argName>: array '<name>'", the start of every message about one array.
 std::string arrayText(const std::string &argName, GraphArray a) {
   return argName + ": array '" + rt::graphArrayName(a) + "'";
+}
+
+/// Whether dst_eid is 0, 1, 2, ... as far as the tensors tell without
+/// reading them: it starts where type_iota (an arange by definition)
+/// starts, in the same storage, which holds both (Graph::kernelArrays in
+/// the dst numbering). HECTOR_DST_EID_IDENTITY=0 loads the ids anyway (A/B
+/// runs on one build; read once per process).
+bool dstEidIsIdentity(const at::Tensor &dstEid, const at::Tensor &typeIota) {
+  static const bool enabled = [] {
+    const char *text = std::getenv("HECTOR_DST_EID_IDENTITY");
+    return !(text && std::string(text) == "0");
+  }();
+  return enabled && dstEid.numel() > 0 &&
+         dstEid.data_ptr() == typeIota.data_ptr() &&
+         dstEid.storage().is_alias_of(typeIota.storage()) &&
+         dstEid.storage().nbytes() >=
+             static_cast<size_t>(dstEid.numel()) * sizeof(int64_t);
 }
 
 /// The expected length of an array, with the size it follows.
@@ -181,6 +199,8 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.etype_ptr = ints(GraphArray::EtypePtr);
   g.dst_ptr = ints(GraphArray::DstPtr);
   g.dst_eid = ints(GraphArray::DstEid);
+  g.dst_eid_is_identity =
+      dstEidIsIdentity(arr(GraphArray::DstEid), arr(GraphArray::TypeIota));
   g.src_ptr = ints(GraphArray::SrcPtr);
   g.src_eid = ints(GraphArray::SrcEid);
   g.pair_src = ints(GraphArray::PairSrc);

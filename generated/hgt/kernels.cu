@@ -105,7 +105,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s8: att_1[e] = dot(att_0[e.pair], q[e])
         // s9: att_2[e] = mul(att_1[e], mu[e.etype])
         // s10: att_score[e] = div(att_2[e], sqrt((in_dim / heads)))
@@ -254,7 +254,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s12: att_shifted[e] = sub(att_score[e], att_max[e.dst])
         // s13: att_exp[e] = exp(att_shifted[e])
         // s14: att_sum[n] += copy(att_exp[e]) {segmented}
@@ -345,7 +345,7 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s15: att[e] = div(att_exp[e], att_sum[e.dst])
         // s16: t_0[n] += mul(att[e], msg[e.pair]) {segmented}
         if (hector_active_2) {
@@ -911,7 +911,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s18: d_5[e] = div(att[e], att_sum[e.dst])
         if (hector_active_0) {
           const scalar_t *o0 = (b.att + (v_e) * sz_att);
@@ -1062,7 +1062,7 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         scalar_t *r_d_4 = w_r_d_4 + hector_worker_0 * hector_stride_w_r_d_4;
         scalar_t *r_grad_att = w_r_grad_att + hector_worker_0 * hector_stride_w_r_grad_att;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s14: d_4[e] = mul(grad_t_0[n], msg[e.pair])
         if (hector_active_0) {
           const scalar_t *o0 = (b.grad_t + (v_n) * sz_grad_t);

@@ -262,7 +262,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s7: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s8: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s9: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -359,7 +359,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s10: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s11: alpha_exp[e] = exp(alpha_shifted[e])
         // s12: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -450,7 +450,7 @@ forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s13: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         // s14: h_0[n] += mul(alpha[e], z[e.pair]) {segmented}
         if (hector_active_2) {
@@ -702,7 +702,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         scalar_t *r_d_2 = w_r_d_2 + hector_worker_0 * hector_stride_w_r_d_2;
         scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s4: d_2[e] = mul(grad_h_0[n], z[e.pair])
         if (hector_active_0) {
           const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -931,7 +931,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s11: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
         // s12: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
         if (hector_active_1) {
@@ -1635,7 +1635,7 @@ inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s8: alpha_2[e] = add(alpha_0[e.pair], alpha_1[e])
         // s9: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s10: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -1730,7 +1730,7 @@ inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s11: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s12: alpha_exp[e] = exp(alpha_shifted[e])
         // s13: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -1816,7 +1816,7 @@ inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s14: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         if (hector_active_2) {
           const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);

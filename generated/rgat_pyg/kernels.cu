@@ -96,7 +96,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s5: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
         // s6: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s7: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -193,7 +193,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s8: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s9: alpha_exp[e] = exp(alpha_shifted[e])
         // s10: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -284,7 +284,7 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s11: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         // s12: msg[e] = mul(alpha[e], msg_0[e.pair])
         // s13: h_0[n] += copy(msg[e]) {segmented}
@@ -1138,7 +1138,7 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_0;
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e.pair])
         // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
         // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -1233,7 +1233,7 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_1;
         [[maybe_unused]] const int hector_lanes = hector_lanes_1;
         [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
         // s8: alpha_exp[e] = exp(alpha_shifted[e])
         // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -1319,7 +1319,7 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lane = hector_sublane_2;
         [[maybe_unused]] const int hector_lanes = hector_lanes_2;
         [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-        [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
         // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
         if (hector_active_2) {
           const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);

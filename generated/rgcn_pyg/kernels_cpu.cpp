@@ -85,7 +85,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s3: grad_h_1[e.pair] += div(grad_h[n], rel_in_degree[e]) {atomic}
           if (hector_active_0) {
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);

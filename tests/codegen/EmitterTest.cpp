@@ -632,6 +632,11 @@ TEST(EmitterCsrRows, SoftmaxScoresAreStoredAtTheirCsrPosition) {
     // keeps its own for the backward, at the edge id.
     EXPECT_EQ(countOf(text, "(b.alpha_exp + (c_e) * sz_alpha_exp)"), 2u);
     EXPECT_EQ(countOf(text, "(b.alpha_exp + (v_e) * sz_alpha_exp)"), 3u);
+    // An incoming edge's id is its CSR position in the dst numbering.
+    EXPECT_EQ(countOf(text, "g.dst_eid[k_e]"),
+              countOf(text, "(g.dst_eid_is_identity ? k_e : g.dst_eid[k_e])"));
+    EXPECT_GE(countOf(text, "g.dst_eid[k_e]"), 6u);
+    EXPECT_EQ(countOf(text, "g.src_eid_is_identity"), 0u);
   }
 }
 

@@ -255,6 +255,10 @@ def test_destination_ordered_arrays_are_those_of_the_sorted_graph(graph,
         assert t.dim() == 1 and t.is_contiguous(), name
         assert t.tolist() == ref[name], name
     assert ref["dst_eid"] == list(range(g.num_edges))
+    # ... and shares type_iota's storage, which tells the kernels so.
+    named = dict(zip(NAMES, arrays))
+    if g.num_edges:
+        assert named["dst_eid"].data_ptr() == named["type_iota"].data_ptr()
     # Cached per order, apart from the given numbering's.
     again = g.kernel_arrays("dst")
     assert [t.data_ptr() for t in again] == [t.data_ptr() for t in arrays]

@@ -271,6 +271,31 @@ TEST(Graph, KernelArraysByDestination) {
   EXPECT_EQ(values(array(given, GraphArray::Src)), values(g.src()));
 }
 
+// In the dst numbering dst_eid is 0, 1, 2, ...: it shares type_iota's
+// arange, and the kernels' arrays say so; in the given numbering, or once
+// copied apart, they do not.
+TEST(Graph, DstNumberingMarksItsDstEidAsTheIdentity) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &byDst =
+      g.kernelArrays(runtime::EdgeOrder::ByDst);
+  EXPECT_EQ(values(array(byDst, GraphArray::TypeIota)),
+            (std::vector<int64_t>{0, 1, 2, 3})); // max(R, T) + 1 entries
+  EXPECT_TRUE(graphArraysFromTensors(byDst, "graph").dst_eid_is_identity);
+  EXPECT_FALSE(
+      graphArraysFromTensors(g.kernelArrays(), "graph").dst_eid_is_identity);
+  std::vector<torch::Tensor> copied = byDst;
+  copied[static_cast<int>(GraphArray::DstEid)] =
+      array(byDst, GraphArray::DstEid).clone();
+  EXPECT_FALSE(graphArraysFromTensors(copied, "graph").dst_eid_is_identity);
+  // A dst_eid that is not the identity, aliasing a longer type_iota, is
+  // not taken for one either (its data starts elsewhere).
+  std::vector<torch::Tensor> shifted = byDst;
+  const torch::Tensor iota = torch::arange(16, torch::kLong);
+  shifted[static_cast<int>(GraphArray::TypeIota)] = iota.narrow(0, 0, 4);
+  shifted[static_cast<int>(GraphArray::DstEid)] = iota.narrow(0, 1, 7);
+  EXPECT_FALSE(graphArraysFromTensors(shifted, "graph").dst_eid_is_identity);
+}
+
 TEST(Graph, KernelArraysOfEmptyGraph) {
   Graph g(longs({}), longs({}), longs({}), longs({}), 0, 0, 0);
   const std::vector<torch::Tensor> &arrays = g.kernelArrays();

@@ -96,7 +96,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s9: alpha_1[e] = dot(alpha_0[e], q[e.dst])
           // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
           // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
@@ -235,7 +235,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
           [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
           // s14: alpha_exp[e] = exp(alpha_shifted[e])
           // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -316,7 +316,7 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
           [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           // s18: msg[e] = mul(alpha[e], msg_0[e])
           // s19: agg_0[n] += copy(msg[e]) {segmented}

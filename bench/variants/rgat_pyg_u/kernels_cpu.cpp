@@ -82,7 +82,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_0;
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s4: alpha_2[e] = add(alpha_0[e], alpha_1[e])
           // s5: alpha_score[e] = leaky_relu(alpha_2[e], slope)
           // s6: alpha_max[n] max= detach(alpha_score[e]) {segmented}
@@ -169,7 +169,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
           [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s7: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
           // s8: alpha_exp[e] = exp(alpha_shifted[e])
           // s9: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
@@ -250,7 +250,7 @@ void forward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
           [[maybe_unused]] const int hector_lane = hector_sublane_2;
           [[maybe_unused]] const int hector_lanes = hector_lanes_2;
           [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_2 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s10: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
           // s12: msg[e] = mul(alpha[e], msg_0[e])
           // s13: h_0[n] += copy(msg[e]) {segmented}
@@ -485,7 +485,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           scalar_t *r_d_1 = w_r_d_1 + hector_worker_0 * hector_stride_w_r_d_1;
           scalar_t *r_grad_alpha = w_r_grad_alpha + hector_worker_0 * hector_stride_w_r_grad_alpha;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_0 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s2: d_1[e] = mul(grad_h_0[e.dst], msg_0[e])
           if (hector_active_0) {
             const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -677,7 +677,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
           [[maybe_unused]] const int hector_lane = hector_sublane_1;
           [[maybe_unused]] const int hector_lanes = hector_lanes_1;
           [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
-          [[maybe_unused]] const int64_t v_e = hector_active_1 ? g.dst_eid[k_e] : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
           // s10: grad_alpha_exp[e] = add(grad1_alpha_exp[e], grad_alpha_sum[e.dst])
           // s11: grad_alpha_shifted[e] = mul(grad_alpha_exp[e], alpha_exp[e])
           if (hector_active_1) {

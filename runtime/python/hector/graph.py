@@ -257,7 +257,10 @@ class Graph:
           ``ntype_ptr`` [T+1];
         * ``edge_src_ntype``, ``edge_dst_ntype`` [E], ``pair_src_ntype`` [P]:
           node types of the endpoints;
-        * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ...
+        * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ... In the ``"dst"``
+          numbering ``dst_eid`` is 0, 1, 2, ... too, and the two are the
+          start of one tensor's storage: the kernels see that and take an
+          incoming edge's id from its CSR position instead of loading it.
         * ``heavy_dst_rows``, ``heavy_src_rows``: the nodes with more than
           128 incoming / outgoing edges, largest degree first (ties by
           ascending id);
