@@ -10,7 +10,7 @@ gpu_session_start d
 S=bench/results/nvidia-h100-2026-11-27-s29-weighted-attention/scripts
 GPU_BUILD_JOBS=16 gpu_build new .
 for ds in mag am; do
-  gpu_with new timeout 100 ncu --launch-skip 8 --launch-count 8 \
+  gpu_with new timeout 100 ncu --launch-skip 8 --launch-count 8 --kernel-name regex:"linearDot|linearMma|inference_trav|fillRows" \
     --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size \
     python3 $S/softmax_case.py $ds 2 > $R/ncu-$ds.txt 2>&1
   echo "ncu $ds rc=$? $(gpu_elapsed)"
