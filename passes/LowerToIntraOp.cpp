@@ -129,7 +129,8 @@ private:
   void sumBySegment(GemmInstance &g) const;
   bool isEdgeWeight(const GemmInstance &g) const;
   bool storedInEntryOrder(const intra::ValueLayout &l) const;
-  bool storedInCsrOrder(const intra::ValueLayout &l) const;
+  std::optional<intra::RowScheme>
+  csrOrderToStore(const intra::ValueLayout &l) const;
   void accumulatePartialsIntoSums();
   /// A partial's GEMM for accumulatePartialsIntoSums, and what it can do.
   struct PartialGemm {
@@ -618,18 +619,22 @@ bool Lowering::storedInEntryOrder(const intra::ValueLayout &l) const {
   return weighs;
 }
 
-/// Whether the buffer of `l` can be stored in the order of the CSR its
-/// one traversal walks (RowScheme::DstCsrRows, SrcCsrRows): an edge temp
-/// that no backward keeps, accessed only at the edges of that traversal's
-/// incoming (or outgoing) loops. A softmax's scores and exponentials are:
-/// stored by edge id, a warp's lanes would each touch their own 32-byte
-/// sector where the edges are not in destination order (mag's are not).
-bool Lowering::storedInCsrOrder(const intra::ValueLayout &l) const {
-  return l.decl.kind == ir::ValueKind::Temp &&
-         l.rows == intra::RowScheme::EdgeRows && l.storage == Storage::Buffer &&
-         !options_.saved.count(l.decl.name) &&
-         !accumulatedInPlace_.count(l.decl.name) &&
-         intra::csrOrderOf(program_, l.decl.name).has_value();
+/// The CSR order (RowScheme::DstCsrRows, SrcCsrRows) the buffer of `l`
+/// can be stored in, that of the CSR its one traversal walks: an edge
+/// temp that no backward keeps, accessed only at the edges of that
+/// traversal's incoming (or outgoing) loops. A softmax's scores and
+/// exponentials are. Stored by edge id, a warp's lanes would each touch
+/// their own 32-byte sector where the edges are not numbered in that
+/// CSR's order (a layer with per-edge values runs on the given
+/// numbering), and would load each edge id first.
+std::optional<intra::RowScheme>
+Lowering::csrOrderToStore(const intra::ValueLayout &l) const {
+  if (l.decl.kind != ir::ValueKind::Temp ||
+      l.rows != intra::RowScheme::EdgeRows || l.storage != Storage::Buffer ||
+      options_.saved.count(l.decl.name) ||
+      accumulatedInPlace_.count(l.decl.name))
+    return std::nullopt;
+  return intra::csrOrderOf(program_, l.decl.name);
 }
 
 /// Whether `g`'s epilogue multiplies by a computed per-edge value read at
@@ -1360,8 +1365,8 @@ void Lowering::assignStorage() {
         if (l.decl.name == u.gemm->output.value)
           l.rows = intra::RowScheme::ChunkRows;
   for (intra::ValueLayout &l : program_.layouts)
-    if (storedInCsrOrder(l))
-      l.rows = *intra::csrOrderOf(program_, l.decl.name);
+    if (const std::optional<intra::RowScheme> order = csrOrderToStore(l))
+      l.rows = *order;
 
   for (const intra::ValueLayout &l : program_.layouts) {
     auto w = writer_.find(l.decl.name);

@@ -36,9 +36,7 @@ bool dstEidIsIdentity(const at::Tensor &dstEid, const at::Tensor &typeIota) {
   }();
   return enabled && dstEid.numel() > 0 &&
          dstEid.data_ptr() == typeIota.data_ptr() &&
-         dstEid.storage().is_alias_of(typeIota.storage()) &&
-         dstEid.storage().nbytes() >=
-             static_cast<size_t>(dstEid.numel()) * sizeof(int64_t);
+         dstEid.storage().is_alias_of(typeIota.storage());
 }
 
 /// The expected length of an array, with the size it follows.
