@@ -1792,15 +1792,26 @@ std::string emitTraversalKernel(const ProgramLayout &layout,
   return w.str();
 }
 
-/// The scratch of a kHeavyGroupSize group (`const int64_t SCRATCH`), and
-/// whether the launch that uses it goes ahead (`const bool FLAG`):
-/// `condition` (C++ ending in "&& ", or empty) and the scratch fitting in
-/// a block's shared memory.
+/// The build's block size (Traversal.h), for block-per-type launches and
+/// heavy rows whose schedule names none.
+constexpr const char *kDefaultBlockGroup = "hector::trav::kHeavyGroupSize";
+
+/// The threads of the nest's heavy-row blocks (C++): its schedule's
+/// heavy_group, else the build's.
+std::string heavyGroupOf(const intra::TraversalInstance &t) {
+  return t.schedule.heavyGroupSize ? std::to_string(t.schedule.heavyGroupSize)
+                                   : kDefaultBlockGroup;
+}
+
+/// The scratch of a block of `group` threads (C++: a constant) (`const
+/// int64_t SCRATCH`), and whether the launch that uses it goes ahead
+/// (`const bool FLAG`): `condition` (C++ ending in "&& ", or empty) and
+/// the scratch fitting in a block's shared memory.
 void printBlockScratch(CodeWriter &w, const NestPrinter &nest,
                        const std::string &scratch, const std::string &flag,
-                       const std::string &condition) {
+                       const std::string &condition, const std::string &group) {
   w.open(fmt::format("const int64_t {} = [&]", scratch));
-  printWorkerCounts(w, nest, "hector::trav::kHeavyGroupSize");
+  printWorkerCounts(w, nest, group);
   w.line("return {};", scratchTotal(nest.slots()));
   w.close("();");
   w.line("const bool {} = {}hector::trav::fitsInBlock({} * sizeof(scalar_t));",
@@ -1991,7 +2002,8 @@ void printWarpLaunch(CodeWriter &w, const NestPrinter &nest,
 void printBlockPerTypeLaunch(CodeWriter &w, const NestPrinter &nest,
                              const std::string &name) {
   printBlockScratch(w, nest, "block_scratch_size", "block_launch",
-                    nest.hasAtomics() ? "!hp.hector_deterministic && " : "");
+                    nest.hasAtomics() ? "!hp.hector_deterministic && " : "",
+                    kDefaultBlockGroup);
   w.open("if (rows > 0 && block_launch)");
   w.line("const hector::trav::LaunchShape shape = "
          "hector::trav::heavyLaunchShape(reinterpret_cast<const void *>("
@@ -2021,20 +2033,22 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
   }
   const NestPrinter nest(layout, t);
   const auto &heavy = nest.heavyRows();
+  const std::string group = heavyGroupOf(t);
   w.line("// {}", scheduleComment(t));
   w.open("");
   // The heavy launch's scratch first: whether it fits in a block's shared
   // memory decides whether the warp launch leaves the heavy rows to it.
   if (heavy) {
-    printBlockScratch(w, nest, "heavy_scratch_size", "heavy_launch",
-                      (nest.hasAtomics() ? "!hp.hector_deterministic && "
-                                         : "") +
-                          heavy->count + " > 0 && ");
+    printBlockScratch(
+        w, nest, "heavy_scratch_size", "heavy_launch",
+        (nest.hasAtomics() ? "!hp.hector_deterministic && " : "") +
+            heavy->count + " > 0 && ",
+        group);
   }
   const std::string heavyKernel =
       fmt::format("reinterpret_cast<const void *>(&{}<scalar_t, kFixedHypers, "
-                  "hector::trav::kHeavyGroupSize>)",
-                  name);
+                  "{}>)",
+                  name, group);
   if (heavy) {
     // The heavy launch first; on large graphs the warp launch overlaps it
     // from the side stream, on small ones it follows on the op's stream
@@ -2052,35 +2066,33 @@ std::string emitTraversalLaunch(const ProgramLayout &layout,
       w.raw("hector::trav::HubArgs hub{};");
       w.line("hector::trav::LaunchShape shape = hp.hector_deterministic ? "
              "hector::trav::LaunchShape{{}} : hector::trav::hubLaunchShape({}, "
-             "heavy_scratch_size, sizeof(scalar_t));",
-             heavyKernel);
+             "heavy_scratch_size, sizeof(scalar_t), {});",
+             heavyKernel, group);
       w.line("if (shape.blocks > 0) hub = hector::trav::hubArgs({}, {}, "
              "sizeof(scalar_t), heavy_stream);",
              heavy->count, nest.hubWidth());
       w.line("else shape = hector::trav::heavyLaunchShape({}, {}, "
-             "heavy_scratch_size, sizeof(scalar_t));",
-             heavyKernel, heavy->count);
+             "heavy_scratch_size, sizeof(scalar_t), {});",
+             heavyKernel, heavy->count, group);
       w.line("if (hub.workspace) hector::trav::check(hector::trav::"
              "launchCooperative({}, shape, heavy_stream, g, gv, b, hp, "
              "heavy_scratch_size, int64_t{{INT64_MAX}}, hub{}), \"{}\");",
              heavyKernel, noRowQueue(nest), name);
-      w.line("else {}<scalar_t, kFixedHypers, "
-             "hector::trav::kHeavyGroupSize><<<static_cast<"
+      w.line("else {}<scalar_t, kFixedHypers, {}><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX, hub{});",
-             name, noRowQueue(nest));
+             name, group, noRowQueue(nest));
     } else {
       w.line("const hector::trav::LaunchShape shape = "
              "hector::trav::heavyLaunchShape({}, {}, heavy_scratch_size, "
-             "sizeof(scalar_t));",
-             heavyKernel, heavy->count);
-      w.line("{}<scalar_t, kFixedHypers, "
-             "hector::trav::kHeavyGroupSize><<<static_cast<"
+             "sizeof(scalar_t), {});",
+             heavyKernel, heavy->count, group);
+      w.line("{}<scalar_t, kFixedHypers, {}><<<static_cast<"
              "unsigned>(shape.blocks), shape.warpsPerBlock * 32, "
              "shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, "
              "heavy_scratch_size, INT64_MAX{});",
-             name, noRowQueue(nest));
+             name, group, noRowQueue(nest));
     }
     w.line("hector::trav::check(cudaGetLastError(), \"{}\");", name);
     if (nest.splitsHubs())

@@ -263,7 +263,10 @@ void printTraversal(std::ostringstream &os, const TraversalInstance &t) {
   os << "  traversal @" << t.name << " {\n";
   os << "    access " << accessSchemeName(t.access) << "\n";
   os << "    schedule " << travMappingName(t.schedule.mapping)
-     << " feature_tile " << t.schedule.featureTile << "\n";
+     << " feature_tile " << t.schedule.featureTile;
+  if (t.schedule.heavyGroupSize)
+    os << " heavy_group " << t.schedule.heavyGroupSize;
+  os << "\n";
   printNest(os, *t.root, 2, true);
   os << "  }\n";
 }
@@ -530,6 +533,14 @@ private:
       error("traversal @" + t.name + " reads the graph through " +
             accessSchemeName(t.access) + " but its loops need " +
             accessSchemeName(want));
+    // A block of whole warps, at most CUDA's 1024 threads.
+    const int group = t.schedule.heavyGroupSize;
+    if (group != 0 && (t.schedule.mapping != TravMapping::WarpPerVertex ||
+                       group < 64 || group > 1024 || group % 32 != 0))
+      error("traversal @" + t.name + " has heavy_group " +
+            std::to_string(group) +
+            ": a warp_per_vertex nest's heavy blocks take 64 to 1024 "
+            "threads, a multiple of 32");
   }
 
   void check(const FallbackInstance &f) {

@@ -301,6 +301,11 @@ const char *travMappingName(TravMapping m);
 struct TravSchedule {
   TravMapping mapping = TravMapping::WarpPerEdge;
   int featureTile = 32; ///< feature elements per thread group pass
+  /// Threads of the block a heavy row (a hub) runs on, when the emitter
+  /// gives the nest a heavy launch; 0: the build's kHeavyGroupSize
+  /// (templates/traversal/Traversal.h, 1024). Printed `heavy_group N`
+  /// when set. Only warp_per_vertex nests have heavy rows.
+  int heavyGroupSize = 0;
 };
 
 /// An instance of the traversal template (hector.txt Algorithm 2): one

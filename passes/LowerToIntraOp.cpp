@@ -1209,6 +1209,23 @@ TravLoop *originOf(TravLoop &node, int id) {
   return nullptr;
 }
 
+/// The heavy-row block of a node nest: 512 threads where a row runs two
+/// or more edge loops (a softmax: maximum, sum, normalise), whose blocks
+/// wait at a barrier between loops. Four such blocks fit on an SM where
+/// two of 1024 did, so the SM has others to run while one waits: RGAT's
+/// steps ran 1.02x to 1.07x faster with every heavy block at 512
+/// (docs/perf-notes.md section 67, call e). A one-loop row (a sum) keeps
+/// the build's default: RGCN's training lost up to 8% at 512 (section
+/// 49d).
+int heavyGroupSizeOf(const TravLoop &root) {
+  constexpr int kMultiLoopHeavyGroupSize = 512;
+  int edgeLoops = 0;
+  for (const TravItem &item : root.body)
+    if (std::holds_alternative<std::unique_ptr<TravLoop>>(item))
+      ++edgeLoops;
+  return edgeLoops >= 2 ? kMultiLoopHeavyGroupSize : 0;
+}
+
 void Lowering::finishTraversal(intra::TraversalInstance &t) {
   // Drop edge loops left empty by hoisting unless a hoisted statement
   // still stores its rows there.
@@ -1252,6 +1269,7 @@ void Lowering::finishTraversal(intra::TraversalInstance &t) {
                : outgoing           ? intra::AccessScheme::CscBySrc
                                     : intra::AccessScheme::None;
     t.schedule.mapping = intra::TravMapping::WarpPerVertex;
+    t.schedule.heavyGroupSize = heavyGroupSizeOf(*t.root);
     break;
   }
 }

@@ -323,13 +323,15 @@ inline void joinLaunches(const LaunchStreams &streams, cudaStream_t main) {
   check(cudaStreamWaitEvent(main, s.joined, 0), "cudaStreamWaitEvent (join)");
 }
 
-/// The launch of a kernel's heavy rows: one block of kHeavyGroupSize
-/// threads per row (up to 65535 blocks, which then take contiguous chunks
-/// of rows), `scratchSize` scalars of shared memory each.
+/// The launch of a kernel's heavy rows: one block of `groupSize` threads
+/// (the kernel's kGroupSize) per row (up to 65535 blocks, which then take
+/// contiguous chunks of rows), `scratchSize` scalars of shared memory
+/// each.
 inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
-                                    int64_t scratchSize, size_t scalarBytes) {
+                                    int64_t scratchSize, size_t scalarBytes,
+                                    int groupSize = kHeavyGroupSize) {
   LaunchShape s;
-  s.warpsPerBlock = kHeavyGroupSize / kWarpSize;
+  s.warpsPerBlock = groupSize / kWarpSize;
   s.sharedBytes = static_cast<size_t>(scratchSize) * scalarBytes;
   if (s.sharedBytes > 48 * 1024)
     check(templates::allowDynamicShared(kernel, s.sharedBytes),
@@ -339,14 +341,16 @@ inline LaunchShape heavyLaunchShape(const void *kernel, int64_t rows,
 }
 
 /// The heavy launch of a kernel that splits hubs (HubSplit.h): as many
-/// blocks of kHeavyGroupSize threads as the device holds at once, launched
+/// blocks of `groupSize` threads as the device holds at once, launched
 /// cooperatively (launchCooperative), so that all of them run together:
 /// the hub barrier waits for other blocks. Zero blocks when not even one
 /// fits or the device has no cooperative launch; the caller then falls
 /// back to heavyLaunchShape.
 inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
-                                  size_t scalarBytes) {
-  LaunchShape s = heavyLaunchShape(kernel, 1, scratchSize, scalarBytes);
+                                  size_t scalarBytes,
+                                  int groupSize = kHeavyGroupSize) {
+  LaunchShape s =
+      heavyLaunchShape(kernel, 1, scratchSize, scalarBytes, groupSize);
   int cooperative = 0;
   check(templates::deviceAttribute(cudaDevAttrCooperativeLaunch, &cooperative),
         "cudaDeviceGetAttribute");
@@ -355,8 +359,9 @@ inline LaunchShape hubLaunchShape(const void *kernel, int64_t scratchSize,
     return s;
   }
   s.blocks = std::min<int64_t>(
-      residentBlocks(kernel, kHeavyGroupSize, s.sharedBytes,
-                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor (hub launch)"),
+      residentBlocks(
+          kernel, groupSize, s.sharedBytes,
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor (hub launch)"),
       65535);
   return s;
 }

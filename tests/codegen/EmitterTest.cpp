@@ -716,10 +716,10 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
 }
 
 // A node-row kernel whose edge loops are split over workers is launched a
-// second time for the heavy rows (Traversal.h): blocks of kHeavyGroupSize
-// threads take the rows of g.heavy_dst_rows on a side stream, the warp
-// launch skips them, and each launch sizes its scratch with its own group
-// size.
+// second time for the heavy rows (Traversal.h): blocks of its schedule's
+// heavy_group threads (512 for rgat_pyg's three-loop softmax) take the rows
+// of g.heavy_dst_rows on a side stream, the warp launch skips them, and
+// each launch sizes its scratch with its own group size.
 TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   std::optional<Emitted> e = compileAndEmit("rgat_pyg");
   ASSERT_TRUE(e);
@@ -745,8 +745,14 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   const std::string host = textFrom(
       cu, "const int64_t heavy_scratch_size = [&] {", "\n    }\n");
   ASSERT_FALSE(host.empty());
-  EXPECT_EQ(countOf(host, "), hector::trav::kHeavyGroupSize);"), 3u);
+  // Three worker strides, then the two launch shapes below.
+  EXPECT_EQ(countOf(host, "), 512);"), 5u);
+  EXPECT_EQ(countOf(host, "kHeavyGroupSize"), 0u);
   EXPECT_EQ(countOf(host, "), hector::trav::kWarpSize);"), 3u);
+  // The kernel, its launch shape and its launch all take 512 threads.
+  EXPECT_EQ(countOf(host, "<scalar_t, kFixedHypers, 512>)"), 3u);
+  EXPECT_EQ(countOf(host, "sizeof(scalar_t), 512);"), 2u);
+  EXPECT_EQ(countOf(host, "<scalar_t, kFixedHypers, 512><<<"), 1u);
   EXPECT_EQ(countOf(host, "const bool heavy_launch = g.num_heavy_dst > 0 && "
                           "hector::trav::fitsInBlock(heavy_scratch_size * "
                           "sizeof(scalar_t));"),
@@ -783,6 +789,21 @@ TEST(EmitterHeavyRows, RgatPygForwardGivesItsHeavyRowsBlocks) {
   EXPECT_EQ(countOf(host, "const cudaStream_t warp_stream = streams.warp;"),
             1u);
   EXPECT_EQ(countOf(host, "joinLaunches("), 1u);
+}
+
+// A one-loop row (a sum) keeps the build's heavy block
+// (hector::trav::kHeavyGroupSize): only nests with two or more edge loops
+// per row take 512 threads (lowering: heavyGroupSizeOf).
+TEST(EmitterHeavyRows, OneLoopRowsKeepTheBuildsBlockSize) {
+  std::optional<Emitted> e = compileAndEmit("rgcn_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  EXPECT_GE(countOf(cu, "if (heavy_launch) {"), 1u);
+  EXPECT_GE(countOf(cu, "<scalar_t, kFixedHypers, "
+                        "hector::trav::kHeavyGroupSize>"),
+            1u);
+  EXPECT_EQ(countOf(cu, "kFixedHypers, 512>"), 0u);
+  EXPECT_EQ(countOf(cu, "heavy_group"), 0u);
 }
 
 // The heavy launch shares a hub's edges among several blocks

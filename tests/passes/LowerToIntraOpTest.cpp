@@ -1095,6 +1095,66 @@ TEST(LowerToIntraOpTest, CsrOrderNeedsOneTraversalsEdgeLoopsOfOneKind) {
   }
 }
 
+// A row with several edge loops (the softmax) runs its hubs on blocks of
+// 512 threads; rows with one edge loop keep the build's default (0).
+TEST(LowerToIntraOpTest, MultiLoopRowsTakeSmallerHeavyBlocks) {
+  intra::Program p = lower(parseVerified(softmaxModule(), "softmax.ir"));
+  ASSERT_EQ(shape(p), "TG") << intra::printProgram(p);
+  const auto &softmax = std::get<intra::TraversalInstance>(p.instances[0]);
+  EXPECT_EQ(softmax.schedule.heavyGroupSize, 512);
+  EXPECT_NE(intra::printProgram(p).find(
+                "schedule warp_per_vertex feature_tile 32 heavy_group 512\n"),
+            std::string::npos)
+      << intra::printProgram(p);
+  intra::Program sums = lower(parseVerified(R"(module @sums {
+  hyper d : int = 4
+  input x : node[d]
+  output h : node[d]
+  output m : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      h[n] += copy(x[e.src])
+    }
+  }
+  foreach e in edges {
+    m[e.dst] += copy(x[e.src])
+  }
+}
+)",
+                                            "sums.ir"));
+  for (const intra::Instance &inst : sums.instances)
+    if (const auto *t = std::get_if<intra::TraversalInstance>(&inst))
+      EXPECT_EQ(t->schedule.heavyGroupSize, 0) << t->name;
+  EXPECT_EQ(intra::printProgram(sums).find("heavy_group"), std::string::npos);
+
+  // Blocks of whole warps, at most 1024 threads, on node rows only.
+  auto rejects = [](intra::Program program, int instance, int group) {
+    std::get<intra::TraversalInstance>(program.instances[instance])
+        .schedule.heavyGroupSize = group;
+    ir::DiagnosticEngine diags;
+    EXPECT_FALSE(intra::verifyProgram(program, diags)) << group;
+    std::ostringstream text;
+    diags.print(text);
+    EXPECT_NE(text.str().find("has heavy_group " + std::to_string(group)),
+              std::string::npos)
+        << text.str();
+  };
+  rejects(lower(parseVerified(softmaxModule(), "softmax.ir")), 0, 48);
+  rejects(lower(parseVerified(softmaxModule(), "softmax.ir")), 0, 2048);
+  intra::Program edges = lower(parseVerified(R"(module @edges {
+  hyper d : int = 4
+  input x : node[d]
+  output m : node[d]
+  foreach e in edges {
+    m[e.dst] += copy(x[e.src])
+  }
+}
+)",
+                                             "edges.ir"));
+  ASSERT_EQ(shape(edges), "T");
+  rejects(std::move(edges), 0, 512); // an edge loop has no heavy rows
+}
+
 TEST(LowerToIntraOpTest, VerifierRejectsMisplacedWeightsAndHeads) {
   auto good = [] {
     return lower(parseVerified(weightedHeadsModule(), "weighted.ir"));

@@ -2003,12 +2003,12 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     {
       const int64_t heavy_scratch_size = [&] {
-        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kHeavyGroupSize);
-        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), hector::trav::kHeavyGroupSize);
-        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kHeavyGroupSize);
-        const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kHeavyGroupSize);
-        const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, hector::trav::kHeavyGroupSize);
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), 512);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), 512);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim), 512);
+        const int64_t hector_stride_w_acc_s13 = hector::trav::workerStride(hp_heads, hector_workers_0, 512);
+        const int64_t hector_stride_w_acc_s16 = hector::trav::workerStride(hp_heads, hector_workers_1, 512);
+        const int64_t hector_stride_w_acc_s19 = hector::trav::workerStride(hp_in_dim, hector_workers_2, 512);
         return (hp_heads + (hector_stride_w_acc_s13 * hector_workers_0) + (hector_stride_w_acc_s16 * hector_workers_1) + (hector_stride_w_acc_s19 * hector_workers_2));
       }();
       const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
@@ -2017,11 +2017,11 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       const cudaStream_t warp_stream = streams.warp;
       if (heavy_launch) {
         hector::trav::HubArgs hub{};
-        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, 512>), heavy_scratch_size, sizeof(scalar_t), 512);
         if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, ((INT64_C(2) * hp_heads) + hp_in_dim), sizeof(scalar_t), heavy_stream);
-        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
-        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_3");
-        else forward_trav_3<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, 512>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t), 512);
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&forward_trav_3<scalar_t, kFixedHypers, 512>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "forward_trav_3");
+        else forward_trav_3<scalar_t, kFixedHypers, 512><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
         hector::trav::check(cudaGetLastError(), "forward_trav_3");
         hector::trav::hubRelease(hub, heavy_stream);
       }

@@ -325,9 +325,9 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
         const cudaStream_t warp_stream = streams.warp;
         if (heavy_launch) {
           hector::trav::HubArgs hub{};
-          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t));
+          hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), heavy_scratch_size, sizeof(scalar_t), hector::trav::kHeavyGroupSize);
           if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, INT64_C(0), sizeof(scalar_t), heavy_stream);
-          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t));
+          else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t), hector::trav::kHeavyGroupSize);
           if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub), "backward_trav_2");
           else backward_trav_2<scalar_t, kFixedHypers, hector::trav::kHeavyGroupSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub);
           hector::trav::check(cudaGetLastError(), "backward_trav_2");
