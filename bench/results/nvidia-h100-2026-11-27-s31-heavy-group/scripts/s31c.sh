@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 31 call c: issue 9's run from this tree (RGAT's inference
-# program): every Hector system and every baseline but pyg-hgt-compile,
+# Session 31 call c: issue 9's run from this tree (main with heavy_group
+# 512, section 68): every Hector system and every baseline but pyg-hgt-compile,
 # --tf32, all 8 datasets (merged later with session 22's pyg-hgt-compile
 # records, as in sessions 24 and 26).
 set -uo pipefail
