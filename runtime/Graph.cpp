@@ -316,9 +316,16 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst));
   set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));
   // Edge attributes at each CSR position (GraphArrays::dst_csr_src, ...).
-  set(GraphArray::DstCsrSrc, src.index_select(0, dstEid));
-  set(GraphArray::DstCsrEtype, etype.index_select(0, dstEid));
-  set(GraphArray::DstCsrPair, edgePair.index_select(0, dstEid));
+  // In the dst numbering the incoming CSR order is the edge order, so they
+  // are the per-edge arrays themselves: views, not copies (3 E int64s
+  // less, 0.5 GB on mag).
+  auto atDstCsrPositions = [&](const torch::Tensor &perEdge) {
+    return order == EdgeOrder::ByDst ? perEdge
+                                     : perEdge.index_select(0, dstEid);
+  };
+  set(GraphArray::DstCsrSrc, atDstCsrPositions(src));
+  set(GraphArray::DstCsrEtype, atDstCsrPositions(etype));
+  set(GraphArray::DstCsrPair, atDstCsrPositions(edgePair));
   set(GraphArray::SrcCsrDst, dst.index_select(0, srcEid));
   set(GraphArray::SrcCsrEtype, etype.index_select(0, srcEid));
   set(GraphArray::SrcCsrPair, edgePair.index_select(0, srcEid));

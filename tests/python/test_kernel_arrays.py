@@ -259,6 +259,11 @@ def test_destination_ordered_arrays_are_those_of_the_sorted_graph(graph,
     named = dict(zip(NAMES, arrays))
     if g.num_edges:
         assert named["dst_eid"].data_ptr() == named["type_iota"].data_ptr()
+        # The CSR-position arrays are the per-edge ones, not copies.
+        for csr, per_edge in (("dst_csr_src", "src"),
+                              ("dst_csr_etype", "etype"),
+                              ("dst_csr_pair", "edge_pair")):
+            assert named[csr].data_ptr() == named[per_edge].data_ptr(), csr
     # Cached per order, apart from the given numbering's.
     again = g.kernel_arrays("dst")
     assert [t.data_ptr() for t in again] == [t.data_ptr() for t in arrays]

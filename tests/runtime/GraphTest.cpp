@@ -296,6 +296,30 @@ TEST(Graph, DstNumberingMarksItsDstEidAsTheIdentity) {
   EXPECT_FALSE(graphArraysFromTensors(shifted, "graph").dst_eid_is_identity);
 }
 
+// In the dst numbering the incoming CSR order is the edge order: the
+// dst_csr_* arrays are the per-edge arrays themselves, not copies. In the
+// given numbering they are gathers of their own.
+TEST(Graph, DstNumberingsCsrArraysAreThePerEdgeArrays) {
+  Graph g = makeKernelGraph();
+  const std::vector<torch::Tensor> &byDst =
+      g.kernelArrays(runtime::EdgeOrder::ByDst);
+  const std::vector<torch::Tensor> &given = g.kernelArrays();
+  for (auto [csr, perEdge] :
+       {std::pair{GraphArray::DstCsrSrc, GraphArray::Src},
+        std::pair{GraphArray::DstCsrEtype, GraphArray::Etype},
+        std::pair{GraphArray::DstCsrPair, GraphArray::EdgePair}}) {
+    SCOPED_TRACE(rt::graphArrayName(csr));
+    EXPECT_EQ(array(byDst, csr).data_ptr(), array(byDst, perEdge).data_ptr());
+    EXPECT_NE(array(given, csr).data_ptr(), array(given, perEdge).data_ptr());
+    // Either way, position c holds the attribute of edge dst_eid[c].
+    for (const std::vector<torch::Tensor> *arrays : {&byDst, &given})
+      EXPECT_EQ(
+          values(array(*arrays, csr)),
+          values(array(*arrays, perEdge)
+                     .index_select(0, array(*arrays, GraphArray::DstEid))));
+  }
+}
+
 TEST(Graph, KernelArraysOfEmptyGraph) {
   Graph g(longs({}), longs({}), longs({}), longs({}), 0, 0, 0);
   const std::vector<torch::Tensor> &arrays = g.kernelArrays();
