@@ -419,27 +419,17 @@ private:
               " runs per chunk but is not x[e.dst] times W[e.etype] written "
               "plainly into a chunk_rows value");
     }
-    // Only a per-chunk GEMM's output holds a row a chunk.
-    std::vector<const RowAccess *> byChunk = g.reads();
-    for (const RowAccess *r : g.writes())
-      if (!g.perChunk || r != &g.output)
-        byChunk.push_back(r);
-    for (const RowAccess *r : byChunk)
-      if (const ValueLayout *l = program_.findLayout(r->value);
-          l && l->rows == RowScheme::ChunkRows)
-        error("gemm @" + g.name + " reads or writes '" + r->value +
-              "', a row a chunk, other than as a per-chunk GEMM's output");
-    // A GEMM indexes its rows by edge id; only its summed rows' weights
-    // are read in the entries' order.
-    std::vector<const RowAccess *> byId = g.writes();
-    for (const RowAccess *r : g.reads())
-      if (!g.sumWeights || r != &*g.sumWeights)
-        byId.push_back(r);
-    for (const RowAccess *r : byId)
-      if (const ValueLayout *l = program_.findLayout(r->value);
-          l && l->rows == RowScheme::EntryRows)
-        error("gemm @" + g.name + " reads or writes '" + r->value +
-              "', stored in entry order, other than as its rows' weights");
+    // Only a per-chunk GEMM's output holds a row a chunk; a GEMM indexes
+    // its other rows by edge id, and only its summed rows' weights are
+    // read in the entries' order.
+    forbidOtherAccesses(g, RowScheme::ChunkRows,
+                        g.perChunk ? &g.output : nullptr,
+                        "a row a chunk, other than as a per-chunk GEMM's "
+                        "output");
+    forbidOtherAccesses(g, RowScheme::EntryRows,
+                        g.sumWeights ? &*g.sumWeights : nullptr,
+                        "stored in entry order, other than as its rows' "
+                        "weights");
     if (g.sumWeights)
       if (const ValueLayout *l = program_.findLayout(g.sumWeights->value);
           l && l->rows == RowScheme::EntryRows && !g.summedBySegment)
@@ -471,6 +461,21 @@ private:
   /// A GEMM summed by (destination, relation) segment computes its edges'
   /// sum only when nothing per edge but the gathered input enters the
   /// product (GemmInstance::summedBySegment).
+  /// Reports each access of `g` to a value stored in row order `scheme`
+  /// but `allowed` (the one access that order is made for, or none): the
+  /// GEMM would read or write it at the wrong rows.
+  void forbidOtherAccesses(const GemmInstance &g, RowScheme scheme,
+                           const RowAccess *allowed, const std::string &what) {
+    std::vector<const RowAccess *> accesses = g.reads();
+    for (const RowAccess *w : g.writes())
+      accesses.push_back(w);
+    for (const RowAccess *r : accesses)
+      if (const ValueLayout *l = program_.findLayout(r->value);
+          r != allowed && l && l->rows == scheme)
+        error("gemm @" + g.name + " reads or writes '" + r->value + "', " +
+              what);
+  }
+
   void checkSummed(const GemmInstance &g) {
     if (!isSegmentSumShape(g))
       error("gemm @" + g.name +
