@@ -95,6 +95,8 @@ struct GraphArrays {
   /// edges' other end, relation and pair at its CSR position k, one load
   /// instead of two dependent ones (k -> edge id -> attribute): a hub's
   /// edge loop is a chain of such loads (docs/perf-notes.md section 10).
+  /// In the dst numbering dst_eid is the identity and dst_csr_* point at
+  /// the per-edge arrays themselves (Graph::kernelArrays shares them).
   const int64_t *dst_csr_src = nullptr, *dst_csr_etype = nullptr,
                 *dst_csr_pair = nullptr;
   const int64_t *src_csr_dst = nullptr, *src_csr_etype = nullptr,

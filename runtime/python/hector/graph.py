@@ -271,7 +271,9 @@ class Graph:
           edge's src, type and pair in ``dst_eid`` order, and
           ``src_csr_dst``, ``src_csr_etype``, ``src_csr_pair`` [E] in
           ``src_eid`` order (the kernels' edge loops read them at their CSR
-          position);
+          position). In the ``"dst"`` numbering the ``dst_csr_*`` arrays
+          are ``src``, ``etype`` and ``edge_pair`` themselves (the same
+          storage), since that order is the edge order there;
         * ``sum_chunk_ptr`` [C+1], ``sum_chunk_src`` [E], ``sum_chunk_dst``,
           ``sum_chunk_eid`` [C], ``sum_chunk_etype_ptr`` [R+1]: the
           (destination, edge type) segments in ascending (edge type,
