@@ -7,13 +7,18 @@
 // The linear call is timed again with W transposed ([N, K], nn.Linear's
 // layout, against cublasSgemm with op T). Then the same linear and outer
 // calls in double (SegmentGemmArgsT<double>,
-// the general kernels) against cublasDgemm.
+// the general kernels) against cublasDgemm. Last, TF32 with a bias (RGCN's
+// root GEMM, `x root + bias`): the template's fused epilogue against
+// cublasSgemm in TF32 math without a bias and cublasLt in TF32 with its
+// bias epilogue, to tell whether the root GEMM's 40% of DRAM bandwidth
+// (docs/perf-notes.md sections 57 and 69) is the template's or the shape's.
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M] [N]
 // (default 2^20 rows, N = 64); HECTOR_GEMM_MMA=0 times the CUDA-core
 // kernels instead of the tensor-core one.
 #include "bench/gemm/BenchTiming.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -112,6 +117,93 @@ static void benchDouble(int M, int K, int N, cublasHandle_t handle) {
               tOuter, tOuterBlas, tOuter / tOuterBlas, outerDiff);
   for (double *p : {X, W, B, Y1, Y2, dW1, dW2})
     CHECK_CUDA(cudaFree(p));
+}
+
+// Y = X W + bias in TF32 (X [M, K], W [K, N], bias [N], row-major): the
+// template's fused bias against cublasSgemm's TF32 math (no bias) and
+// cublasLt's TF32 compute with its bias epilogue, into Y1 and Y2.
+static void benchTf32Bias(int M, int K, int N, const float *X, const float *W,
+                          float *Y1, float *Y2, cublasHandle_t handle) {
+  std::vector<float> hBias(N);
+  for (int n = 0; n < N; ++n)
+    hBias[n] = 0.01f * float(n % 17) - 0.05f;
+  float *bias = nullptr;
+  CHECK_CUDA(cudaMalloc(&bias, size_t(N) * 4));
+  CHECK_CUDA(
+      cudaMemcpy(bias, hBias.data(), size_t(N) * 4, cudaMemcpyHostToDevice));
+  SegmentGemmArgs lin;
+  lin.M = M;
+  lin.K = K;
+  lin.N = N;
+  lin.X = X;
+  lin.W = W;
+  lin.Y = Y1;
+  lin.tf32 = true;
+  lin.bias = bias;
+  const float tTemplate =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(lin, nullptr)); });
+
+  const float one = 1.f, zero = 0.f;
+  CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH));
+  const float tBlas = timeMs([&] {
+    CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, W,
+                             N, X, K, &zero, Y2, N));
+  });
+  CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
+
+  // Column-major Y^T [N, M] = W^T [N, K] X^T [K, M] + bias (a bias per row
+  // of Y^T, which is what CUBLASLT_EPILOGUE_BIAS adds).
+  cublasLtHandle_t lt;
+  CHECK_CUBLAS(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t op;
+  CHECK_CUBLAS(
+      cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F));
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                              &epilogue, sizeof(epilogue)));
+  CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(
+      op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+  cublasLtMatrixLayout_t wl, xl, yl;
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&wl, CUDA_R_32F, N, K, N));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&xl, CUDA_R_32F, K, M, K));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&yl, CUDA_R_32F, N, M, N));
+  cublasLtMatmulPreference_t pref;
+  CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+  size_t workspaceBytes = size_t(32) << 20;
+  void *workspace = nullptr;
+  CHECK_CUDA(cudaMalloc(&workspace, workspaceBytes));
+  CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+      sizeof(workspaceBytes)));
+  cublasLtMatmulHeuristicResult_t best = {};
+  int found = 0;
+  CHECK_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, op, wl, xl, yl, yl, pref, 1,
+                                              &best, &found));
+  float tLt = -1.f;
+  double ltDiff = -1.0;
+  if (found > 0) {
+    tLt = timeMs([&] {
+      CHECK_CUBLAS(cublasLtMatmul(lt, op, &one, W, wl, X, xl, &zero, Y2, yl, Y2,
+                                  yl, &best.algo, workspace, workspaceBytes,
+                                  nullptr));
+    });
+    CHECK_CUDA(cudaDeviceSynchronize());
+    ltDiff = maxRelDiff(Y1, Y2, size_t(M) * N);
+  }
+  const double bytes = double(M) * (K + N) * 4;
+  std::printf("tf32 + bias  template %.4f ms (%.0f GB/s)  cublasLt %.4f ms "
+              "(%.0f GB/s)  max rel diff %.2e  cublas tf32 without bias "
+              "%.4f ms (%.0f GB/s)\n",
+              tTemplate, bytes / tTemplate / 1e6, tLt,
+              tLt > 0 ? bytes / tLt / 1e6 : 0.0, ltDiff, tBlas,
+              bytes / tBlas / 1e6);
+  CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
+  for (cublasLtMatrixLayout_t l : {wl, xl, yl})
+    CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(l));
+  CHECK_CUBLAS(cublasLtMatmulDescDestroy(op));
+  CHECK_CUBLAS(cublasLtDestroy(lt));
+  CHECK_CUDA(cudaFree(workspace));
+  CHECK_CUDA(cudaFree(bias));
 }
 
 int main(int argc, char **argv) {
@@ -260,6 +352,7 @@ int main(int argc, char **argv) {
               "max rel diff %.2e %.2e\n",
               tOuterIota, tOuterPerm, outerIotaDiff, outerPermDiff);
 
+  benchTf32Bias(M, K, N, X, W, Y1, Y2, handle);
   for (float *p : {X, W, B, Y1, Y2, dW1, dW2})
     CHECK_CUDA(cudaFree(p));
   CHECK_CUDA(cudaFree(iotaIds));
