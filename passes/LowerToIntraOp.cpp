@@ -1213,8 +1213,8 @@ TravLoop *originOf(TravLoop &node, int id) {
 /// or more edge loops (a softmax: maximum, sum, normalise), whose blocks
 /// wait at a barrier between loops. Four such blocks fit on an SM where
 /// two of 1024 did, so the SM has others to run while one waits: RGAT's
-/// steps ran 1.02x to 1.07x faster with every heavy block at 512
-/// (docs/perf-notes.md section 67, call e). A one-loop row (a sum) keeps
+/// and HGT's steps ran 1.00x to 1.10x faster, mag's inference about 1.05x
+/// (docs/perf-notes.md sections 67 and 68). A one-loop row (a sum) keeps
 /// the build's default: RGCN's training lost up to 8% at 512 (section
 /// 49d).
 int heavyGroupSizeOf(const TravLoop &root) {
