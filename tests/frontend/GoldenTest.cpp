@@ -140,10 +140,11 @@ TEST_P(IntraGoldenTest, OutputDirHoldsInferenceProgramGoldensWhereItDiffers) {
   for (const char *ext : {".inter.ir", ".intra.ir"}) {
     const std::string file = dir + "/" + GetParam() + "_inference" + ext;
     ASSERT_EQ(std::filesystem::exists(file), attention) << file;
-    if (attention)
+    if (attention) {
       EXPECT_EQ(test::slurp(file),
                 test::slurp(golden(std::string("_inference") + ext)))
           << ext << ": run scripts/update-goldens.sh if the change is intended";
+    }
   }
   EXPECT_EQ(
       test::slurp(dir + "/layer.json").find("\"inference_program\": true") !=

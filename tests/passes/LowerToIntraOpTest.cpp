@@ -1122,9 +1122,11 @@ TEST(LowerToIntraOpTest, MultiLoopRowsTakeSmallerHeavyBlocks) {
 }
 )",
                                             "sums.ir"));
-  for (const intra::Instance &inst : sums.instances)
-    if (const auto *t = std::get_if<intra::TraversalInstance>(&inst))
+  for (const intra::Instance &inst : sums.instances) {
+    if (const auto *t = std::get_if<intra::TraversalInstance>(&inst)) {
       EXPECT_EQ(t->schedule.heavyGroupSize, 0) << t->name;
+    }
+  }
   EXPECT_EQ(intra::printProgram(sums).find("heavy_group"), std::string::npos);
 
   // Blocks of whole warps, at most 1024 threads, on node rows only.
