@@ -617,8 +617,8 @@ private:
 
 namespace {
 
-/// The accesses of one traversal to an edge value, and the CSR order they
-/// agree on (csrOrderOf).
+/// The accesses of one traversal (or fallback) to an edge value, and the
+/// CSR order they agree on (csrOrderOf).
 class CsrAccessScan {
 public:
   explicit CsrAccessScan(const std::string &value) : value_(value) {}
@@ -680,18 +680,6 @@ private:
   bool touched_ = false, unordered_ = false;
 };
 
-bool fallbackTouches(const FallbackInstance &f, const std::string &value) {
-  bool touches = false;
-  if (f.root)
-    forEachTravStmt(*f.root, [&](const TravStmt &s) {
-      touches = touches || s.stmt.target.value == value;
-      for (const ir::Operand &op : s.stmt.operands)
-        if (const auto *a = std::get_if<ir::Access>(&op))
-          touches = touches || a->value == value;
-    });
-  return touches;
-}
-
 } // namespace
 
 std::optional<RowScheme> csrOrderOf(const Program &program,
@@ -713,7 +701,10 @@ std::optional<RowScheme> csrOrderOf(const Program &program,
         if (r->value == value)
           return std::nullopt;
     } else if (const auto *f = std::get_if<FallbackInstance>(&inst)) {
-      if (fallbackTouches(*f, value))
+      CsrAccessScan scan(value);
+      if (f->root)
+        scan.scan(*f->root);
+      if (scan.touched())
         return std::nullopt;
     } else if (const auto &t = std::get<TraversalInstance>(inst); t.root) {
       CsrAccessScan scan(value);

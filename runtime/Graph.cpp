@@ -273,23 +273,28 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::EtypeSortedEid, etypeSortedEid);
   set(GraphArray::EtypePtr, segmentPointers(sortedEtype, numEtypes_));
 
-  // A stable sort by node keeps ascending edge ids within each node.
-  auto [sortedDst, dstEid] = stableSort(dst);
-  torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
-  set(GraphArray::DstPtr, dstPtr);
-  // type_iota is 0, 1, 2, ...; so is dst_eid in the dst numbering. There
-  // both are the start of one arange, which tells the kernels so
-  // (GraphArrays::dst_eid_is_identity, runtime/KernelGraph.cpp).
+  // type_iota is 0, 1, 2, ...; so is dst_eid in the dst numbering, whose
+  // edges are sorted by destination already. There both are the start of
+  // one arange, which tells the kernels so (GraphArrays::
+  // dst_eid_is_identity, runtime/KernelGraph.cpp), and no sort is needed.
   const int64_t e = src.size(0),
                 typeIotaLength = std::max(numEtypes_, numNtypes_) + 1;
   torch::Tensor iota = torch::arange(
       order == EdgeOrder::ByDst ? std::max(typeIotaLength, e) : typeIotaLength,
       src_.options());
+  torch::Tensor sortedDst, dstEid;
   if (order == EdgeOrder::ByDst) {
-    TORCH_INTERNAL_ASSERT(torch::equal(dstEid, iota.narrow(0, 0, e)),
-                          "the dst numbering's dst_eid is not 0, 1, 2, ...");
+    TORCH_INTERNAL_ASSERT(
+        e < 2 || (dst.slice(0, 1) >= dst.slice(0, 0, e - 1)).all().item<bool>(),
+        "the dst numbering's edges are not sorted by destination");
+    sortedDst = dst;
     dstEid = iota.narrow(0, 0, e);
+  } else {
+    // A stable sort by node keeps ascending edge ids within each node.
+    std::tie(sortedDst, dstEid) = stableSort(dst);
   }
+  torch::Tensor dstPtr = segmentPointers(sortedDst, numNodes_);
+  set(GraphArray::DstPtr, dstPtr);
   set(GraphArray::DstEid, dstEid);
   set(GraphArray::TypeIota, iota.narrow(0, 0, typeIotaLength));
   const HeavyRowArrays heavyDst = heavyRows(dstPtr);
