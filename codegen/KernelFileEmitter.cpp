@@ -20,49 +20,53 @@ const char *kBanner =
     "-o DIR`.";
 
 /// The host function's signature for scalar type `scalar` ("scalar_t" in
-/// the template, "float"/"double" in declarations and instantiations).
+/// the template, "float"/"double" in declarations and instantiations),
+/// named `name` (default: the entry's `_cpu` or `_cuda` function).
 std::string hostSignature(const ProgramLayout &p, Target target,
                           const std::string &scalar,
-                          const std::string &cudaName = "") {
+                          const std::string &name = "") {
   const std::string common = fmt::format(
       "([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] "
       "const hector::rt::GraphValues<{0}> &gv, const {1}<{0}> &b, const Hypers "
       "&hp",
       scalar, p.buffersType());
-  if (target == Target::Cpu)
-    return fmt::format("void {}_cpu{})", p.entry(), common);
-  return fmt::format("void {}{}, void *stream_handle)",
-                     cudaName.empty() ? p.entry() + "_cuda" : cudaName, common);
+  const bool cuda = target == Target::Cuda;
+  const std::string function =
+      name.empty() ? p.entry() + (cuda ? "_cuda" : "_cpu") : name;
+  return fmt::format("void {}{}{})", function, common,
+                     cuda ? ", void *stream_handle" : "");
 }
 
-/// The CUDA host function's body: a template over kFixedHypers, which its
+/// The host function's body: a template over kFixedHypers, which its
 /// traversal launches pass on to their kernels.
-std::string cudaBodyName(const ProgramLayout &p) {
-  return p.entry() + "_cuda_body";
+std::string bodyName(const ProgramLayout &p, Target target) {
+  return p.entry() + (target == Target::Cuda ? "_cuda_body" : "_cpu_body");
 }
 
-/// The CUDA host function: the body with kFixedHypers where the run's int
+/// The host function: the body with kFixedHypers where the run's int
 /// hypers are the model's declared values. Then the traversal kernels see
 /// them as constants (printPrologue): their row sizes, worker counts and
 /// element loops fold, which took RGCN's forward node-row kernel from 369
 /// to 175 PTX instructions (docs/perf-notes.md section 27). Float only:
 /// the double kernels, for checks, keep one instantiation.
-/// HECTOR_FIXED_HYPERS=0 turns it off (TraversalCuda.h).
-void printCudaDispatch(CodeWriter &w, const ProgramLayout &p) {
+/// HECTOR_FIXED_HYPERS=0 turns it off (HostSwitches.h).
+void printFixedHypersDispatch(CodeWriter &w, const ProgramLayout &p,
+                              Target target) {
   const std::string condition = fixedHypersCondition(p);
-  const std::string args = "g, gv, b, hp, stream_handle";
+  const std::string args =
+      target == Target::Cuda ? "g, gv, b, hp, stream_handle" : "g, gv, b, hp";
   w.raw("template <typename scalar_t>");
-  w.open(hostSignature(p, Target::Cuda, "scalar_t"));
+  w.open(hostSignature(p, target, "scalar_t"));
   if (!condition.empty()) {
     w.open("if constexpr (std::is_same_v<scalar_t, float>)");
     w.open(fmt::format("if (hector::trav::fixedHypersEnabled() && {})",
                        condition));
-    w.line("{}<scalar_t, true>({});", cudaBodyName(p), args);
+    w.line("{}<scalar_t, true>({});", bodyName(p, target), args);
     w.line("return;");
     w.close();
     w.close();
   }
-  w.line("{}<scalar_t, false>({});", cudaBodyName(p), args);
+  w.line("{}<scalar_t, false>({});", bodyName(p, target), args);
   w.close();
 }
 
@@ -129,13 +133,8 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target,
   if (skipUnneeded)
     deps.emplace(p);
   const OutputDependences *d = deps ? &*deps : nullptr;
-  if (target == Target::Cuda) {
-    w.raw("template <typename scalar_t, bool kFixedHypers>");
-    w.open(hostSignature(p, target, "scalar_t", cudaBodyName(p)));
-  } else {
-    w.raw("template <typename scalar_t>");
-    w.open(hostSignature(p, target, "scalar_t"));
-  }
+  w.raw("template <typename scalar_t, bool kFixedHypers>");
+  w.open(hostSignature(p, target, "scalar_t", bodyName(p, target)));
   if (target == Target::Cuda)
     w.line("cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);");
   printPrologue(w, p);
@@ -165,10 +164,8 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target,
     }
   }
   w.close();
-  if (target == Target::Cuda) {
-    w.blank();
-    printCudaDispatch(w, p);
-  }
+  w.blank();
+  printFixedHypersDispatch(w, p, target);
 }
 
 void printKernels(CodeWriter &w, const ProgramLayout &p, Target target) {
@@ -285,12 +282,13 @@ std::string emitKernelFile(const ProgramLayout &forward,
     w.raw("#include \"templates/traversal/TraversalCuda.h\"");
   }
   w.raw("#include \"templates/traversal/FillRows.h\"");
+  if (target == Target::Cpu)
+    w.raw("#include \"templates/traversal/HostSwitches.h\"");
   w.raw("#include \"templates/traversal/Traversal.h\"");
   w.blank();
   w.raw("#include <algorithm>");
   w.raw("#include <cstdint>");
-  if (target == Target::Cuda)
-    w.raw("#include <type_traits>");
+  w.raw("#include <type_traits>");
   w.raw("#include <vector>");
   w.blank();
   w.open("namespace " + layerNamespace(forward.program().name));

@@ -4,20 +4,22 @@
 
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/traversal/FillRows.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::hgt {
   namespace {
 
 // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_Q = (hp_in_dim * hp_in_dim);
@@ -444,10 +446,10 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_7: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_Q = (hp_in_dim * hp_in_dim);
@@ -520,10 +522,10 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
@@ -888,10 +890,10 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
@@ -1202,10 +1204,10 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_6: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
@@ -1449,10 +1451,10 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_15: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_K = (hp_in_dim * hp_in_dim);
@@ -1566,8 +1568,8 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1688,7 +1690,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_5<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_5: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     // @gemm_6: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -1707,11 +1709,22 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
+    forward_trav_7<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_7: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
-  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        forward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    forward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -1793,7 +1806,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     if (hp.hector_needed_outputs & UINT64_C(0x7f)) std::fill(b.grad_msg, b.grad_msg + static_cast<size_t>(g.num_pairs * sz_grad_msg), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x57)) std::fill(b.grad_mu, b.grad_mu + static_cast<size_t>(g.num_etypes * sz_grad_mu), scalar_t(0));
     std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
-    backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    backward_trav_0<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
       // @gemm_1: linear GEMM, rows nodes
       {
@@ -1839,7 +1852,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7f)) {
-      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      backward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x9)) {
       // @gemm_4: linear GEMM, rows pairs
@@ -1884,7 +1897,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x57)) {
-      backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_7: linear GEMM, rows edges
@@ -2064,8 +2077,19 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_15<scalar_t>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_15<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_15: access none, schedule warp_per_vertex feature_tile 32
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        backward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    backward_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
   // The scalar types the torch binding dispatches to.

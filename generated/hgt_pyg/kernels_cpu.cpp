@@ -4,20 +4,22 @@
 
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/traversal/FillRows.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::hgt_pyg {
   namespace {
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
@@ -477,10 +479,10 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
   [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
@@ -558,10 +560,10 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_0: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -941,10 +943,10 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_3: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -1048,10 +1050,10 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_4: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -1335,10 +1337,10 @@ void backward_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_7: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -1587,10 +1589,10 @@ void backward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_10: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -1752,10 +1754,10 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 }
 
 // @trav_13: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
@@ -1860,8 +1862,8 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1959,7 +1961,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     // @gemm_4: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -1980,11 +1982,22 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_5<scalar_t>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
+    forward_trav_5<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
-  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        forward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    forward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
     [[maybe_unused]] const int64_t sz_grad_h = hp_in_dim;
@@ -2069,7 +2082,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     std::fill(b.grad_skip, b.grad_skip + static_cast<size_t>(g.num_ntypes * sz_grad_skip), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x7)) std::fill(b.grad_v, b.grad_v + static_cast<size_t>(g.num_nodes * sz_grad_v), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x10)) std::fill(b.grad_v_rel, b.grad_v_rel + static_cast<size_t>(g.num_etypes * sz_grad_v_rel), scalar_t(0));
-    backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32
+    backward_trav_0<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_0: access none, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
       // @gemm_1: linear GEMM, rows nodes
       {
@@ -2115,10 +2128,10 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
-      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x3f)) {
-      backward_trav_4<scalar_t>(g, gv, b, hp); // @trav_4: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_4<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_4: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
       // @gemm_5: linear GEMM, rows pairs
@@ -2166,7 +2179,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      backward_trav_7<scalar_t>(g, gv, b, hp); // @trav_7: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_7<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_7: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
       // @gemm_8: linear GEMM, rows pairs
@@ -2214,7 +2227,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_10<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_10: access none, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_11: linear GEMM, rows nodes
@@ -2261,8 +2274,19 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_13<scalar_t>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_13<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_13: access none, schedule warp_per_vertex feature_tile 32
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        backward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    backward_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
   // The scalar types the torch binding dispatches to.

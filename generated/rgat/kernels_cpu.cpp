@@ -4,21 +4,23 @@
 
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/traversal/FillRows.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::rgat {
   namespace {
 
 // @trav_0: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
@@ -86,11 +88,11 @@ void forward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
@@ -178,11 +180,11 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
@@ -529,11 +531,11 @@ void forward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -903,11 +905,11 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_3: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1022,11 +1024,11 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1185,11 +1187,11 @@ void backward_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_10: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1317,11 +1319,11 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 }
 
 // @trav_11: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -1406,11 +1408,11 @@ void backward_trav_11([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 }
 
 // @trav_0: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
@@ -1494,11 +1496,11 @@ void inference_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 }
 
 // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_W = (hp_in_dim * hp_out_dim);
@@ -1756,8 +1758,8 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1787,7 +1789,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    forward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule block_per_type feature_tile 32
+    forward_trav_0<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_0: access none, schedule block_per_type feature_tile 32
     // @gemm_1: linear GEMM, rows etypes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -1822,7 +1824,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
+    forward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access unique_pairs, schedule warp_per_edge feature_tile 32
     // @gemm_4: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -1857,11 +1859,22 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
-  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        forward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    forward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1958,10 +1971,10 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2f)) {
-      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      backward_trav_2<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      backward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_4: linear GEMM, rows edges
@@ -2011,7 +2024,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
-      backward_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
+      backward_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access unique_pairs, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_7: linear GEMM, rows pairs
@@ -2078,15 +2091,26 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x2)) {
-      backward_trav_10<scalar_t>(g, gv, b, hp); // @trav_10: access none, schedule block_per_type feature_tile 32
+      backward_trav_10<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_10: access none, schedule block_per_type feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
-      backward_trav_11<scalar_t>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
+      backward_trav_11<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_11: access none, schedule warp_per_vertex feature_tile 32
     }
   }
 
   template <typename scalar_t>
-  void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        backward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    backward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void inference_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -2119,7 +2143,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_h_2 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h_3 = hp_out_dim;
     [[maybe_unused]] const int64_t sz_h = hp_out_dim;
-    inference_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access none, schedule block_per_type feature_tile 32
+    inference_trav_0<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_0: access none, schedule block_per_type feature_tile 32
     // @gemm_1: linear GEMM, rows etypes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -2205,7 +2229,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_6<scalar_t>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    inference_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     // @gemm_7: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
@@ -2231,6 +2255,17 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatterSortedInSegments = true;
       hector::templates::segmentGemmCpu(a);
     }
+  }
+
+  template <typename scalar_t>
+  void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        inference_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    inference_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
   // The scalar types the torch binding dispatches to.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "templates/DeviceQueries.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/HubSplit.h"
 #include "templates/traversal/Traversal.h"
 #include "templates/traversal/ZeroFillCuda.h"
@@ -24,28 +25,6 @@ inline void check(cudaError_t err, const char *what) {
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("hector: CUDA error in ") + what +
                              ": " + cudaGetErrorString(err));
-}
-
-/// A non-negative integer from the environment variable `name`, else
-/// `fallback`.
-inline int64_t envCount(const char *name, int64_t fallback) {
-  if (const char *text = std::getenv(name)) {
-    char *end = nullptr;
-    const long long v = std::strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && v >= 0)
-      return v;
-  }
-  return fallback;
-}
-
-/// Whether the generated host functions may run their traversal kernels'
-/// kFixedHypers instantiation, which compiles the model's declared int
-/// hypers in as constants, when a run's hypers are those.
-/// HECTOR_FIXED_HYPERS=0 keeps the general instantiation: A/B runs on one
-/// build (read once per process).
-inline bool fixedHypersEnabled() {
-  static const bool enabled = envCount("HECTOR_FIXED_HYPERS", 1) != 0;
-  return enabled;
 }
 
 /// A launch of a traversal kernel: warps per block and dynamic shared

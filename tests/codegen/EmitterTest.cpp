@@ -171,13 +171,16 @@ TEST_P(EmitterTest, OneKernelPerTraversal) {
                             declared);
       }
       EXPECT_EQ(declarations, 1u) << kernel;
-      EXPECT_EQ(countOf(cpu, "template <typename scalar_t>\nvoid " + kernel +
+      EXPECT_EQ(countOf(cpu, "template <typename scalar_t, bool "
+                             "kFixedHypers>\nvoid " +
+                                 kernel +
                                  "([[maybe_unused]] const "
                                  "hector::rt::GraphArrays &g"),
                 1u)
           << kernel;
-      // Launched once from the host function.
-      EXPECT_EQ(countOf(cpu, "  " + kernel + "<scalar_t>(g, gv, b, hp); //"),
+      // Launched once from the host function's body, with its kFixedHypers.
+      EXPECT_EQ(countOf(cpu, "  " + kernel +
+                                 "<scalar_t, kFixedHypers>(g, gv, b, hp); //"),
                 1u)
           << kernel;
       // Once with warp groups, at most once more for the heavy rows; a
@@ -356,7 +359,7 @@ TEST(EmitterSummedRows, RgatPygInferenceSumsWeightedSegments) {
   ASSERT_TRUE(e->layer.inferenceProgram);
   for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
     const std::string &text = fileText(*e, file);
-    // The host function (inference_cpu, inference_cuda_body), not a
+    // The host function (inference_cpu_body, inference_cuda_body), not a
     // traversal kernel (inference_trav_*).
     const std::string inference = textFrom(text, "void inference_c", "\n  }\n");
     ASSERT_FALSE(inference.empty()) << file;
@@ -1305,6 +1308,44 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
   EXPECT_EQ(countOf(body, "forward_trav_3<scalar_t, "),
             countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "));
   EXPECT_GT(countOf(body, "forward_trav_3<scalar_t, kFixedHypers, "), 0u);
+}
+
+// The C++ host functions dispatch the same way: their traversal kernels'
+// element loops divide by row sizes, which fold as constants (int64 on the
+// CPU, where the sizes are not narrowed).
+TEST(EmitterFixedHypers, CpuKernelsTakeTheDeclaredHypersToo) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cpp = fileText(*e, "kernels_cpu.cpp");
+  EXPECT_EQ(countOf(cpp, "#include \"templates/traversal/HostSwitches.h\""),
+            1u);
+  const std::string kernel = textFrom(cpp, "void backward_trav_10(", "\n}\n");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_EQ(countOf(kernel, "const int64_t hp_in_dim = kFixedHypers ? "
+                            "INT64_C(64) : hp.in_dim;"),
+            1u)
+      << kernel;
+  EXPECT_EQ(countOf(kernel, "const double hp_slope = hp.slope;"), 1u);
+  for (const char *entry : {"forward", "backward", "inference"}) {
+    const std::string dispatch = textFrom(
+        cpp, std::string("void ") + entry + "_cpu([[maybe_unused]]", "\n  }\n");
+    ASSERT_FALSE(dispatch.empty()) << entry;
+    const std::string args = "(g, gv, b, hp);";
+    const size_t fixed = dispatch.find(
+        "if constexpr (std::is_same_v<scalar_t, float>) {\n      if "
+        "(hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim "
+        "== 64 && hp.heads == 1) {\n        " +
+        std::string(entry) + "_cpu_body<scalar_t, true>" + args);
+    const size_t general =
+        dispatch.find(std::string(entry) + "_cpu_body<scalar_t, false>" + args);
+    ASSERT_NE(fixed, std::string::npos) << dispatch;
+    ASSERT_NE(general, std::string::npos) << dispatch;
+    EXPECT_LT(fixed, general);
+  }
+  // Every traversal call in a body passes its flag on.
+  const std::string body = textFrom(cpp, "void backward_cpu_body(", "\n  }\n");
+  EXPECT_GT(countOf(body, "<scalar_t, kFixedHypers>(g, gv, b, hp);"), 0u);
+  EXPECT_EQ(countOf(body, "<scalar_t>(g, gv, b, hp);"), 0u);
 }
 
 // The constants are whatever the module declares.

@@ -4,21 +4,23 @@
 
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/traversal/FillRows.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::rgat_pyg_r {
   namespace {
 
 // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_weight_ = (hp_heads * hp_in_dim * hp_out_dim);
@@ -372,11 +374,11 @@ void forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
 }
 
 // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -714,11 +716,11 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_1: access coo, schedule warp_per_edge feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -797,11 +799,11 @@ void backward_trav_1([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 }
 
 // @trav_9: access none, schedule block_per_type feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
-  [[maybe_unused]] const int64_t hp_heads = hp.heads;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const double hp_slope = hp.slope;
   [[maybe_unused]] const int64_t sz_grad_h = (hp_heads * hp_out_dim);
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -961,8 +963,8 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1041,11 +1043,22 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    forward_trav_3<scalar_t>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    forward_trav_3<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_3: access csr_by_dst, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
-  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        forward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    forward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t hp_heads = hp.heads;
@@ -1096,9 +1109,9 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     std::fill(b.grad_msg_0, b.grad_msg_0 + static_cast<size_t>(g.num_edges * sz_grad_msg_0), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x6)) std::fill(b.grad_q, b.grad_q + static_cast<size_t>(INT64_C(1) * sz_grad_q), scalar_t(0));
     if (hp.hector_needed_outputs & UINT64_C(0x1)) std::fill(b.grad_x, b.grad_x + static_cast<size_t>(g.num_nodes * sz_grad_x), scalar_t(0));
-    backward_trav_0<scalar_t>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    backward_trav_0<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_0: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     if (hp.hector_needed_outputs & UINT64_C(0xf)) {
-      backward_trav_1<scalar_t>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
+      backward_trav_1<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_1: access coo, schedule warp_per_edge feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x7)) {
       // @gemm_2: linear GEMM, rows edges
@@ -1252,8 +1265,19 @@ void backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0x6)) {
-      backward_trav_9<scalar_t>(g, gv, b, hp); // @trav_9: access none, schedule block_per_type feature_tile 32
+      backward_trav_9<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_9: access none, schedule block_per_type feature_tile 32
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+        backward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    backward_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
   // The scalar types the torch binding dispatches to.

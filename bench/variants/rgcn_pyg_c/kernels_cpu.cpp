@@ -4,20 +4,22 @@
 
 #include "templates/gemm/SegmentGemm.h"
 #include "templates/traversal/FillRows.h"
+#include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/Traversal.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace hector_gen::rgcn_pyg_c {
   namespace {
 
 // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t>
+template <typename scalar_t, bool kFixedHypers>
 void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
-  [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_out_dim = kFixedHypers ? INT64_C(64) : hp.out_dim;
   [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
   [[maybe_unused]] const int64_t sz_weight_ = (hp_in_dim * hp_out_dim);
@@ -157,8 +159,8 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
 
   } // namespace
 
-  template <typename scalar_t>
-  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+  template <typename scalar_t, bool kFixedHypers>
+  void forward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -217,7 +219,18 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
   }
 
   template <typename scalar_t>
-  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+  void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64) {
+        forward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    forward_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
+  template <typename scalar_t, bool kFixedHypers>
+  void backward_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
     [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
     [[maybe_unused]] const int64_t hp_out_dim = hp.out_dim;
     [[maybe_unused]] const int64_t sz_grad_h = hp_out_dim;
@@ -278,7 +291,7 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       }
     }
     if (hp.hector_needed_outputs & UINT64_C(0xb)) {
-      backward_trav_2<scalar_t>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+      backward_trav_2<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
     }
     if (hp.hector_needed_outputs & UINT64_C(0x1)) {
       // @gemm_3: linear GEMM, rows pairs
@@ -325,6 +338,17 @@ void backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
         hector::templates::segmentGemmCpu(a);
       }
     }
+  }
+
+  template <typename scalar_t>
+  void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64) {
+        backward_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    backward_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
   // The scalar types the torch binding dispatches to.
