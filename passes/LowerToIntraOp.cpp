@@ -3,6 +3,7 @@
 #include "ir/InterIRVerifier.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -152,6 +153,8 @@ private:
   std::string viewRoot(const std::string &value) const;
   void computeDeps();
   void computePhases(const std::vector<int> &nestUnits);
+  bool sinkable(int unit) const;
+  void sinkToReaders(const std::vector<int> &nestUnits);
   std::vector<int> orderNest(const std::vector<int> &nestUnits) const;
   void emitNest(const std::vector<int> &ordered);
   void emitTraversal(const std::vector<int> &stmts, UnitKind kind);
@@ -1012,6 +1015,140 @@ void Lowering::computePhases(const std::vector<int> &nestUnits) {
   }
 }
 
+/// Whether a unit may move to a later traversal (sinkToReaders): one plain
+/// (not reducing) traversal statement at the top level of its nest, whose
+/// output is not a module output.
+bool Lowering::sinkable(int unit) const {
+  const Unit &u = units_[unit];
+  if (u.kind != UnitKind::Traversal || u.stmts.size() != 1)
+    return false;
+  const StmtInfo &info = infos_[u.stmts.front()];
+  if (info.outer || info.stmt->reduce != ir::Reduce::None)
+    return false;
+  const ir::ValueDecl *d = module_.findValue(info.stmt->target.value);
+  return d && d->kind != ir::ValueKind::Output;
+}
+
+/// computePhases places every traversal statement as early as it can
+/// run, so a node statement that only a later traversal reads, as HGT's
+/// skip term `h_2[n] = mul(h_1[n], x[n])` read after the out_lin GEMM,
+/// lands in the earlier traversal and its row is stored there and loaded
+/// again. Sinking moves such statements, as a group per phase, to the
+/// first later phase that reads them, where their values can stay in
+/// registers.
+///
+/// The group holds the sinkable units of a phase such that: no unit of
+/// that phase outside the group reads one of them, and none of them reads
+/// a value of that phase from outside the group (it would have to be
+/// stored for the later phase); every reader outside the group is a
+/// traversal of a later phase (a GEMM needs the row stored anyway); and no
+/// unit staying in the phase loads a value one of them loads (it would be
+/// loaded twice). It moves to the earliest of its outside readers' phases,
+/// and only when one of its values then stops being stored: a temp that
+/// no backward keeps, no other nest reads and only that phase reads.
+void Lowering::sinkToReaders(const std::vector<int> &nestUnits) {
+  std::map<int, std::vector<int>> readersOf;
+  std::map<int, std::set<int>> groups; // phase -> its sinkable units
+  for (int u : nestUnits) {
+    for (int d : units_[u].deps)
+      readersOf[d].push_back(u);
+    if (sinkable(u))
+      groups[units_[u].phase].insert(u);
+  }
+  // The values whose row of the nest's node (or edge) a unit loads:
+  // `x[n]`, or `x[e.dst]` in n's incoming loop. Gathers of other rows
+  // (`x[e.src]`) load other rows, and params are a few rows: left out.
+  auto loads = [&](int u) {
+    std::set<std::string> values;
+    for (int id : units_[u].stmts) {
+      const StmtInfo &info = infos_[id];
+      for (const ir::Operand &op : info.stmt->operands) {
+        const auto *a = std::get_if<ir::Access>(&op);
+        if (!a || decl(a->value).kind == ir::ValueKind::Param)
+          continue;
+        const ir::Loop &top = info.outer ? *info.outer : *info.loop;
+        const bool ownRow =
+            (a->index.var == top.var && a->index.attrs.empty()) ||
+            (info.outer && isEdgeSubLoop(info.loop->kind) &&
+             a->index.var == info.loop->var &&
+             a->index.attrs ==
+                 std::vector<ir::Attr>{parentStep(info.loop->kind)});
+        if (ownRow)
+          values.insert(viewRoot(a->value));
+      }
+    }
+    return values;
+  };
+  auto written = [&](int u) {
+    return infos_[units_[u].stmts.front()].stmt->target.value;
+  };
+  for (auto &[phase, group] : groups) {
+    // What the units staying in the phase load.
+    std::set<std::string> stayingLoads;
+    for (int u : nestUnits)
+      if (units_[u].phase == phase && !group.count(u))
+        for (const std::string &v : loads(u))
+          stayingLoads.insert(v);
+    int target = INT_MAX;
+    for (bool changed = true; changed;) {
+      changed = false;
+      target = INT_MAX;
+      std::set<std::string> groupWrites;
+      for (int u : group)
+        groupWrites.insert(written(u));
+      for (auto it = group.begin(); it != group.end();) {
+        bool keep = true;
+        for (int r : readersOf[*it]) {
+          if (group.count(r))
+            continue;
+          const Unit &reader = units_[r];
+          keep = keep && reader.kind == UnitKind::Traversal &&
+                 reader.phase > phase;
+          target = std::min(target, reader.phase);
+        }
+        for (int d : units_[*it].deps)
+          keep = keep && (group.count(d) || units_[d].phase < phase);
+        for (const std::string &v : loads(*it))
+          keep = keep && (groupWrites.count(v) || !stayingLoads.count(v));
+        if (keep) {
+          ++it;
+        } else {
+          // Its loads stay in the phase; the others may not share them.
+          for (const std::string &v : loads(*it))
+            stayingLoads.insert(v);
+          it = group.erase(it);
+          changed = true;
+        }
+      }
+    }
+    if (group.empty() || target == INT_MAX)
+      continue;
+    // A value that stops being stored: read by nothing but the group and
+    // units of the target phase, in this nest, and kept by no backward.
+    auto freed = [&](int u) {
+      const std::string &v = written(u);
+      if (decl(v).kind != ir::ValueKind::Temp || options_.saved.count(v) ||
+          viewOf_.count(v))
+        return false;
+      auto rs = readers_.find(v);
+      if (rs == readers_.end())
+        return false;
+      for (int id : rs->second) {
+        const int r = unitOf_[id];
+        if (units_[r].nest != units_[u].nest ||
+            units_[r].kind != UnitKind::Traversal ||
+            !(group.count(r) || units_[r].phase == target))
+          return false;
+      }
+      return true;
+    };
+    if (std::none_of(group.begin(), group.end(), freed))
+      continue;
+    for (int u : group)
+      units_[u].phase = target;
+  }
+}
+
 /// A topological order of a nest's units by (phase, kind, first statement).
 std::vector<int> Lowering::orderNest(const std::vector<int> &nestUnits) const {
   auto key = [&](int u) {
@@ -1460,6 +1597,8 @@ intra::Program Lowering::run() {
           units_[u].kind != UnitKind::View)
         nestUnits.push_back(static_cast<int>(u));
     computePhases(nestUnits);
+    if (options_.fuse)
+      sinkToReaders(nestUnits);
     emitNest(orderNest(nestUnits));
   }
   assignStorage();

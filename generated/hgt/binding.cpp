@@ -147,9 +147,8 @@ namespace hector_gen::hgt {
     at::Tensor t_h_2 = saved_arena.tensor(12, {g.num_nodes});
     b.h_2 = t_h_2.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_att_score, g.num_nodes * sz_h_3}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_att_score}, options);
     b.att_score = scratch_arena.data<scalar_t>(0);
-    b.h_3 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -54,7 +54,6 @@ namespace hector_gen::hgt {
     T *gate = nullptr; // temp node_rows[]
     T *h_0 = nullptr; // temp node_rows[in_dim]
     T *h_2 = nullptr; // temp node_rows[]
-    T *h_3 = nullptr; // temp node_rows[in_dim]
     T *h = nullptr; // output node_rows[in_dim]
   };
 

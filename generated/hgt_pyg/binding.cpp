@@ -155,9 +155,8 @@ namespace hector_gen::hgt_pyg {
     at::Tensor t_h_1 = saved_arena.tensor(13, {g.num_nodes});
     b.h_1 = t_h_1.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_alpha_score, g.num_nodes * sz_h_2}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_edges * sz_alpha_score}, options);
     b.alpha_score = scratch_arena.data<scalar_t>(0);
-    b.h_2 = scratch_arena.data<scalar_t>(1);
     runOn(
         device, [&] { forward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {
@@ -318,21 +317,20 @@ namespace hector_gen::hgt_pyg {
     at::Tensor t_grad_skip = at::empty(std::vector<int64_t>{g.num_ntypes}, options);
     b.grad_skip = t_grad_skip.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_nodes * sz_grad_a, g.num_nodes * sz_grad_a_0, g.num_nodes * sz_d_4, g.num_nodes * sz_grad_agg, g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_nodes * sz_grad_v, g.num_pairs * sz_grad_alpha_0, g.num_nodes * sz_grad_q, g.num_nodes * sz_grad_k, g.num_nodes * sz_grad_kqv, g.num_nodes * sz_grad2_x}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_grad1_x, g.num_nodes * sz_grad_a, g.num_nodes * sz_grad_a_0, g.num_nodes * sz_grad_agg, g.num_pairs * sz_grad_msg_0, g.num_edges * sz_grad1_alpha_exp, g.num_nodes * sz_grad_alpha_sum, g.num_nodes * sz_grad_v, g.num_pairs * sz_grad_alpha_0, g.num_nodes * sz_grad_q, g.num_nodes * sz_grad_k, g.num_nodes * sz_grad_kqv, g.num_nodes * sz_grad2_x}, options);
     b.grad1_x = scratch_arena.data<scalar_t>(0);
     b.grad_a = scratch_arena.data<scalar_t>(1);
     b.grad_a_0 = scratch_arena.data<scalar_t>(2);
-    b.d_4 = scratch_arena.data<scalar_t>(3);
-    b.grad_agg = scratch_arena.data<scalar_t>(4);
-    b.grad_msg_0 = scratch_arena.data<scalar_t>(5);
-    b.grad1_alpha_exp = scratch_arena.data<scalar_t>(6);
-    b.grad_alpha_sum = scratch_arena.data<scalar_t>(7);
-    b.grad_v = scratch_arena.data<scalar_t>(8);
-    b.grad_alpha_0 = scratch_arena.data<scalar_t>(9);
-    b.grad_q = scratch_arena.data<scalar_t>(10);
-    b.grad_k = scratch_arena.data<scalar_t>(11);
-    b.grad_kqv = scratch_arena.data<scalar_t>(12);
-    b.grad2_x = scratch_arena.data<scalar_t>(13);
+    b.grad_agg = scratch_arena.data<scalar_t>(3);
+    b.grad_msg_0 = scratch_arena.data<scalar_t>(4);
+    b.grad1_alpha_exp = scratch_arena.data<scalar_t>(5);
+    b.grad_alpha_sum = scratch_arena.data<scalar_t>(6);
+    b.grad_v = scratch_arena.data<scalar_t>(7);
+    b.grad_alpha_0 = scratch_arena.data<scalar_t>(8);
+    b.grad_q = scratch_arena.data<scalar_t>(9);
+    b.grad_k = scratch_arena.data<scalar_t>(10);
+    b.grad_kqv = scratch_arena.data<scalar_t>(11);
+    b.grad2_x = scratch_arena.data<scalar_t>(12);
     runOn(
         device, [&] { backward_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -1517,6 +1517,98 @@ TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowRunsOncePerChunk) {
 
 // ------------------------------------------------------------- verifier
 
+// HGT's skip term in small: `t` and `u` read nothing the first traversal
+// computes and only the traversal after the GEMM reads them.
+const char *kSkipAfterGemm = R"(module @skip {
+  hyper d : int = 4
+  input x : node[d]
+  param W : global[d, d]
+  param c : ntype[]
+  temp s : node[d]
+  temp a : node[d]
+  temp g : node[]
+  temp t : node[d]
+  output h : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[n] += copy(x[e.src])
+    }
+    a[n] = linear(s[n], W)
+    g[n] = sigmoid(c[n.ntype])
+    t[n] = mul(g[n], x[n])
+    h[n] = add(a[n], t[n])
+  }
+}
+)";
+
+/// The statements (ids) of instance i, a traversal, in order.
+std::vector<int> travStmts(const intra::Program &p, size_t i) {
+  std::vector<int> ids;
+  intra::forEachTravStmt(
+      *std::get<intra::TraversalInstance>(p.instances.at(i)).root,
+      [&](const intra::TravStmt &s) { ids.push_back(s.id); });
+  return ids;
+}
+
+TEST(LowerToIntraOpTest, NodeStatementsSinkToTheTraversalThatReadsThem) {
+  ir::Module m = parseVerified(kSkipAfterGemm, "skip.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "TGT") << intra::printProgram(p);
+  // s0: s +=, s1: a = linear, s2: g, s3: t, s4: h.
+  EXPECT_EQ(travStmts(p, 0), std::vector<int>{0}) << intra::printProgram(p);
+  EXPECT_EQ(travStmts(p, 2), (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(p.findLayout("t")->storage, intra::Storage::Register);
+  EXPECT_EQ(p.findLayout("g")->storage, intra::Storage::Register);
+  expectInstanceOrderComputesTheModule(m, p, 5);
+  // Without fusion nothing moves (every statement is its own traversal).
+  passes::LoweringOptions unfused;
+  unfused.fuse = false;
+  EXPECT_EQ(lower(m, unfused).findLayout("t")->storage, intra::Storage::Buffer);
+}
+
+TEST(LowerToIntraOpTest, NodeStatementsStayWhereSinkingWouldCostALoad) {
+  auto lowered = [](const std::string &text,
+                    passes::LoweringOptions options = {}) {
+    return lower(parseVerified(text, "skip.ir"), options);
+  };
+  auto edited = [](std::string text, const std::string &from,
+                   const std::string &to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  // The first traversal loads x[n] too: t would load it a second time.
+  const std::string twice = edited(
+      edited(kSkipAfterGemm, "    a[n] = linear(s[n], W)\n",
+             "    b[n] = add(s[n], x[n])\n    a[n] = linear(b[n], W)\n"),
+      "  temp a : node[d]\n", "  temp a : node[d]\n  temp b : node[d]\n");
+  intra::Program loadsX = lowered(twice);
+  EXPECT_EQ(loadsX.findLayout("t")->storage, intra::Storage::Buffer)
+      << intra::printProgram(loadsX);
+  // A GEMM reads t: it is stored wherever it is computed.
+  const std::string gemmReads =
+      edited(edited(kSkipAfterGemm, "  output h : node[d]\n",
+                    "  output h : node[d]\n  output y : node[d]\n"),
+             "    h[n] = add(a[n], t[n])\n",
+             "    h[n] = add(a[n], t[n])\n    y[n] = linear(t[n], W)\n");
+  intra::Program gemmRead = lowered(gemmReads);
+  EXPECT_EQ(gemmRead.findLayout("t")->storage, intra::Storage::Buffer);
+  EXPECT_EQ(gemmRead.findLayout("t")->producer, "trav_0")
+      << intra::printProgram(gemmRead);
+  // Kept for a backward, and g kept too: nothing stops being stored, so
+  // nothing moves.
+  passes::LoweringOptions saved;
+  saved.saved = {"t", "g"};
+  intra::Program kept = lowered(kSkipAfterGemm, saved);
+  EXPECT_EQ(kept.findLayout("t")->producer, "trav_0")
+      << intra::printProgram(kept);
+  // Only t kept: g still frees a row, so both move and t is stored there.
+  saved.saved = {"t"};
+  intra::Program tKept = lowered(kSkipAfterGemm, saved);
+  EXPECT_EQ(tKept.findLayout("t")->producer, "trav_2");
+  EXPECT_EQ(tKept.findLayout("t")->storage, intra::Storage::Buffer);
+  EXPECT_EQ(tKept.findLayout("g")->storage, intra::Storage::Register);
+}
+
 TEST(LowerToIntraOpTest, VerifierRejectsStatementLoweredTwiceOrNever) {
   intra::Program p = lower(loadBundledModel("rgcn"));
   auto &g = std::get<intra::GemmInstance>(p.instances[0]);

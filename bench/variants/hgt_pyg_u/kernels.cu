@@ -476,46 +476,6 @@ forward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
       }
     }
     HECTOR_GROUP_SYNC();
-    // s24: gate[n] = sigmoid(skip[n.ntype])
-    // s26: h_1[n] = sub(1, gate[n])
-    {
-      const scalar_t *s24_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-      scalar_t *s24_t = (b.gate + (v_n) * sz_gate);
-      scalar_t *s26_t = (b.h_1 + (v_n) * sz_h_1);
-      HECTOR_FOR_ELEMENTS(i, sz_gate) {
-        scalar_t v_s24;
-        {
-          const scalar_t v = hector::trav::sigmoid(s24_o0[i]);
-          v_s24 = v;
-        }
-        s24_t[i] = v_s24;
-        scalar_t v_s26;
-        {
-          const scalar_t v = static_cast<scalar_t>(1) - v_s24;
-          v_s26 = v;
-        }
-        s26_t[i] = v_s26;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-    // s27: h_2[n] = mul(h_1[n], x[n])
-    {
-      const scalar_t *o0 = (b.h_1 + (v_n) * sz_h_1);
-      const scalar_t *o1 = (b.x + (v_n) * sz_x);
-      scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-          const scalar_t v = o0[0] * o1[i];
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
   }
 }
 
@@ -571,25 +531,70 @@ forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]
   const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
   const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
   [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  scalar_t *r_h_0 = scratch + 0;
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
+    // s24: gate[n] = sigmoid(skip[n.ntype])
     // s25: h_0[n] = mul(gate[n], a[n])
-    // s28: h[n] = add(h_0[n], h_2[n])
     {
-      const scalar_t *s25_o0 = (b.gate + (v_n) * sz_gate);
+      const scalar_t *s24_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+      scalar_t *s24_t = (b.gate + (v_n) * sz_gate);
       const scalar_t *s25_o1 = (b.a + (v_n) * sz_a);
-      const scalar_t *s28_o1 = (b.h_2 + (v_n) * sz_h_2);
-      scalar_t *s28_t = (b.h + (v_n) * sz_h);
+      scalar_t *s25_t = r_h_0;
       HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+        scalar_t v_s24;
+        {
+          const auto hector_at_s24 = 0;
+          {
+            [[maybe_unused]] const auto i = hector_at_s24;
+            const scalar_t v = hector::trav::sigmoid(s24_o0[i]);
+            v_s24 = v;
+          }
+          if (i % hp_in_dim == 0) s24_t[hector_at_s24] = v_s24;
+        }
         scalar_t v_s25;
         {
-          const scalar_t v = s25_o0[0] * s25_o1[i];
+          const scalar_t v = v_s24 * s25_o1[i];
           v_s25 = v;
+        }
+        s25_t[i] = v_s25;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s26: h_1[n] = sub(1, gate[n])
+    {
+      const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
+      scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = static_cast<scalar_t>(1) - o1[i];
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    // s27: h_2[n] = mul(h_1[n], x[n])
+    // s28: h[n] = add(h_0[n], h_2[n])
+    {
+      const scalar_t *s27_o0 = (b.h_1 + (v_n) * sz_h_1);
+      const scalar_t *s27_o1 = (b.x + (v_n) * sz_x);
+      const scalar_t *s28_o0 = r_h_0;
+      scalar_t *s28_t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENTS(i, sz_h_2) {
+        scalar_t v_s27;
+        {
+          const scalar_t v = s27_o0[0] * s27_o1[i];
+          v_s27 = v;
         }
         scalar_t v_s28;
         {
-          const scalar_t v = v_s25 + s28_o1[i];
+          const scalar_t v = s28_o0[i] + v_s27;
           v_s28 = v;
         }
         s28_t[i] = v_s28;
@@ -953,23 +958,6 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       }
     }
     HECTOR_GROUP_SYNC();
-    // s14: d_4[n] = gelu_grad(agg[n])
-    {
-      const scalar_t *o0 = (b.agg + (v_n) * sz_agg);
-      scalar_t *t = (b.d_4 + (v_n) * sz_d_4);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_d_4) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-          const scalar_t v = hector::trav::geluGrad(o0[i]);
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_d_4) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
   }
   if (cur_s10 >= 0) {
     scalar_t *t = b.grad_skip + cur_s10 * sz_grad_skip;
@@ -1066,21 +1054,24 @@ backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
   for (int64_t k = range.begin; k < range.end; ++k) {
     const int64_t v_n = k;
+    // s14: d_4[n] = gelu_grad(agg[n])
     // s15: grad_agg[n] = mul(grad_a_0[n], d_4[n])
     {
-      const scalar_t *o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
-      const scalar_t *o1 = (b.d_4 + (v_n) * sz_d_4);
-      scalar_t *t = (b.grad_agg + (v_n) * sz_grad_agg);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_grad_agg) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
-          const scalar_t v = o0[i] * o1[i];
-          hv[u] = v;
+      const scalar_t *s14_o0 = (b.agg + (v_n) * sz_agg);
+      const scalar_t *s15_o0 = (b.grad_a_0 + (v_n) * sz_grad_a_0);
+      scalar_t *s15_t = (b.grad_agg + (v_n) * sz_grad_agg);
+      HECTOR_FOR_ELEMENTS(i, sz_d_4) {
+        scalar_t v_s14;
+        {
+          const scalar_t v = hector::trav::geluGrad(s14_o0[i]);
+          v_s14 = v;
         }
-        HECTOR_FOR_BATCH(u, i, i0, sz_grad_agg) {
-          const scalar_t v = hv[u];
-          t[i] = v;
+        scalar_t v_s15;
+        {
+          const scalar_t v = s15_o0[i] * v_s14;
+          v_s15 = v;
         }
+        s15_t[i] = v_s15;
       }
     }
     HECTOR_GROUP_SYNC();
@@ -2015,7 +2006,7 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     // @trav_5: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
+      const int64_t scratch_size = hp_in_dim;
       if (rows > 0) {
         const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
         forward_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);

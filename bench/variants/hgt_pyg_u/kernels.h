@@ -55,7 +55,6 @@ namespace hector_gen::hgt_pyg_u {
     T *a = nullptr; // temp node_rows[in_dim]
     T *gate = nullptr; // temp node_rows[]
     T *h_1 = nullptr; // temp node_rows[]
-    T *h_2 = nullptr; // temp node_rows[in_dim]
     T *h = nullptr; // output node_rows[in_dim]
   };
 
@@ -86,7 +85,6 @@ namespace hector_gen::hgt_pyg_u {
     T *grad1_x = nullptr; // temp node_rows[in_dim]
     T *grad_a = nullptr; // temp node_rows[in_dim]
     T *grad_a_0 = nullptr; // temp node_rows[in_dim]
-    T *d_4 = nullptr; // temp node_rows[in_dim]
     T *grad_agg = nullptr; // temp node_rows[in_dim]
     T *grad_msg_0 = nullptr; // temp edge_rows[heads, in_dim/heads]
     T *grad_v = nullptr; // temp node_rows[heads, in_dim/heads]
