@@ -565,32 +565,6 @@ __device__ __forceinline__ void storePair(const SegmentGemmArgs &a, float *y,
   }
 }
 
-/// Writes (or adds) four adjacent output values of one row, 16-byte
-/// aligned: the staged epilogue's store (sm_90 adds four floats in one
-/// atomic).
-__device__ __forceinline__ void storeQuad(const SegmentGemmArgs &a, float *y,
-                                          float4 v) {
-  if (a.atomic) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    atomicAdd(reinterpret_cast<float4 *>(y), v);
-#else
-    atomicAdd(y, v.x);
-    atomicAdd(y + 1, v.y);
-    atomicAdd(y + 2, v.z);
-    atomicAdd(y + 3, v.w);
-#endif
-  } else if (a.accumulate) {
-    float4 o = *reinterpret_cast<float4 *>(y);
-    o.x += v.x;
-    o.y += v.y;
-    o.z += v.z;
-    o.w += v.w;
-    *reinterpret_cast<float4 *>(y) = o;
-  } else {
-    *reinterpret_cast<float4 *>(y) = v;
-  }
-}
-
 /// Where a block's window of output columns [c0, c0 + 64) goes: row r's
 /// first column is window + r * stride. In Y, or in the one output part
 /// that holds the whole window (linearMmaFits asks for parts a whole
@@ -759,7 +733,7 @@ template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum,
           bool kWeighted, bool kWeightIds>
 __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
-                    int64_t tilesPerRun, int windows, bool stageOutput) {
+                    int64_t tilesPerRun, int windows) {
   static_assert(kSum || !kWeighted, "weights weigh summed rows");
   static_assert(kWeighted || !kWeightIds, "weight ids pick weights");
   extern __shared__ float4 mmaSmem[];
@@ -910,15 +884,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       }
     }
     // The epilogue: rows g and g + 8 of the warp, columns 2t, 2t + 1 of
-    // each mma tile. Staged (stageOutput, and the window no wider than a
-    // staged X row): the finished values go to the warp's own rows of this
-    // X buffer, which no other warp reads, and from there to the output in
-    // 16-byte stores, two whole rows a warp instruction; else each lane
-    // stores its pairs, eight rows of 32 bytes an instruction.
-    const bool staged = stageOutput && 8 * nTiles <= K;
-    float *const ownRows = xbuf(cur);
-    if (staged)
-      __syncwarp(); // the warp's fragment loads of these rows are done
+    // each mma tile.
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = half ? rowB : rowA;
@@ -940,10 +906,11 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
               : nullptr;
       // Every mma tile's bias pair is loaded before the first store. Loaded
       // between the stores, each load was waited out on its own (sixteen
-      // trips to L1 a tile), and the biased root GEMM ran 35% slower than
-      // the plain one (bench_segment_gemm, H100, session 32 call a). Summed
-      // rows keep loading them one at a time: their 128 registers have no
-      // room for sixteen more.
+      // trips to L1 a tile): the biased TF32 root GEMM took 0.625 ms on am's
+      // 1.89M rows against the plain one's 0.461, and 0.471 with the pairs
+      // loaded first (bench_segment_gemm, H100, session 32 calls a and b).
+      // Summed rows keep loading them one at a time: their 128 registers
+      // have no room for sixteen more.
       constexpr bool kBatchBias = kFused && !kSum;
       float2 biasPair[kBatchBias ? kPassTiles : 1];
       if constexpr (kBatchBias) {
@@ -962,33 +929,13 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
                        : loadBiasPair(bias ? bias + 8 * j : nullptr);
         const float2 v = finishPair<kFused>(
             a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]), b, sc);
-        if (staged)
-          *reinterpret_cast<float2 *>(ownRows + row * st + 8 * j + 2 * t) = v;
-        else if (dst >= 0)
+        if (dst >= 0)
           storePair(a, y + 8 * j, v);
         if constexpr (kRowDot)
           dot += v.x * dotW[j][0] + v.y * dotW[j][1];
       }
       if constexpr (kRowDot)
         storeRowDot(a, dot, dst, t);
-    }
-    if (staged) {
-      __syncwarp();
-      // Lane l: columns 4 (l % 16) .. + 3 of the warp's rows 2i + l / 16.
-      const int col = 4 * (lane % 16);
-      if (col < 8 * nTiles) {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const int row = 16 * warp + 2 * i + lane / 16;
-          const int64_t dst = tr.dst[row];
-          if (dst < 0)
-            continue;
-          float *y = kFused ? out.window + dst * out.stride
-                            : a.Y + (dst * a.H + h) * N + c0;
-          storeQuad(a, y + col,
-                    *reinterpret_cast<const float4 *>(ownRows + row * st + col));
-        }
-      }
     }
     __syncthreads(); // this buffer is staged again two tiles on
   }
@@ -1153,16 +1100,6 @@ __global__ void __launch_bounds__(kMmaThreads)
                            store);
 }
 
-/// HECTOR_GEMM_STAGED_OUTPUT=0 keeps the linear kernel's epilogue storing
-/// its pairs straight from registers (read once; A/B runs on one build).
-bool stagedOutputByEnvironment() {
-  static const bool enabled = [] {
-    const char *text = std::getenv("HECTOR_GEMM_STAGED_OUTPUT");
-    return !(text && std::strcmp(text, "0") == 0);
-  }();
-  return enabled;
-}
-
 /// HECTOR_GEMM_MMA=0 turns the kernels off (read once).
 bool mmaEnabledByEnvironment() {
   static const bool enabled = [] {
@@ -1197,8 +1134,7 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   runs = (rowTiles + tilesPerRun - 1) / tilesPerRun;
   const dim3 grid{unsigned(runs * windows), unsigned(a.H)};
   kernel<<<grid, kMmaThreads, smem, stream>>>(a, rowTiles, tilesPerRun,
-                                              windows,
-                                              stagedOutputByEnvironment());
+                                              windows);
   return cudaGetLastError();
 }
 
