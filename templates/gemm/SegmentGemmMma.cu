@@ -98,12 +98,16 @@ struct MmaSmem {
       : stride(K + 4), planes(split ? 2 : 1), sum(summed) {}
 
   __host__ __device__ int xFloats() const { return kTileRows * stride; }
+  /// X buffers: two for copied rows (the next tile's copies fly while
+  /// this one is multiplied); one for summed rows, which stageSummedTile
+  /// adds in registers between tiles, so that a fifth block fits.
+  __host__ __device__ int xBuffers() const { return sum ? 1 : 2; }
   /// Words of one weight plane: the window's 64 rows.
   __host__ __device__ int planeWords() const { return kPassCols * stride; }
   /// Bytes: two X buffers, the weight planes, then per buffer and row the
   /// output row (int64), the scale (float) and the slice (unsigned).
   __host__ __device__ size_t rowFieldsEnd() const {
-    return size_t(2 * xFloats() + planes * planeWords()) * 4 +
+    return size_t(xBuffers() * xFloats() + planes * planeWords()) * 4 +
            2 * kTileRows * (8 + 4 + 4);
   }
   __host__ __device__ size_t bytes() const;
@@ -743,7 +747,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   // an array indexed by the buffer number would live in local memory).
   float *const xBase = reinterpret_cast<float *>(mmaSmem);
   uint32_t *const wHead =
-      reinterpret_cast<uint32_t *>(xBase + 2 * layout.xFloats());
+      reinterpret_cast<uint32_t *>(xBase + layout.xBuffers() * layout.xFloats());
   uint32_t *const wTail = wHead + (kSplit ? layout.planeWords() : 0);
   int64_t *const dstBase = reinterpret_cast<int64_t *>(
       wHead + layout.planes * layout.planeWords());
@@ -754,7 +758,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       kSum ? reinterpret_cast<SummedTileSmem *>(
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
-  auto xbuf = [&](int b) { return xBase + b * layout.xFloats(); };
+  auto xbuf = [&](int b) { return xBase + (kSum ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
     return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
                     sliceBase + b * kTileRows};
@@ -830,19 +834,26 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   __syncthreads(); // the first tile's row fields: the next tile's floor
   for (int64_t k = 0; tiles.at(k) >= 0; ++k) {
     const int cur = int(k & 1);
-    // The other buffer was last read before the previous tile's closing
-    // sync, so the next tile's copies may start now. This tile's row
-    // fields were written before that sync (or the one above).
-    if (tiles.at(k + 1) >= 0) {
+    // Stages tile k + 1 into X buffer cur ^ 1 (summed rows: the one
+    // buffer) and row fields cur ^ 1, reading this tile's last slice.
+    auto stageNext = [&] {
+      if (tiles.at(k + 1) < 0)
+        return;
       stageTile<kSum, kWeighted, kWeightIds>(
           a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st, next,
           rowsOf(cur).slice[kTileRows - 1], summed);
       if (tiles.at(k + 2) >= 0)
         next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
+    };
+    if constexpr (!kSum) {
+      // The other buffer was last read before the previous tile's closing
+      // sync, so the next tile's copies may start now. This tile's row
+      // fields were written before that sync (or the one above).
+      stageNext();
+      __pipeline_commit();
+      __pipeline_wait_prior(1); // this tile's copies (this thread's)
+      __syncthreads();          // everyone's copies and row fields
     }
-    __pipeline_commit();
-    __pipeline_wait_prior(1); // this tile's copies (this thread's)
-    __syncthreads();          // everyone's copies and row fields
 
     const float *x = xbuf(cur);
     const TileRows tr = rowsOf(cur);
@@ -937,7 +948,14 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       if constexpr (kRowDot)
         storeRowDot(a, dot, dst, t);
     }
-    __syncthreads(); // this buffer is staged again two tiles on
+    __syncthreads(); // this buffer is staged again two tiles on (summed
+                     // rows: now)
+    if constexpr (kSum) {
+      // Summed rows wait on their loads while they are added, so staging
+      // them before the products overlapped nothing within the block.
+      stageNext();
+      __syncthreads(); // the sums, carries and row fields
+    }
   }
 }
 
