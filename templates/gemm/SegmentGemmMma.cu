@@ -329,7 +329,7 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
   // each other on am, mag and wikikg2 (session 25 call e); 6 keeps the
   // kernel's spills (at 128 registers, kSumMinBlocks) to a few words;
   // weights take registers of their own, so weighted rows load 4.
-  constexpr int kAhead = kWeighted ? 4 : 6;
+  constexpr int kAhead = kWeighted ? 2 : 3;
   const int K = int(a.K), i = threadIdx.x / 2;
   if (threadIdx.x % 2 == 0) {
     sm.begin[i] = l.live() ? l.src : -1;
@@ -634,7 +634,7 @@ constexpr int64_t kSumRunTiles = 4;
 /// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
 /// multiprocessor kept 35% of DRAM bandwidth busy on am (Nsight Compute,
 /// session 25 call d); four cap the registers at 128.
-constexpr int kSumMinBlocks = 4;
+constexpr int kSumMinBlocks = 5;
 
 /// Summed rows: what a row costs a block besides its entries, in entries
 /// (TileSequence's balanced ranges): its output row's atomic adds, its
