@@ -93,15 +93,14 @@ struct MmaSmem {
   int stride = 0; ///< words a staged X row or weight row (K + 4)
   int planes = 0; ///< weight planes: TF32 heads, and with kSplit tails
   bool sum = false; ///< summed rows: SummedTileSmem after the row fields
+  bool oneX = false; ///< one X buffer (oneXBuffer)
 
-  __host__ __device__ MmaSmem(int K, bool split, bool summed = false)
-      : stride(K + 4), planes(split ? 2 : 1), sum(summed) {}
+  __host__ __device__ MmaSmem(int K, bool split, bool summed = false,
+                              bool oneXBuffer = false)
+      : stride(K + 4), planes(split ? 2 : 1), sum(summed), oneX(oneXBuffer) {}
 
   __host__ __device__ int xFloats() const { return kTileRows * stride; }
-  /// X buffers: two for copied rows (the next tile's copies fly while
-  /// this one is multiplied); one for summed rows, which stageSummedTile
-  /// adds in registers between tiles, so that a fifth block fits.
-  __host__ __device__ int xBuffers() const { return sum ? 1 : 2; }
+  __host__ __device__ int xBuffers() const { return oneX ? 1 : 2; }
   /// Words of one weight plane: the window's 64 rows.
   __host__ __device__ int planeWords() const { return kPassCols * stride; }
   /// Bytes: two X buffers, the weight planes, then per buffer and row the
@@ -326,10 +325,12 @@ __device__ __forceinline__ void
 stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
                 const RowLookup &l, SummedTileSmem &sm) {
   // Entries a 16-lane group loads at a time. 4, 6 and 8 ran within 3% of
-  // each other on am, mag and wikikg2 (session 25 call e); 6 keeps the
-  // kernel's spills (at 128 registers, kSumMinBlocks) to a few words;
-  // weights take registers of their own, so weighted rows load 4.
-  constexpr int kAhead = kWeighted ? 2 : 3;
+  // each other on am, mag and wikikg2 at four blocks a multiprocessor
+  // (session 25 call e). Unweighted rows run five blocks at 96 registers
+  // (sumMinBlocks), where 3 keeps the spills near what 6 spilled at 128;
+  // weighted rows, at four blocks, load 4 (their weights take registers
+  // of their own).
+  constexpr int kAhead = kWeighted ? 4 : 3;
   const int K = int(a.K), i = threadIdx.x / 2;
   if (threadIdx.x % 2 == 0) {
     sm.begin[i] = l.live() ? l.src : -1;
@@ -633,8 +634,23 @@ constexpr int64_t kSumRunTiles = 4;
 /// Summed rows: blocks an SM must hold at once. The staging's loads wait
 /// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
 /// multiprocessor kept 35% of DRAM bandwidth busy on am (Nsight Compute,
-/// session 25 call d); four cap the registers at 128.
-constexpr int kSumMinBlocks = 5;
+/// session 25 call d); four cap the registers at 128. Unweighted rows take
+/// five (96 registers, one X buffer: oneXBuffer): RGCN's inference 1.4% to
+/// 5.6% faster on am, mag, wikikg2 and biokg (H100, session 32 call e).
+/// Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
+/// slower on am, mag and wikikg2.
+__host__ __device__ constexpr int sumMinBlocks(bool weighted) {
+  return weighted ? 4 : 5;
+}
+
+/// Whether a kernel stages its X rows into one buffer instead of two:
+/// unweighted summed rows, so that a fifth block fits in shared memory.
+/// Their sums are added in registers while the loads arrive, so the
+/// second buffer overlapped nothing within a block: the next tile is
+/// staged after this one's epilogue instead of before its products.
+__host__ __device__ constexpr bool oneXBuffer(bool sum, bool weighted) {
+  return sum && !weighted;
+}
 
 /// Summed rows: what a row costs a block besides its entries, in entries
 /// (TileSequence's balanced ranges): its output row's atomic adds, its
@@ -735,14 +751,16 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
 /// (sumWeightIds, kWeighted only), whose loads stay out of the others'.
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum,
           bool kWeighted, bool kWeightIds>
-__global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
+__global__ void __launch_bounds__(kMmaThreads,
+                                  kSum ? sumMinBlocks(kWeighted) : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
                     int64_t tilesPerRun, int windows) {
   static_assert(kSum || !kWeighted, "weights weigh summed rows");
   static_assert(kWeighted || !kWeightIds, "weight ids pick weights");
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
-  const MmaSmem layout(K, kSplit, kSum);
+  constexpr bool kOneX = oneXBuffer(kSum, kWeighted);
+  const MmaSmem layout(K, kSplit, kSum, kOneX);
   // Buffer b's X rows and row fields (computed, not an array of pointers:
   // an array indexed by the buffer number would live in local memory).
   float *const xBase = reinterpret_cast<float *>(mmaSmem);
@@ -758,7 +776,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       kSum ? reinterpret_cast<SummedTileSmem *>(
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
-  auto xbuf = [&](int b) { return xBase + (kSum ? 0 : b) * layout.xFloats(); };
+  auto xbuf = [&](int b) { return xBase + (kOneX ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
     return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
                     sliceBase + b * kTileRows};
@@ -834,8 +852,8 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
   __syncthreads(); // the first tile's row fields: the next tile's floor
   for (int64_t k = 0; tiles.at(k) >= 0; ++k) {
     const int cur = int(k & 1);
-    // Stages tile k + 1 into X buffer cur ^ 1 (summed rows: the one
-    // buffer) and row fields cur ^ 1, reading this tile's last slice.
+    // Stages tile k + 1 into X buffer cur ^ 1 (kOneX: the one buffer) and
+    // row fields cur ^ 1, reading this tile's last slice.
     auto stageNext = [&] {
       if (tiles.at(k + 1) < 0)
         return;
@@ -845,7 +863,7 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       if (tiles.at(k + 2) >= 0)
         next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
     };
-    if constexpr (!kSum) {
+    if constexpr (!kOneX) {
       // The other buffer was last read before the previous tile's closing
       // sync, so the next tile's copies may start now. This tile's row
       // fields were written before that sync (or the one above).
@@ -948,11 +966,9 @@ __global__ void __launch_bounds__(kMmaThreads, kSum ? kSumMinBlocks : 1)
       if constexpr (kRowDot)
         storeRowDot(a, dot, dst, t);
     }
-    __syncthreads(); // this buffer is staged again two tiles on (summed
-                     // rows: now)
-    if constexpr (kSum) {
-      // Summed rows wait on their loads while they are added, so staging
-      // them before the products overlapped nothing within the block.
+    __syncthreads(); // this buffer is staged again two tiles on (kOneX:
+                     // now)
+    if constexpr (kOneX) {
       stageNext();
       __syncthreads(); // the sums, carries and row fields
     }
@@ -1130,7 +1146,8 @@ bool mmaEnabledByEnvironment() {
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false,
           bool kSum = false, bool kWeighted = false, bool kWeightIds = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
-  const size_t smem = MmaSmem(int(a.K), kSplit, kSum).bytes();
+  const size_t smem =
+      MmaSmem(int(a.K), kSplit, kSum, oneXBuffer(kSum, kWeighted)).bytes();
   const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum,
                                       kWeighted, kWeightIds>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
