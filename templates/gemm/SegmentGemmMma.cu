@@ -635,10 +635,10 @@ constexpr int64_t kSumRunTiles = 4;
 /// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
 /// multiprocessor kept 35% of DRAM bandwidth busy on am (Nsight Compute,
 /// session 25 call d); four cap the registers at 128. Unweighted rows take
-/// five (96 registers, one X buffer: oneXBuffer): RGCN's inference 1.4% to
-/// 5.6% faster on am, mag, wikikg2 and biokg (H100, session 32 call e).
+/// five (96 registers, one X buffer: oneXBuffer): RGCN's inference 1.2% to
+/// 5.8% faster on am, mag, wikikg2 and biokg (H100, session 32 call f).
 /// Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
-/// slower on am, mag and wikikg2.
+/// slower on am, mag and wikikg2 (call e).
 __host__ __device__ constexpr int sumMinBlocks(bool weighted) {
   return weighted ? 4 : 5;
 }
