@@ -71,12 +71,20 @@ gpu_with() {
 # gpu_throughput_ab BASE NEW ROUNDS ARGS...: ROUNDS interleaved rounds of
 # `python3 -m hector.bench.throughput ARGS`, BASE then NEW each round,
 # into $R/tp.jsonl (errors in $R/tp.err), then the comparison against
-# BASE (each case's best round).
+# BASE (each case's best round). A run that would start more than
+# GPU_TP_DEADLINE seconds after gpu_session_start (unset: no limit) is
+# skipped, so that a call stops inside the device tool's limit with the
+# rounds it finished.
 gpu_throughput_ab() {
   local base="$1" new="$2" rounds="$3" round tag
   shift 3
   for ((round = 1; round <= rounds; ++round)); do
     for tag in "$base" "$new"; do
+      if [ -n "${GPU_TP_DEADLINE:-}" ] &&
+        [ $(($(date +%s) - GPU_T0)) -gt "$GPU_TP_DEADLINE" ]; then
+        echo "throughput $tag round $round skipped $(gpu_elapsed)"
+        continue
+      fi
       gpu_with "$tag" timeout "${GPU_TP_TIMEOUT:-120}" python3 -m \
         hector.bench.throughput "$@" --tag "$tag" >> "$R/tp.jsonl" \
         2>> "$R/tp.err"
