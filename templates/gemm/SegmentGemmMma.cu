@@ -100,11 +100,13 @@ struct MmaSmem {
       : stride(K + 4), planes(split ? 2 : 1), sum(summed), oneX(oneXBuffer) {}
 
   __host__ __device__ int xFloats() const { return kTileRows * stride; }
+  /// X buffers (oneXBuffer says when there is one).
   __host__ __device__ int xBuffers() const { return oneX ? 1 : 2; }
   /// Words of one weight plane: the window's 64 rows.
   __host__ __device__ int planeWords() const { return kPassCols * stride; }
-  /// Bytes: two X buffers, the weight planes, then per buffer and row the
-  /// output row (int64), the scale (float) and the slice (unsigned).
+  /// Bytes: the X buffers (two, or one with oneX), the weight planes, then
+  /// per tile buffer (always two) and row the output row (int64), the
+  /// scale (float) and the slice (unsigned).
   __host__ __device__ size_t rowFieldsEnd() const {
     return size_t(xBuffers() * xFloats() + planes * planeWords()) * 4 +
            2 * kTileRows * (8 + 4 + 4);
