@@ -766,8 +766,8 @@ __global__ void __launch_bounds__(kMmaThreads,
   // Buffer b's X rows and row fields (computed, not an array of pointers:
   // an array indexed by the buffer number would live in local memory).
   float *const xBase = reinterpret_cast<float *>(mmaSmem);
-  uint32_t *const wHead =
-      reinterpret_cast<uint32_t *>(xBase + layout.xBuffers() * layout.xFloats());
+  uint32_t *const wHead = reinterpret_cast<uint32_t *>(
+      xBase + layout.xBuffers() * layout.xFloats());
   uint32_t *const wTail = wHead + (kSplit ? layout.planeWords() : 0);
   int64_t *const dstBase = reinterpret_cast<int64_t *>(
       wHead + layout.planes * layout.planeWords());
@@ -947,17 +947,17 @@ __global__ void __launch_bounds__(kMmaThreads,
       if constexpr (kBatchBias) {
 #pragma unroll
         for (int j = 0; j < kPassTiles; ++j)
-          biasPair[j] = loadBiasPair(j < nTiles && bias ? bias + 8 * j
-                                                        : nullptr);
+          biasPair[j] =
+              loadBiasPair(j < nTiles && bias ? bias + 8 * j : nullptr);
       }
       float dot = 0.f;
 #pragma unroll
       for (int j = 0; j < kPassTiles; ++j) {
         if (j >= nTiles)
           break;
-        const float2 b =
-            kBatchBias ? biasPair[kBatchBias ? j : 0]
-                       : loadBiasPair(bias ? bias + 8 * j : nullptr);
+        const float2 b = kBatchBias
+                             ? biasPair[kBatchBias ? j : 0]
+                             : loadBiasPair(bias ? bias + 8 * j : nullptr);
         const float2 v = finishPair<kFused>(
             a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]), b, sc);
         if (dst >= 0)
