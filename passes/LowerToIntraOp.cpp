@@ -1079,6 +1079,9 @@ void Lowering::sinkToReaders(const std::vector<int> &nestUnits) {
     }
     return values;
   };
+  std::map<int, std::set<std::string>> loadsOf;
+  for (int u : nestUnits)
+    loadsOf[u] = loads(u);
   auto written = [&](int u) {
     return infos_[units_[u].stmts.front()].stmt->target.value;
   };
@@ -1087,8 +1090,7 @@ void Lowering::sinkToReaders(const std::vector<int> &nestUnits) {
     std::set<std::string> stayingLoads;
     for (int u : nestUnits)
       if (units_[u].phase == phase && !group.count(u))
-        for (const std::string &v : loads(u))
-          stayingLoads.insert(v);
+        stayingLoads.insert(loadsOf[u].begin(), loadsOf[u].end());
     int target = INT_MAX;
     for (bool changed = true; changed;) {
       changed = false;
@@ -1108,14 +1110,13 @@ void Lowering::sinkToReaders(const std::vector<int> &nestUnits) {
         }
         for (int d : units_[*it].deps)
           keep = keep && (group.count(d) || units_[d].phase < phase);
-        for (const std::string &v : loads(*it))
+        for (const std::string &v : loadsOf[*it])
           keep = keep && (groupWrites.count(v) || !stayingLoads.count(v));
         if (keep) {
           ++it;
         } else {
           // Its loads stay in the phase; the others may not share them.
-          for (const std::string &v : loads(*it))
-            stayingLoads.insert(v);
+          stayingLoads.insert(loadsOf[*it].begin(), loadsOf[*it].end());
           it = group.erase(it);
           changed = true;
         }
