@@ -34,8 +34,8 @@
 // the largest error of the output (and of the weighted forward's) against
 // a double reference on sampled destination rows.
 //
-// Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block]] (with cap and
-// block: that configuration only, TF32).
+// Usage: bench_summed_rows GRAPH_FILE [dim=64 [cap block [diag]]] (with cap
+// and block: that configuration only, TF32; with diag, also `diagnose`).
 #include "bench/gemm/BenchGraph.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
@@ -47,6 +47,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 using bench_graph::chunk;
@@ -59,6 +60,53 @@ using bench_graph::toDevice;
 using hector::templates::EpilogueOp;
 using hector::templates::launchSegmentGemm;
 using hector::templates::SegmentGemmArgs;
+
+/// The summed call's time with one of its costs taken away (the outputs
+/// are wrong; only the times count): plain stores instead of atomic adds;
+/// each entry's source row replaced by a row near the entry's position
+/// (sumRows[j] = j mod N: the same bytes, read in order); each chunk's
+/// output row replaced by the chunk's number mod N (outputs in order).
+/// What each saves against the call as it is says where its time goes.
+void diagnose(const SegmentGemmArgs &sum, const Chunks &c, const Graph &g,
+              int64_t D) {
+  (void)D;
+  const float tSum =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
+  SegmentGemmArgs plain = sum;
+  plain.atomic = false;
+  plain.accumulate = false;
+  const float tPlain =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(plain, nullptr)); });
+  std::vector<int64_t> inOrder(c.sumRows.size()), outInOrder(c.dst.size());
+  for (size_t j = 0; j < inOrder.size(); ++j)
+    inOrder[j] = int64_t(j) % g.N;
+  for (size_t j = 0; j < outInOrder.size(); ++j)
+    outInOrder[j] = int64_t(j) % g.N;
+  int64_t *dInOrder = toDevice(inOrder), *dOutInOrder = toDevice(outInOrder);
+  SegmentGemmArgs seqIn = sum;
+  seqIn.sumRows = dInOrder;
+  const float tSeqIn =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(seqIn, nullptr)); });
+  SegmentGemmArgs seqOut = sum;
+  seqOut.scatter = dOutInOrder;
+  const float tSeqOut =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(seqOut, nullptr)); });
+  SegmentGemmArgs both = seqIn;
+  both.scatter = dOutInOrder;
+  const float tBoth =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(both, nullptr)); });
+  SegmentGemmArgs bothPlain = both;
+  bothPlain.atomic = bothPlain.accumulate = false;
+  const float tBothPlain =
+      timeMs([&] { CHECK_CUDA(launchSegmentGemm(bothPlain, nullptr)); });
+  std::printf("diag entries %lld chunks %lld  summed %.3f ms  plain stores "
+              "%.3f  sources in order %.3f  outputs in order %.3f  both "
+              "%.3f  both, plain stores %.3f\n",
+              (long long)c.sumRows.size(), (long long)c.dst.size(), tSum,
+              tPlain, tSeqIn, tSeqOut, tBoth, tBothPlain);
+  for (void *p : {(void *)dInOrder, (void *)dOutInOrder})
+    CHECK_CUDA(cudaFree(p));
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -176,6 +224,7 @@ int main(int argc, char **argv) {
   configs.push_back({32, 0, false});
   if (argc > 4)
     configs = {{std::atoll(argv[3]), std::atoll(argv[4]), true}};
+  const bool diag = argc > 5 && std::string(argv[5]) == "diag";
   for (const Config &cfg : configs) {
     const int64_t cap = cfg.cap, block = cfg.block;
     const Chunks c = chunk(g, block ? edgesInChunkOrder(g, block) : order, cap);
@@ -252,6 +301,8 @@ int main(int argc, char **argv) {
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
       const float tWeighted =
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(weighted, nullptr)); });
+      if (diag)
+        diagnose(sum, c, g, D);
       std::printf("cap %-6lld block %-6lld tf32 %d  segments %lld chunks %lld"
                   "  root %.3f ms  summed %.3f ms  forward %.3f ms"
                   "  floor x%.2f  rel err %.2e  weighted %.3f ms"

@@ -338,12 +338,14 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
     sm.begin[i] = l.live() ? l.src : -1;
     sm.prefix[i + 1] = l.live() ? int(l.srcEnd - l.src) : 0;
   }
-  // Rows without entries, and rows only carries add to, stay zero.
-  for (int e = threadIdx.x; e < kTileRows * K / 4; e += kMmaThreads) {
-    const int row = e / (K / 4), w = e % (K / 4);
-    *reinterpret_cast<float4 *>(xs + row * xStride + 4 * w) =
-        make_float4(0.f, 0.f, 0.f, 0.f);
-  }
+  // Rows without entries, and rows only carries add to, stay zero. A
+  // 16-lane group a row and a lane a word (K <= 64), so that no thread
+  // divides by the runtime K.
+  static_assert(kMaxK <= 64, "a lane a 16-byte word of the row");
+  for (int row = threadIdx.x / 16; row < kTileRows; row += kSumGroups)
+    if (4 * (threadIdx.x % 16) < K)
+      *reinterpret_cast<float4 *>(xs + row * xStride + 4 * (threadIdx.x % 16)) =
+          make_float4(0.f, 0.f, 0.f, 0.f);
   __syncthreads();
   if (threadIdx.x < 32) { // counts -> inclusive prefix sums, two rows a lane
     const int lane = threadIdx.x;
@@ -382,6 +384,10 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
   const int firstRow = row;
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   int accRow = row;
+  // The entry past row `row`'s last, kept in a register: read from shared
+  // memory for every entry, it cost a load and its wait an entry (finish
+  // stores to shared memory, so the compiler could not keep it).
+  int rowEnd = sm.prefix[row + 1];
   // Ends row accRow's part in this run: the first row of the run (which
   // an earlier run may have started) to the carry, any other to xs.
   auto finish = [&]() {
@@ -436,9 +442,11 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
     for (int u = 0; u < kAhead; ++u) {
       if (t + u >= t1)
         break;
-      while (t + u >= sm.prefix[row + 1])
-        ++row;
-      if (row != accRow) {
+      if (t + u >= rowEnd) { // entry t + u starts a later row
+        do
+          ++row;
+        while (t + u >= sm.prefix[row + 1]);
+        rowEnd = sm.prefix[row + 1];
         finish();
         acc = make_float4(0.f, 0.f, 0.f, 0.f);
         accRow = row;
@@ -493,7 +501,11 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
                              : 0u;
     rows.dst[i] = l.live() ? l.dst : -1;
     rows.slice[i] = slice;
-    rows.scale[i] = l.scale;
+    // A divisor is stored as its reciprocal, once a row: the epilogue's
+    // 64 divisions a row (each a reciprocal, two FMAs, a range check and a
+    // branch) were a tenth of the summed GEMM's instructions (Nsight
+    // Compute, am, session 33 call c).
+    rows.scale[i] = a.epilogue == EpilogueOp::Div ? 1.f / l.scale : l.scale;
   }
   if constexpr (kSum) {
     stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed);
@@ -597,8 +609,8 @@ __device__ __forceinline__ float2 loadBiasPair(const float *bias) {
 }
 
 /// The epilogue's value of two adjacent columns of a row: plus their bias
-/// `b` (kBias; zeros when the call has none), then times or over the row's
-/// scale.
+/// `b` (kBias; zeros when the call has none), then times the row's scale
+/// (with EpilogueOp::Div, stageTile stored its reciprocal).
 template <bool kBias>
 __device__ __forceinline__ float2 finishPair(const SegmentGemmArgs &a, float2 v,
                                              float2 b, float sc) {
@@ -606,12 +618,9 @@ __device__ __forceinline__ float2 finishPair(const SegmentGemmArgs &a, float2 v,
     v.x += b.x;
     v.y += b.y;
   }
-  if (a.epilogue == EpilogueOp::Mul) {
+  if (a.epilogue != EpilogueOp::None) {
     v.x *= sc;
     v.y *= sc;
-  } else if (a.epilogue == EpilogueOp::Div) {
-    v.x /= sc;
-    v.y /= sc;
   }
   return v;
 }
