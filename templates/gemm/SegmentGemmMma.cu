@@ -119,7 +119,19 @@ struct MmaSmem {
 /// entry counts, and each 16-lane group's partial sum of the first row of
 /// its run with that row's number.
 constexpr int kSumGroups = kMmaThreads / 16;
-struct SummedTileSmem {
+/// Unweighted summed rows: entries a 16-lane group copies into shared
+/// memory at once (cp.async), two batches in flight (stageSummedTile).
+/// 0: they are loaded into registers, as weighted rows' are.
+#ifndef HECTOR_SUM_RING_BATCH
+#define HECTOR_SUM_RING_BATCH 4
+#endif
+constexpr int kSumRingBatch = HECTOR_SUM_RING_BATCH;
+/// Bytes of the ring the batches land in: two batches a group, a 16-byte
+/// word a lane.
+constexpr size_t sumRingBytes(bool ring) {
+  return ring ? size_t(kSumGroups) * 2 * kSumRingBatch * 16 * 16 : 0;
+}
+struct alignas(16) SummedTileSmem {
   int64_t begin[kTileRows]; ///< -1: a row past M
   float carry[kSumGroups][kMaxK];
   int prefix[kTileRows + 1];
@@ -130,8 +142,10 @@ struct SummedTileSmem {
 };
 
 __host__ __device__ inline size_t MmaSmem::bytes() const {
-  // rowFieldsEnd() is a multiple of 8 (int64 row fields first).
-  return rowFieldsEnd() + (sum ? sizeof(SummedTileSmem) : 0);
+  // rowFieldsEnd() is a multiple of 16 (K + 4 words a row, 64 rows; the
+  // row fields 2 * 64 * 16 bytes), so is sizeof(SummedTileSmem).
+  return rowFieldsEnd() + (sum ? sizeof(SummedTileSmem) : 0) +
+         sumRingBytes(sum && oneX && kSumRingBatch > 0);
 }
 
 /// The per-row fields of one staged tile, in shared memory.
@@ -322,17 +336,24 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 /// the first row of its run, which may have started in the run before:
 /// that partial sum goes to `carry` and is added after the others, in
 /// group order, so that a row's sum is the same on every run.
+///
+/// kRing (unweighted rows, kSumRingBatch > 0): the entries' rows are copied
+/// into `ring` (sumRingBytes) with cp.async instead of loaded into
+/// registers, kSumRingBatch entries a batch and the next batch in flight
+/// while this one is added. Each lane copies and reads back its own word,
+/// so only its own copies are waited for.
 template <bool kWeighted, bool kWeightIds>
 __device__ __forceinline__ void
 stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
-                const RowLookup &l, SummedTileSmem &sm) {
+                const RowLookup &l, SummedTileSmem &sm, float4 *ring) {
+  constexpr bool kRing = !kWeighted && kSumRingBatch > 0;
   // Entries a 16-lane group loads at a time. 4, 6 and 8 ran within 3% of
   // each other on am, mag and wikikg2 at four blocks a multiprocessor
-  // (session 25 call e). Unweighted rows run five blocks at 96 registers
-  // (sumMinBlocks), where 3 keeps the spills near what 6 spilled at 128;
+  // (session 25 call e). Unweighted rows ran five blocks at 96 registers
+  // (sumMinBlocks), where 3 kept the spills near what 6 spilled at 128;
   // weighted rows, at four blocks, load 4 (their weights take registers
   // of their own).
-  constexpr int kAhead = kWeighted ? 4 : 3;
+  constexpr int kAhead = kRing ? kSumRingBatch : kWeighted ? 4 : 3;
   const int K = int(a.K), i = threadIdx.x / 2;
   if (threadIdx.x % 2 == 0) {
     sm.begin[i] = l.live() ? l.src : -1;
@@ -425,45 +446,89 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
         wt[u] = __ldg(a.sumWeights + j * a.H + h);
     }
   };
+  // Adds entry te's row v (times w when kWeighted) to its row's sum,
+  // first ending the row before when te starts a later one.
+  auto addEntry = [&](int te, const float4 &v, float w) {
+    if (te >= rowEnd) {
+      do
+        ++row;
+      while (te >= sm.prefix[row + 1]);
+      rowEnd = sm.prefix[row + 1];
+      finish();
+      acc = make_float4(0.f, 0.f, 0.f, 0.f);
+      accRow = row;
+    }
+    if (active) {
+      acc.x += kWeighted ? w * v.x : v.x;
+      acc.y += kWeighted ? w * v.y : v.y;
+      acc.z += kWeighted ? w * v.z : v.z;
+      acc.w += kWeighted ? w * v.w : v.w;
+    }
+  };
   int64_t src[kAhead], nextSrc[kAhead];
   // The entries' weights (kWeighted; otherwise unused and optimised away).
   float wt[kAhead], nextWt[kAhead];
-  if (t0 < t1)
-    loadEntries(t0, src, wt);
-  for (int t = t0; t < t1; t += kAhead) {
-    float4 v[kAhead];
+  if constexpr (kRing) {
+    // Slot u of batch buffer b is mine[(b * kAhead + u) * 16].
+    float4 *const mine = ring + group * 2 * kAhead * 16 + lane;
+    auto copyBatch = [&](int t, int b) {
 #pragma unroll
-    for (int u = 0; u < kAhead; ++u)
-      if (t + u < t1 && active)
-        v[u] = __ldg(x4 + src[u] * rowWords + headWord);
-    if (t + kAhead < t1)
-      loadEntries(t + kAhead, nextSrc, nextWt);
+      for (int u = 0; u < kAhead; ++u)
+        if (t + u < t1 && active)
+          __pipeline_memcpy_async(mine + (b * kAhead + u) * 16,
+                                  x4 + src[u] * rowWords + headWord, 16);
+      __pipeline_commit();
+    };
+    if (t0 < t1) {
+      loadEntries(t0, src, wt);
+      copyBatch(t0, 0);
+    }
+    if (t0 + kAhead < t1)
+      loadEntries(t0 + kAhead, src, wt);
+    int b = 0;
+    for (int t = t0; t < t1; t += kAhead, b ^= 1) {
+      // The other buffer's slots were read (and their values used) in the
+      // batch before, by this lane only.
+      if (t + kAhead < t1)
+        copyBatch(t + kAhead, b ^ 1);
+      else
+        __pipeline_commit(); // an empty group: one wait for every batch
+      if (t + 2 * kAhead < t1)
+        loadEntries(t + 2 * kAhead, src, wt);
+      __pipeline_wait_prior(1); // batch t's copies (this lane's)
 #pragma unroll
-    for (int u = 0; u < kAhead; ++u) {
-      if (t + u >= t1)
-        break;
-      if (t + u >= rowEnd) { // entry t + u starts a later row
-        do
-          ++row;
-        while (t + u >= sm.prefix[row + 1]);
-        rowEnd = sm.prefix[row + 1];
-        finish();
-        acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        accRow = row;
-      }
-      if (active) {
-        const float w = kWeighted ? wt[u] : 1.f;
-        acc.x += kWeighted ? w * v[u].x : v[u].x;
-        acc.y += kWeighted ? w * v[u].y : v[u].y;
-        acc.z += kWeighted ? w * v[u].z : v[u].z;
-        acc.w += kWeighted ? w * v[u].w : v[u].w;
+      for (int u = 0; u < kAhead; ++u) {
+        if (t + u >= t1)
+          break;
+        addEntry(t + u,
+                 active ? mine[(b * kAhead + u) * 16]
+                        : make_float4(0.f, 0.f, 0.f, 0.f),
+                 1.f);
       }
     }
+  } else {
+    if (t0 < t1)
+      loadEntries(t0, src, wt);
+    for (int t = t0; t < t1; t += kAhead) {
+      float4 v[kAhead];
 #pragma unroll
-    for (int u = 0; u < kAhead; ++u) {
-      src[u] = nextSrc[u];
-      if constexpr (kWeighted)
-        wt[u] = nextWt[u];
+      for (int u = 0; u < kAhead; ++u)
+        if (t + u < t1 && active)
+          v[u] = __ldg(x4 + src[u] * rowWords + headWord);
+      if (t + kAhead < t1)
+        loadEntries(t + kAhead, nextSrc, nextWt);
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) {
+        if (t + u >= t1)
+          break;
+        addEntry(t + u, v[u], kWeighted ? wt[u] : 1.f);
+      }
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) {
+        src[u] = nextSrc[u];
+        if constexpr (kWeighted)
+          wt[u] = nextWt[u];
+      }
     }
   }
   if (lane == 0)
@@ -491,7 +556,7 @@ template <bool kSum, bool kWeighted, bool kWeightIds>
 __device__ __forceinline__ void
 stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
           const TileRows &rows, int xStride, const RowLookup &l, unsigned floor,
-          SummedTileSmem *summed = nullptr) {
+          SummedTileSmem *summed = nullptr, float4 *ring = nullptr) {
   const int i = threadIdx.x / 2, half = threadIdx.x % 2;
   if (half == 0) {
     unsigned slice = kNoSlice32;
@@ -508,7 +573,8 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
     rows.scale[i] = a.epilogue == EpilogueOp::Div ? 1.f / l.scale : l.scale;
   }
   if constexpr (kSum) {
-    stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed);
+    stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed,
+                                           ring);
     return;
   }
   if (!l.live())
@@ -645,13 +711,19 @@ constexpr int64_t kSumRunTiles = 4;
 /// Summed rows: blocks an SM must hold at once. The staging's loads wait
 /// on DRAM and L2 (gathered rows), and at 162 registers three blocks a
 /// multiprocessor kept 35% of DRAM bandwidth busy on am (Nsight Compute,
-/// session 25 call d); four cap the registers at 128. Unweighted rows take
-/// five (96 registers, one X buffer: oneXBuffer): RGCN's inference 1.2% to
-/// 5.8% faster on am, mag, wikikg2 and biokg (H100, session 32 call f).
-/// Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
-/// slower on am, mag and wikikg2 (call e).
+/// session 25 call d); four cap the registers at 128. Unweighted rows took
+/// five with their rows loaded into registers (96 registers, one X buffer:
+/// oneXBuffer; session 32 call f). Their cp.async ring (kSumRingBatch 4,
+/// 16 KB) leaves room for four, which ran the summed GEMM 1.014x to 1.06x
+/// faster than five without it on am, mag and wikikg2; batches of 6 and 8
+/// at three blocks gained less (bench_summed_rows, H100, session 33 call
+/// e). Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
+/// slower on am, mag and wikikg2 (session 32 call e).
 __host__ __device__ constexpr int sumMinBlocks(bool weighted) {
-  return weighted ? 4 : 5;
+  return weighted            ? 4
+         : kSumRingBatch > 4 ? 3 // the ring's 24 KB and more
+         : kSumRingBatch > 0 ? 4
+                             : 5;
 }
 
 /// Whether a kernel stages its X rows into one buffer instead of two:
@@ -787,6 +859,9 @@ __global__ void __launch_bounds__(kMmaThreads,
       kSum ? reinterpret_cast<SummedTileSmem *>(
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
+  // Unweighted summed rows' cp.async ring, after SummedTileSmem.
+  float4 *const ring =
+      kSum ? reinterpret_cast<float4 *>(summed + 1) : nullptr;
   auto xbuf = [&](int b) { return xBase + (kOneX ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
     return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
@@ -855,7 +930,7 @@ __global__ void __launch_bounds__(kMmaThreads,
 
   stageTile<kSum, kWeighted, kWeightIds>(a, first, h, xbuf(0), rowsOf(0), st,
                                          lookupRow(a, first, tiles.end, h),
-                                         kNoSlice32, summed);
+                                         kNoSlice32, summed, ring);
   __pipeline_commit();
   // The next tile's lookups, a tile ahead of its copies.
   RowLookup next =
@@ -870,7 +945,7 @@ __global__ void __launch_bounds__(kMmaThreads,
         return;
       stageTile<kSum, kWeighted, kWeightIds>(
           a, tiles.at(k + 1), h, xbuf(cur ^ 1), rowsOf(cur ^ 1), st, next,
-          rowsOf(cur).slice[kTileRows - 1], summed);
+          rowsOf(cur).slice[kTileRows - 1], summed, ring);
       if (tiles.at(k + 2) >= 0)
         next = lookupRow(a, tiles.at(k + 2), tiles.end, h);
     };
