@@ -650,6 +650,39 @@ __device__ __forceinline__ void storePair(const SegmentGemmArgs &a, float *y,
   }
 }
 
+/// Writes (or adds) four adjacent output values of one row at y, 16-byte
+/// aligned: one vector atomic instead of storePair's two.
+__device__ __forceinline__ void storeQuad(const SegmentGemmArgs &a, float *y,
+                                          float4 v) {
+  if (a.atomic) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float4 *>(y), v);
+#else
+    atomicAdd(y, v.x);
+    atomicAdd(y + 1, v.y);
+    atomicAdd(y + 2, v.z);
+    atomicAdd(y + 3, v.w);
+#endif
+  } else if (a.accumulate) {
+    float4 o = *reinterpret_cast<float4 *>(y);
+    o.x += v.x;
+    o.y += v.y;
+    o.z += v.z;
+    o.w += v.w;
+    *reinterpret_cast<float4 *>(y) = o;
+  } else {
+    *reinterpret_cast<float4 *>(y) = v;
+  }
+}
+
+#ifndef HECTOR_GEMM_QUAD_STORES
+#define HECTOR_GEMM_QUAD_STORES 1
+#endif
+/// Whether the linear kernel's epilogue stores quads: the two lanes of a
+/// row's adjacent column pairs swap one pair of each two mma tiles, so
+/// that each stores four columns of one tile (storeQuad).
+constexpr bool kQuadStores = HECTOR_GEMM_QUAD_STORES != 0;
+
 /// Where a block's window of output columns [c0, c0 + 64) goes: row r's
 /// first column is window + r * stride. In Y, or in the one output part
 /// that holds the whole window (linearMmaFits asks for parts a whole
@@ -1004,9 +1037,10 @@ __global__ void __launch_bounds__(kMmaThreads,
     for (int half = 0; half < 2; ++half) {
       const int row = half ? rowB : rowA;
       const int64_t dst = tr.dst[row];
-      // With a row dot every lane goes on (its sums shuffle); rows past M
-      // (dst < 0) are a whole quad's and store nothing.
-      if (dst < 0 && !kRowDot)
+      // With a row dot or quad stores every lane goes on (its values
+      // shuffle); rows past M (dst < 0) are a whole quad's and store
+      // nothing.
+      if (dst < 0 && !kRowDot && !kQuadStores)
         continue;
       const float sc = tr.scale[row];
       float *y = kFused ? out.window + dst * out.stride + 2 * t
@@ -1035,19 +1069,45 @@ __global__ void __launch_bounds__(kMmaThreads,
               loadBiasPair(j < nTiles && bias ? bias + 8 * j : nullptr);
       }
       float dot = 0.f;
-#pragma unroll
-      for (int j = 0; j < kPassTiles; ++j) {
-        if (j >= nTiles)
-          break;
-        const float2 b = kBatchBias
-                             ? biasPair[kBatchBias ? j : 0]
-                             : loadBiasPair(bias ? bias + 8 * j : nullptr);
+      // Tile j's finished pair of this lane's columns.
+      auto finished = [&](int j) {
+        float2 b;
+        if constexpr (kBatchBias)
+          b = biasPair[j];
+        else
+          b = loadBiasPair(bias ? bias + 8 * j : nullptr);
         const float2 v = finishPair<kFused>(
             a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]), b, sc);
-        if (dst >= 0)
-          storePair(a, y + 8 * j, v);
         if constexpr (kRowDot)
           dot += v.x * dotW[j][0] + v.y * dotW[j][1];
+        return v;
+      };
+#pragma unroll
+      for (int j = 0; j < kPassTiles; j += 2) {
+        if (j >= nTiles)
+          break;
+        const float2 v0 = finished(j);
+        if (j + 1 >= nTiles) {
+          if (dst >= 0)
+            storePair(a, y + 8 * j, v0);
+          break;
+        }
+        const float2 v1 = finished(j + 1);
+        if constexpr (kQuadStores) {
+          // Lane pair (t even, t + 1): the even lane stores tile j's
+          // columns 2t .. 2t + 3, the odd one tile j + 1's 2t - 2 .. 2t + 1.
+          const bool odd = t & 1;
+          const float2 give = odd ? v0 : v1;
+          const float2 got = make_float2(__shfl_xor_sync(0xffffffffu, give.x, 1),
+                                         __shfl_xor_sync(0xffffffffu, give.y, 1));
+          if (dst >= 0)
+            storeQuad(a, y + (odd ? 8 * j + 6 : 8 * j),
+                      odd ? make_float4(got.x, got.y, v1.x, v1.y)
+                          : make_float4(v0.x, v0.y, got.x, got.y));
+        } else if (dst >= 0) {
+          storePair(a, y + 8 * j, v0);
+          storePair(a, y + 8 * j + 8, v1);
+        }
       }
       if constexpr (kRowDot)
         storeRowDot(a, dot, dst, t);
