@@ -36,9 +36,10 @@
 //
 // Summed rows (SegmentGemmArgs::sumPtr, aggregate-then-transform): a
 // row's input is the sum of several X rows, which stageSummedTile adds in
-// registers (plain loads, no cp.async), the tile's entries spread evenly
-// over the block, and stores to the tile's buffer; everything after
-// staging is the same.
+// registers, the tile's entries spread evenly over the block, and stores
+// to the tile's buffer; everything after staging is the same. Unweighted
+// rows arrive through a small cp.async ring, weighted ones through plain
+// loads.
 //
 // Slices. A tile's rows may have several slices (a segment boundary, or
 // rowType). The warps find the tile's distinct slices in increasing order
