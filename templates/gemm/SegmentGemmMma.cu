@@ -574,8 +574,7 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
     rows.scale[i] = a.epilogue == EpilogueOp::Div ? 1.f / l.scale : l.scale;
   }
   if constexpr (kSum) {
-    stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed,
-                                           ring);
+    stageSummedTile<kWeighted, kWeightIds>(a, h, xs, xStride, l, *summed, ring);
     return;
   }
   if (!l.live())
@@ -894,8 +893,7 @@ __global__ void __launch_bounds__(kMmaThreads,
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
   // Unweighted summed rows' cp.async ring, after SummedTileSmem.
-  float4 *const ring =
-      kSum ? reinterpret_cast<float4 *>(summed + 1) : nullptr;
+  float4 *const ring = kSum ? reinterpret_cast<float4 *>(summed + 1) : nullptr;
   auto xbuf = [&](int b) { return xBase + (kOneX ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
     return TileRows{dstBase + b * kTileRows, scaleBase + b * kTileRows,
@@ -1099,8 +1097,9 @@ __global__ void __launch_bounds__(kMmaThreads,
           // columns 2t .. 2t + 3, the odd one tile j + 1's 2t - 2 .. 2t + 1.
           const bool odd = t & 1;
           const float2 give = odd ? v0 : v1;
-          const float2 got = make_float2(__shfl_xor_sync(0xffffffffu, give.x, 1),
-                                         __shfl_xor_sync(0xffffffffu, give.y, 1));
+          const float2 got =
+              make_float2(__shfl_xor_sync(0xffffffffu, give.x, 1),
+                          __shfl_xor_sync(0xffffffffu, give.y, 1));
           if (dst >= 0)
             storeQuad(a, y + (odd ? 8 * j + 6 : 8 * j),
                       odd ? make_float4(got.x, got.y, v1.x, v1.y)
