@@ -9,6 +9,8 @@
 #   gpu_with new python3 -m pytest tests/python -q -k cuda
 #   gpu_throughput_ab old new 2 --datasets am,mag --models rgat \
 #       --modes inference,training
+#   gpu_build_target r4 . bench_summed_rows -DHECTOR_SUM_RING_BATCH=4
+#   gpu_issue9_run new             # after a build with the bench variants
 #
 # gpu_with runs a command against one build with that build's own Python
 # package (PYTHONPATH=<its tree>/runtime/python), so that an older
@@ -93,4 +95,39 @@ gpu_throughput_ab() {
   done
   gpu_with "$new" python3 -m hector.bench.compare "$R/tp.jsonl" \
     --baseline "$base"
+}
+
+# gpu_build_target TAG TREE TARGET [CUDA_FLAGS]: configures TREE into
+# build-TAG with the templates only (no torch, no generated layers, no
+# tests) and builds TARGET (a bench/gemm program such as
+# bench_summed_rows), with CMAKE_CUDA_FLAGS when given (a template's
+# compile-time knob). Log: $R/build-TAG.log. Session 33's scripts each
+# defined this as bench_only.
+gpu_build_target() {
+  local tag="$1" tree="$2" target="$3" flags="${4:-}" rc
+  {
+    cmake -S "$tree" -B "build-$tag" -G Ninja -DHECTOR_BUILD_COMPILER=OFF \
+      -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=OFF -DHECTOR_BUILD_TESTS=OFF \
+      -DHECTOR_BUILD_GENERATED=OFF "-DCMAKE_CUDA_FLAGS=$flags" \
+      "${hector_gpu_cmake_args[@]}" &&
+      cmake --build "build-$tag" -j "${GPU_BUILD_JOBS:-4}" --target "$target"
+  } > "$R/build-$tag.log" 2>&1
+  rc=$?
+  echo "build $tag ($tree, $target${flags:+, $flags}) rc=$rc $(gpu_elapsed)"
+  return $rc
+}
+
+# gpu_issue9_run TAG [TIMEOUT]: issue 9's run with build-TAG (built with
+# -DHECTOR_BUILD_BENCH_VARIANTS=ON): every Hector system and every
+# baseline but pyg-hgt-compile (whose records come from session 22's run,
+# merged later), --tf32, all 8 datasets, into $R/harness (log
+# $R/harness.log); prints the record count and the geometric means.
+gpu_issue9_run() {
+  local tag="$1" limit="${2:-400}"
+  gpu_with "$tag" timeout "$limit" python3 -m hector.bench --tf32 \
+    --systems pyg-rgcn,pyg-fastrgcn,segmm-rgcn,pyg-rgat,pyg-rgat-compile,pyg-hgt,hector,hector-u,hector-c,hector-r,hector-cr \
+    --models rgcn,rgat,hgt --case-timeout 20 --prepare-timeout 200 \
+    --no-chart --out "$R/harness" > "$R/harness.log" 2>&1
+  echo "harness rc=$? $(grep -c '^\[' "$R/harness.log") records $(gpu_elapsed)"
+  grep -E 'Geometric' "$R/harness/table.md" | head -8
 }
