@@ -129,7 +129,7 @@ constexpr int kSumGroups = kMmaThreads / 16;
 constexpr int kSumRingBatch = HECTOR_SUM_RING_BATCH;
 /// Bytes of the ring the batches land in: two batches a group, a 16-byte
 /// word a lane.
-constexpr size_t sumRingBytes(bool ring) {
+__host__ __device__ constexpr size_t sumRingBytes(bool ring) {
   return ring ? size_t(kSumGroups) * 2 * kSumRingBatch * 16 * 16 : 0;
 }
 struct alignas(16) SummedTileSmem {
