@@ -67,9 +67,7 @@ using hector::templates::SegmentGemmArgs;
 /// (sumRows[j] = j mod N: the same bytes, read in order); each chunk's
 /// output row replaced by the chunk's number mod N (outputs in order).
 /// What each saves against the call as it is says where its time goes.
-void diagnose(const SegmentGemmArgs &sum, const Chunks &c, const Graph &g,
-              int64_t D) {
-  (void)D;
+void diagnose(const SegmentGemmArgs &sum, const Chunks &c, const Graph &g) {
   const float tSum =
       timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
   SegmentGemmArgs plain = sum;
@@ -302,7 +300,7 @@ int main(int argc, char **argv) {
       const float tWeighted =
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(weighted, nullptr)); });
       if (diag)
-        diagnose(sum, c, g, D);
+        diagnose(sum, c, g);
       std::printf("cap %-6lld block %-6lld tf32 %d  segments %lld chunks %lld"
                   "  root %.3f ms  summed %.3f ms  forward %.3f ms"
                   "  floor x%.2f  rel err %.2e  weighted %.3f ms"
