@@ -37,9 +37,8 @@
 // Summed rows (SegmentGemmArgs::sumPtr, aggregate-then-transform): a
 // row's input is the sum of several X rows, which stageSummedTile adds in
 // registers, the tile's entries spread evenly over the block, and stores
-// to the tile's buffer; everything after staging is the same. Unweighted
-// rows arrive through a small cp.async ring, weighted ones through plain
-// loads.
+// to the tile's buffer; everything after staging is the same. The rows
+// arrive through a small cp.async ring (kSumRingBatch).
 //
 // Slices. A tile's rows may have several slices (a segment boundary, or
 // rowType). The warps find the tile's distinct slices in increasing order
@@ -120,9 +119,9 @@ struct MmaSmem {
 /// entry counts, and each 16-lane group's partial sum of the first row of
 /// its run with that row's number.
 constexpr int kSumGroups = kMmaThreads / 16;
-/// Unweighted summed rows: entries a 16-lane group copies into shared
-/// memory at once (cp.async), two batches in flight (stageSummedTile).
-/// 0: they are loaded into registers, as weighted rows' are.
+/// Summed rows: entries a 16-lane group copies into shared memory at once
+/// (cp.async), two batches in flight (stageSummedTile). 0: they are
+/// loaded into registers.
 #ifndef HECTOR_SUM_RING_BATCH
 #define HECTOR_SUM_RING_BATCH 4
 #endif
@@ -774,8 +773,10 @@ constexpr int64_t kSumRunTiles = 4;
 /// 16 KB) leaves room for four, which ran the summed GEMM 1.014x to 1.06x
 /// faster than five without it on am, mag and wikikg2; batches of 6 and 8
 /// at three blocks gained less (bench_summed_rows, H100, session 33 call
-/// e). Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
-/// slower on am, mag and wikikg2 (session 32 call e).
+/// e). Weighted rows ran four blocks with two X buffers (at five, RGAT's
+/// inference ran 3% to 4% slower on am, mag and wikikg2, session 32 call
+/// e); with the ring and one buffer, still four, the weighted GEMM ran
+/// 1.031x to 1.065x faster (session 33 call i).
 __host__ __device__ constexpr int sumMinBlocks(bool weighted) {
   return !sumRing(weighted)  ? (weighted ? 4 : 5)
          : kSumRingBatch > 4 ? 3 // the ring's 24 KB and more
@@ -783,7 +784,8 @@ __host__ __device__ constexpr int sumMinBlocks(bool weighted) {
 }
 
 /// Whether a kernel stages its X rows into one buffer instead of two:
-/// unweighted summed rows, so that a fifth block fits in shared memory.
+/// summed rows (weighted ones with the ring), so that the ring fits in
+/// shared memory beside four blocks' buffers (five without the ring).
 /// Their sums are added in registers while the loads arrive, so the
 /// second buffer overlapped nothing within a block: the next tile is
 /// staged after this one's epilogue instead of before its products.
@@ -915,7 +917,7 @@ __global__ void __launch_bounds__(kMmaThreads,
       kSum ? reinterpret_cast<SummedTileSmem *>(
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
-  // Unweighted summed rows' cp.async ring, after SummedTileSmem.
+  // Summed rows' cp.async ring, after SummedTileSmem.
   float4 *const ring = kSum ? reinterpret_cast<float4 *>(summed + 1) : nullptr;
   auto xbuf = [&](int b) { return xBase + (kOneX ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
