@@ -37,9 +37,8 @@
 // Summed rows (SegmentGemmArgs::sumPtr, aggregate-then-transform): a
 // row's input is the sum of several X rows, which stageSummedTile adds in
 // registers, the tile's entries spread evenly over the block, and stores
-// to the tile's buffer; everything after staging is the same. Unweighted
-// rows arrive through a small cp.async ring, weighted ones through plain
-// loads.
+// to the tile's buffer; everything after staging is the same. The rows
+// arrive through a small cp.async ring (kSumRingBatch).
 //
 // Slices. A tile's rows may have several slices (a segment boundary, or
 // rowType). The warps find the tile's distinct slices in increasing order
@@ -120,13 +119,23 @@ struct MmaSmem {
 /// entry counts, and each 16-lane group's partial sum of the first row of
 /// its run with that row's number.
 constexpr int kSumGroups = kMmaThreads / 16;
-/// Unweighted summed rows: entries a 16-lane group copies into shared
-/// memory at once (cp.async), two batches in flight (stageSummedTile).
-/// 0: they are loaded into registers, as weighted rows' are.
+/// Summed rows: entries a 16-lane group copies into shared memory at once
+/// (cp.async), two batches in flight (stageSummedTile). 0: they are
+/// loaded into registers.
 #ifndef HECTOR_SUM_RING_BATCH
 #define HECTOR_SUM_RING_BATCH 4
 #endif
 constexpr int kSumRingBatch = HECTOR_SUM_RING_BATCH;
+/// Whether weighted summed rows take the ring too (0: their rows are
+/// loaded into registers, two X buffers, as before session 33).
+#ifndef HECTOR_SUM_RING_WEIGHTED
+#define HECTOR_SUM_RING_WEIGHTED 1
+#endif
+constexpr bool kSumRingWeighted = HECTOR_SUM_RING_WEIGHTED != 0;
+/// Whether summed rows, weighted or not, arrive through the ring.
+__host__ __device__ constexpr bool sumRing(bool weighted) {
+  return kSumRingBatch > 0 && (!weighted || kSumRingWeighted);
+}
 /// Bytes of the ring the batches land in: two batches a group, a 16-byte
 /// word a lane.
 __host__ __device__ constexpr size_t sumRingBytes(bool ring) {
@@ -338,7 +347,7 @@ __device__ __forceinline__ int rowOfEntry(const int *prefix, int t) {
 /// that partial sum goes to `carry` and is added after the others, in
 /// group order, so that a row's sum is the same on every run.
 ///
-/// kRing (unweighted rows, kSumRingBatch > 0): the entries' rows are copied
+/// kRing (sumRing): the entries' rows are copied
 /// into `ring` (sumRingBytes) with cp.async instead of loaded into
 /// registers, kSumRingBatch entries a batch and the next batch in flight
 /// while this one is added. Each lane copies and reads back its own word,
@@ -347,7 +356,7 @@ template <bool kWeighted, bool kWeightIds>
 __device__ __forceinline__ void
 stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
                 const RowLookup &l, SummedTileSmem &sm, float4 *ring) {
-  constexpr bool kRing = !kWeighted && kSumRingBatch > 0;
+  constexpr bool kRing = sumRing(kWeighted);
   // Entries a 16-lane group loads at a time. 4, 6 and 8 ran within 3% of
   // each other on am, mag and wikikg2 at four blocks a multiprocessor
   // (session 25 call e). Unweighted rows ran five blocks at 96 registers
@@ -480,9 +489,15 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
                                   x4 + src[u] * rowWords + headWord, 16);
       __pipeline_commit();
     };
+    // Weighted rows: the weights of the batch being added (curWt) and of
+    // the batch in flight (nextWt), loaded with their entries' row numbers.
+    float curWt[kAhead];
     if (t0 < t1) {
       loadEntries(t0, src, wt);
       copyBatch(t0, 0);
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u)
+        curWt[u] = wt[u];
     }
     if (t0 + kAhead < t1)
       loadEntries(t0 + kAhead, src, wt);
@@ -490,10 +505,14 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
     for (int t = t0; t < t1; t += kAhead, b ^= 1) {
       // The other buffer's slots were read (and their values used) in the
       // batch before, by this lane only.
-      if (t + kAhead < t1)
+      if (t + kAhead < t1) {
         copyBatch(t + kAhead, b ^ 1);
-      else
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u)
+          nextWt[u] = wt[u];
+      } else {
         __pipeline_commit(); // an empty group: one wait for every batch
+      }
       if (t + 2 * kAhead < t1)
         loadEntries(t + 2 * kAhead, src, wt);
       __pipeline_wait_prior(1); // batch t's copies (this lane's)
@@ -504,8 +523,12 @@ stageSummedTile(const SegmentGemmArgs &a, int64_t h, float *xs, int xStride,
         addEntry(t + u,
                  active ? mine[(b * kAhead + u) * 16]
                         : make_float4(0.f, 0.f, 0.f, 0.f),
-                 1.f);
+                 kWeighted ? curWt[u] : 1.f);
       }
+      if constexpr (kWeighted)
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u)
+          curWt[u] = nextWt[u];
     }
   } else {
     if (t0 < t1)
@@ -750,22 +773,24 @@ constexpr int64_t kSumRunTiles = 4;
 /// 16 KB) leaves room for four, which ran the summed GEMM 1.014x to 1.06x
 /// faster than five without it on am, mag and wikikg2; batches of 6 and 8
 /// at three blocks gained less (bench_summed_rows, H100, session 33 call
-/// e). Weighted rows stay at four: at five, RGAT's inference ran 3% to 4%
-/// slower on am, mag and wikikg2 (session 32 call e).
+/// e). Weighted rows ran four blocks with two X buffers (at five, RGAT's
+/// inference ran 3% to 4% slower on am, mag and wikikg2, session 32 call
+/// e); with the ring and one buffer, still four, the weighted GEMM ran
+/// 1.031x to 1.065x faster (session 33 call i).
 __host__ __device__ constexpr int sumMinBlocks(bool weighted) {
-  return weighted            ? 4
+  return !sumRing(weighted)  ? (weighted ? 4 : 5)
          : kSumRingBatch > 4 ? 3 // the ring's 24 KB and more
-         : kSumRingBatch > 0 ? 4
-                             : 5;
+                             : 4;
 }
 
 /// Whether a kernel stages its X rows into one buffer instead of two:
-/// unweighted summed rows, so that a fifth block fits in shared memory.
+/// summed rows (weighted ones with the ring), so that the ring fits in
+/// shared memory beside four blocks' buffers (five without the ring).
 /// Their sums are added in registers while the loads arrive, so the
 /// second buffer overlapped nothing within a block: the next tile is
 /// staged after this one's epilogue instead of before its products.
 __host__ __device__ constexpr bool oneXBuffer(bool sum, bool weighted) {
-  return sum && !weighted;
+  return sum && (!weighted || sumRing(weighted));
 }
 
 /// Summed rows: what a row costs a block besides its entries, in entries
@@ -892,7 +917,7 @@ __global__ void __launch_bounds__(kMmaThreads,
       kSum ? reinterpret_cast<SummedTileSmem *>(
                  reinterpret_cast<char *>(mmaSmem) + layout.rowFieldsEnd())
            : nullptr;
-  // Unweighted summed rows' cp.async ring, after SummedTileSmem.
+  // Summed rows' cp.async ring, after SummedTileSmem.
   float4 *const ring = kSum ? reinterpret_cast<float4 *>(summed + 1) : nullptr;
   auto xbuf = [&](int b) { return xBase + (kOneX ? 0 : b) * layout.xFloats(); };
   auto rowsOf = [&](int b) {
