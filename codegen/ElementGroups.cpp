@@ -3,6 +3,8 @@
 #include "codegen/ElementPrinter.h"
 #include "codegen/Naming.h"
 
+#include <algorithm>
+
 namespace hector::codegen {
 
 using intra::ReductionScheme;
@@ -136,6 +138,71 @@ bool ElementGrouper::tryJoinOverBroadcast(
   return true;
 }
 
+bool ElementGrouper::tryJoinNarrow(
+    ElementGroup &g, const TravStmt &s,
+    const std::vector<const TravStmt *> &run) const {
+  const ir::Stmt &stmt = s.stmt;
+  if (g.broadcast.empty() || g.loopMember >= g.members.size() ||
+      s.reduction != ReductionScheme::None || s.hoisted ||
+      !(ir::isElementwiseUnary(stmt.op) || ir::isElementwiseBinary(stmt.op)))
+    return false;
+  const ir::Shape &result = layout_.layout(stmt.target.value).decl.shape;
+  const ir::Dim size = shapeSize(result);
+  const ir::Dim whole = shapeSize(
+      layout_.layout(g.members[g.loopMember]->stmt.target.value).decl.shape);
+  if (size == whole)
+    return false;
+  // Its element at prefixIndex(i) must be the one the wider rows' readers
+  // take: a row of one element, or a shape a broadcast member has already.
+  bool knownShape = size == ir::Dim::constant(1);
+  for (const TravStmt *m : g.members)
+    if (g.broadcast.count(m->id) &&
+        layout_.layout(m->stmt.target.value).decl.shape == result)
+      knownShape = true;
+  if (!knownShape)
+    return false;
+  const std::string target = layout_.root(stmt.target.value);
+  std::map<std::pair<size_t, size_t>, int> forwarded;
+  for (const TravStmt *m : g.members) {
+    // As tryJoin: no second writer of a row, no overwrite of a row a
+    // member reads.
+    if (layout_.root(m->stmt.target.value) == target)
+      return false;
+    for (const ir::Operand &op : m->stmt.operands)
+      if (const ir::Access *a = accessOf(op);
+          a && layout_.root(a->value) == target)
+        return false;
+  }
+  for (size_t k = 0; k < stmt.operands.size(); ++k) {
+    const ir::Access *a = accessOf(stmt.operands[k]);
+    if (!a)
+      continue;
+    const std::string root = layout_.root(a->value);
+    const TravStmt *writer = nullptr;
+    for (const TravStmt *w : run)
+      if (layout_.root(w->stmt.target.value) == root)
+        writer = w;
+    if (!writer)
+      continue; // written before the run: any lane may read any element
+    // Written in the run: only by a broadcast member of g, read as that
+    // member's row at this statement's own element.
+    if (!g.broadcast.count(writer->id) ||
+        std::find(g.members.begin(), g.members.end(), writer) ==
+            g.members.end() ||
+        a->value != writer->stmt.target.value ||
+        !(layout_.home(a->value) == Home::Register ||
+          a->index == writer->stmt.target.index) ||
+        layout_.layout(a->value).decl.shape != result ||
+        !readsOnlyElement(stmt, k, result, layout_.layout(a->value).decl.shape))
+      return false;
+    forwarded[{g.members.size(), k}] = writer->id;
+  }
+  g.members.push_back(&s);
+  g.broadcast.insert(s.id);
+  g.forwarded.insert(forwarded.begin(), forwarded.end());
+  return true;
+}
+
 void ElementGrouper::findUnstored(ElementGroup &g) const {
   if (!g.fused())
     return;
@@ -162,7 +229,8 @@ ElementGrouper::group(const std::vector<const TravStmt *> &run) const {
     const bool groupable = isGroupable(*s);
     if (!(open && groupable &&
           (tryJoin(groups.back(), *s) ||
-           tryJoinOverBroadcast(groups.back(), *s, run)))) {
+           tryJoinOverBroadcast(groups.back(), *s, run) ||
+           tryJoinNarrow(groups.back(), *s, run)))) {
       groups.push_back(ElementGroup{{s}, {}, {}, {}, 0});
       open = groupable;
     }

@@ -22,7 +22,10 @@
 // own elements read, so the group runs over the wider row and the narrow
 // statement is recomputed where it is needed and stored once per element
 // (docs/perf-notes.md section 41). The lanes no longer wait for one lane's
-// store, a sync and a reload before they read the message row.
+// store, a sync and a reload before they read the message row. A later
+// narrow statement that reads only such broadcast members (and what the
+// run does not write) joins as one more (tryJoinNarrow), so that a chain
+// of per-row scalars stays in the wider loop.
 
 #pragma once
 
@@ -94,6 +97,16 @@ private:
   bool
   tryJoinOverBroadcast(ElementGroup &g, const intra::TravStmt &s,
                        const std::vector<const intra::TravStmt *> &run) const;
+  /// Adds `s` to `g` as another broadcast member: a narrow statement
+  /// whose row is one element a row (or has an earlier broadcast member's
+  /// shape), elementwise and unreduced, that reads from the run only
+  /// earlier broadcast members of `g` with its own shape, at its own
+  /// element. Each lane recomputes it from those members' values at the
+  /// same prefix index (HGT's `h_1[n] = sub(1, gate[n])` after `gate[n] =
+  /// sigmoid(skip[n.ntype])`, both read by the row's later statements).
+  /// False (and `g` unchanged) otherwise.
+  bool tryJoinNarrow(ElementGroup &g, const intra::TravStmt &s,
+                     const std::vector<const intra::TravStmt *> &run) const;
   /// Marks the members whose every read is forwarded within `g`.
   void findUnstored(ElementGroup &g) const;
 

@@ -444,7 +444,7 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_3 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_in_dim;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -452,17 +452,21 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_1 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s18: gate[n] = sigmoid(skip[n.ntype])
       // s20: h_1[n] = mul(gate[n], h_0[n])
+      // s21: h_2[n] = sub(1, gate[n])
+      // s22: h_3[n] = mul(h_2[n], x[n])
+      // s23: h[n] = add(h_1[n], h_3[n])
       {
         const scalar_t *s18_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
         scalar_t *s18_t = (b.gate + (v_n) * sz_gate);
         const scalar_t *s20_o1 = (b.h_0 + (v_n) * sz_h_0);
-        scalar_t *s20_t = r_h_1;
+        scalar_t *s21_t = (b.h_2 + (v_n) * sz_h_2);
+        const scalar_t *s22_o1 = (b.x + (v_n) * sz_x);
+        scalar_t *s23_t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h_1) {
           scalar_t v_s18;
           {
@@ -479,43 +483,24 @@ void forward_trav_7([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t v = v_s18 * s20_o1[i];
             v_s20 = v;
           }
-          s20_t[i] = v_s20;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s21: h_2[n] = sub(1, gate[n])
-      {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = (b.h_2 + (v_n) * sz_h_2);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_2) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
+          scalar_t v_s21;
+          {
+            const auto hector_at_s21 = 0;
+            {
+              [[maybe_unused]] const auto i = hector_at_s21;
+              const scalar_t v = static_cast<scalar_t>(1) - v_s18;
+              v_s21 = v;
+            }
+            if (i % hp_in_dim == 0) s21_t[hector_at_s21] = v_s21;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_2) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s22: h_3[n] = mul(h_2[n], x[n])
-      // s23: h[n] = add(h_1[n], h_3[n])
-      {
-        const scalar_t *s22_o0 = (b.h_2 + (v_n) * sz_h_2);
-        const scalar_t *s22_o1 = (b.x + (v_n) * sz_x);
-        const scalar_t *s23_o0 = r_h_1;
-        scalar_t *s23_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h_3) {
           scalar_t v_s22;
           {
-            const scalar_t v = s22_o0[0] * s22_o1[i];
+            const scalar_t v = v_s21 * s22_o1[i];
             v_s22 = v;
           }
           scalar_t v_s23;
           {
-            const scalar_t v = s23_o0[i] + v_s22;
+            const scalar_t v = v_s20 + v_s22;
             v_s23 = v;
           }
           s23_t[i] = v_s23;

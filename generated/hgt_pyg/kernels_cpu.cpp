@@ -482,7 +482,7 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
   [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_h = hp_in_dim;
   [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = hp_in_dim;
+  const int64_t scratch_size = INT64_C(0);
   #pragma omp parallel
   {
     std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
@@ -490,17 +490,21 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
     [[maybe_unused]] const int hector_lane = 0;
     const int64_t group = hector::trav::cpuThreadNum();
     const int64_t groups = hector::trav::cpuNumThreads();
-    scalar_t *r_h_0 = scratch + 0;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
       const int64_t v_n = k;
       // s24: gate[n] = sigmoid(skip[n.ntype])
       // s25: h_0[n] = mul(gate[n], a[n])
+      // s26: h_1[n] = sub(1, gate[n])
+      // s27: h_2[n] = mul(h_1[n], x[n])
+      // s28: h[n] = add(h_0[n], h_2[n])
       {
         const scalar_t *s24_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
         scalar_t *s24_t = (b.gate + (v_n) * sz_gate);
         const scalar_t *s25_o1 = (b.a + (v_n) * sz_a);
-        scalar_t *s25_t = r_h_0;
+        scalar_t *s26_t = (b.h_1 + (v_n) * sz_h_1);
+        const scalar_t *s27_o1 = (b.x + (v_n) * sz_x);
+        scalar_t *s28_t = (b.h + (v_n) * sz_h);
         HECTOR_FOR_ELEMENTS(i, sz_h_0) {
           scalar_t v_s24;
           {
@@ -517,43 +521,24 @@ void forward_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_u
             const scalar_t v = v_s24 * s25_o1[i];
             v_s25 = v;
           }
-          s25_t[i] = v_s25;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s26: h_1[n] = sub(1, gate[n])
-      {
-        const scalar_t *o1 = (b.gate + (v_n) * sz_gate);
-        scalar_t *t = (b.h_1 + (v_n) * sz_h_1);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_h_1) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = static_cast<scalar_t>(1) - o1[i];
-            hv[u] = v;
+          scalar_t v_s26;
+          {
+            const auto hector_at_s26 = 0;
+            {
+              [[maybe_unused]] const auto i = hector_at_s26;
+              const scalar_t v = static_cast<scalar_t>(1) - v_s24;
+              v_s26 = v;
+            }
+            if (i % hp_in_dim == 0) s26_t[hector_at_s26] = v_s26;
           }
-          HECTOR_FOR_BATCH(u, i, i0, sz_h_1) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-      // s27: h_2[n] = mul(h_1[n], x[n])
-      // s28: h[n] = add(h_0[n], h_2[n])
-      {
-        const scalar_t *s27_o0 = (b.h_1 + (v_n) * sz_h_1);
-        const scalar_t *s27_o1 = (b.x + (v_n) * sz_x);
-        const scalar_t *s28_o0 = r_h_0;
-        scalar_t *s28_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h_2) {
           scalar_t v_s27;
           {
-            const scalar_t v = s27_o0[0] * s27_o1[i];
+            const scalar_t v = v_s26 * s27_o1[i];
             v_s27 = v;
           }
           scalar_t v_s28;
           {
-            const scalar_t v = s28_o0[i] + v_s27;
+            const scalar_t v = v_s25 + v_s27;
             v_s28 = v;
           }
           s28_t[i] = v_s28;

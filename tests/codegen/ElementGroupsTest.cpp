@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hector::codegen {
 namespace {
 
@@ -262,6 +264,99 @@ TEST(ElementGroupsTest, BroadcastMemberIsComputedPerLaneAndStoredOnce) {
   EXPECT_EQ(countOf(loop, "if (i % hp_d == 0) s0_t[hector_at_s0] = v_s0;"), 2u)
       << loop;
   EXPECT_EQ(countOf(loop, "v_s0 * "), 2u) << loop;
+}
+
+// HGT's gated skip in an edge loop: a second narrow statement (c) that
+// reads only the first broadcast member (g) joins the group as another
+// broadcast member, its operand forwarded from g's local, so that the
+// whole body is one loop without a sync.
+const char *kNarrowChain = R"(module @chain {
+  hyper h : int = 1
+  hyper d : int = 4
+  input x : node[h, d]
+  input ex : edge[h]
+  input sm : node[h]
+  temp g : edge[h]
+  temp m : edge[h, d]
+  output c : edge[h]
+  temp k : edge[h, d]
+  temp o : edge[h, d]
+  output y : node[h, d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      g[e] = div(ex[e], sm[n])
+      m[e] = mul(g[e], x[e.src])
+      c[e] = sub(1, g[e])
+      k[e] = mul(c[e], x[n])
+      o[e] = add(m[e], k[e])
+      y[n] += copy(o[e])
+    }
+  }
+}
+)";
+
+TEST(ElementGroupsTest, NarrowChainOfBroadcastsSharesTheWideLoop) {
+  Lowered l = lowerModule(kNarrowChain);
+  ASSERT_NE(l.traversal, nullptr);
+  const ProgramLayout layout(l.program, "forward");
+  const ElementGrouper grouper(layout, *l.traversal);
+  const auto run = edgeLoopStmts(l);
+  ASSERT_EQ(run.size(), 6u);
+  const std::vector<ElementGroup> groups = grouper.group(run);
+  EXPECT_EQ(targets(groups), (Targets{{"g", "m", "c", "k", "o", "y"}}));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].broadcast, (std::set<int>{run[0]->id, run[2]->id}));
+  EXPECT_EQ(groups[0].loopMember, 1u);
+  // c's operand 1 is g's local; k's operand 0 is c's; o reads m and k.
+  EXPECT_EQ(groups[0].forwarded.at({2, 1}), run[0]->id);
+  EXPECT_EQ(groups[0].forwarded.at({3, 0}), run[2]->id);
+  EXPECT_EQ(groups[0].forwarded.at({4, 0}), run[1]->id);
+  EXPECT_EQ(groups[0].forwarded.at({4, 1}), run[3]->id);
+  EXPECT_TRUE(grouper.repeatsWithoutSync(run));
+  // c is an output: stored once per head, from its local.
+  const ProgramLayout b(l.program, "backward");
+  const std::string cu = emitKernelFile(layout, b, Target::Cuda);
+  EXPECT_NE(cu.find("const scalar_t v = static_cast<scalar_t>(1) - v_s0;"),
+            std::string::npos)
+      << cu;
+  EXPECT_NE(cu.find("s2_t[hector_at_s2] = v_s2;"), std::string::npos) << cu;
+}
+
+// A narrow statement that reads a broadcast member of the open group and
+// also a row another group of the body wrote (s, a contraction) cannot be
+// recomputed by any lane: it keeps its own loop.
+TEST(ElementGroupsTest, NarrowReadOfAnotherGroupsRowKeepsItsLoop) {
+  const EdgeLoopGroups g = groupEdgeLoop(R"(module @mixed {
+  hyper d : int = 4
+  input x : node[d]
+  input q : node[d]
+  input ex : edge[]
+  input sm : node[]
+  temp s : edge[]
+  temp m0 : edge[d]
+  temp g : edge[]
+  temp m : edge[d]
+  temp c : edge[]
+  temp k : edge[d]
+  temp o : edge[d]
+  output y : node[d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[e] = dot(x[e.src], q[n])
+      m0[e] = mul(s[e], x[e.src])
+      g[e] = div(ex[e], sm[n])
+      m[e] = mul(g[e], x[e.src])
+      c[e] = add(g[e], s[e])
+      k[e] = mul(c[e], m0[e])
+      o[e] = add(m[e], k[e])
+      y[n] += copy(o[e])
+    }
+  }
+}
+)");
+  EXPECT_EQ(g.groups,
+            (Targets{{"s"}, {"m0"}, {"g", "m"}, {"c"}, {"k", "o", "y"}}));
+  EXPECT_FALSE(g.repeatsWithoutSync);
 }
 
 // A narrow statement that reads what the loop body writes (s, a
