@@ -556,7 +556,9 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
 /// instead (GemmInstance::sumWeights): each edge's gathered row is added
 /// times its weight before the multiply (section 62). Per-head weights
 /// on a row cut into heads make the heads the template's: each reads the
-/// same input row and its own columns of the weight (headsInColumns).
+/// same input row and its own columns of the weight (headsInColumns). A
+/// GEMM with per-head weight matrices (HGT's v_rel) keeps its heads, each
+/// head's input weighed by its own weight.
 void Lowering::sumBySegment(GemmInstance &g) const {
   if (!intra::isSegmentSumShape(g))
     return;
@@ -564,7 +566,9 @@ void Lowering::sumBySegment(GemmInstance &g) const {
     const intra::GemmEpilogue epi = *g.epilogue;
     g.epilogue.reset();
     g.sumWeights = epi.scalar;
-    if (epi.perHead) {
+    // Per-head weights keep their heads; a row cut into heads takes the
+    // heads from the weight's columns.
+    if (epi.perHead && !g.perHead) {
       const ir::Shape &row = decl(g.output.value).shape; // [heads, n]
       g.heads = row.front();
       g.n = row.back();
@@ -644,7 +648,7 @@ Lowering::csrOrderToStore(const intra::ValueLayout &l) const {
 /// the edge (not a graph value), [] or one per head of an output row
 /// [heads, n]: a weight sumBySegment can move into the summed rows.
 bool Lowering::isEdgeWeight(const GemmInstance &g) const {
-  if (!g.epilogue || g.epilogue->op != ir::OpKind::Mul || g.perHead ||
+  if (!g.epilogue || g.epilogue->op != ir::OpKind::Mul ||
       g.rows != intra::RowDomain::Edges)
     return false;
   const RowAccess &w = g.epilogue->scalar;
@@ -652,6 +656,10 @@ bool Lowering::isEdgeWeight(const GemmInstance &g) const {
   if (d.kind == ir::ValueKind::Graph || d.space != ir::Space::Edge ||
       w.global || !w.path.empty())
     return false;
+  // A GEMM with per-head weight matrices takes one weight a head: the
+  // template reads sumWeights[j * H + h], so a scalar one would not do.
+  if (g.perHead)
+    return g.epilogue->perHead;
   return !g.epilogue->perHead || decl(g.output.value).shape.size() == 2;
 }
 

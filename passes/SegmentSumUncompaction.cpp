@@ -128,8 +128,8 @@ std::optional<PairStmt> findPairStmt(ir::Module &m, const std::string &value) {
   return std::nullopt;
 }
 
-std::optional<PairStmt> findPairMessage(ir::Module &m,
-                                        const std::string &value) {
+std::optional<PairStmt> findPairMessage(ir::Module &m, const std::string &value,
+                                        bool perHeadWeights) {
   std::optional<PairStmt> found = findPairStmt(m, value);
   if (!found)
     return std::nullopt;
@@ -146,9 +146,15 @@ std::optional<PairStmt> findPairMessage(ir::Module &m,
   const ir::ValueDecl *xd = m.findValue(x->value);
   const ir::ValueDecl *wd = m.findValue(w->value);
   if (!xd || !wd || xd->space != ir::Space::Node ||
-      wd->space != ir::Space::EdgeType || wd->shape.size() != 2)
+      wd->space != ir::Space::EdgeType)
     return std::nullopt;
-  return found;
+  if (wd->shape.size() == 2)
+    return found;
+  // Per head: x's rows are [H, K] with the weight's H.
+  if (perHeadWeights && wd->shape.size() == 3 && xd->shape.size() == 2 &&
+      xd->shape[0] == wd->shape[0] && xd->shape[1] == wd->shape[1])
+    return found;
+  return std::nullopt;
 }
 
 bool uncompactSegmentSums(ir::Module &module,

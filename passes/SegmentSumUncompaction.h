@@ -67,9 +67,12 @@ struct PairStmt {
 std::optional<PairStmt> findPairStmt(ir::Module &m, const std::string &value);
 
 /// That statement when it is a pair message `m[p] = linear(x[p.src],
-/// W[p.etype])` (x a node value, W an etype weight [K, N]).
-std::optional<PairStmt> findPairMessage(ir::Module &m,
-                                        const std::string &value);
+/// W[p.etype])` (x a node value, W an etype weight [K, N]). With
+/// `perHeadWeights`, also one whose weight is per head, [H, K, N], on an
+/// x of shape [H, K] (HGT's `linear(v[p.src], v_rel[p.etype])`): each
+/// head's K values times its own [K, N] matrix.
+std::optional<PairStmt> findPairMessage(ir::Module &m, const std::string &value,
+                                        bool perHeadWeights = false);
 
 /// Returns whether the module changed.
 bool uncompactSegmentSums(ir::Module &module,

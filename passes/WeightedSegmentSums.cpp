@@ -54,6 +54,16 @@ matchWeightedMessage(ir::Module &m, const ir::Stmt &s, const ir::Loop &edges,
       // A scalar weight scales the message itself.
     } else if (wd->shape.size() == 1 && msgShape.size() == 2 &&
                wd->shape[0] == msgShape[0]) {
+      // Per-head weights on a per-head message (each head its own
+      // matrix): the template weighs each head's input by its own weight.
+      if (std::optional<PairStmt> perHead =
+              findPairMessage(m, msg->value, /*perHeadWeights=*/true);
+          perHead && m.findValue(std::get<ir::Access>(
+                                     perHead->stmt().operands[1]).value)
+                             ->shape.size() == 3) {
+        match.linear = *perHead;
+        return match;
+      }
       // Per-head weights: the message is the linear's row cut into heads.
       std::optional<PairStmt> reshape = findPairStmt(m, msg->value);
       if (!reshape)

@@ -1870,6 +1870,534 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
+// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize, bool kRowQueue = false>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit, const hector::trav::HubArgs hector_hub, const hector::trav::RowQueue hector_queue) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_msg_0_edge = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  constexpr bool hector_heavy = kGroupSize > hector::trav::kWarpSize;
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  scalar_t *w_acc_s12 = scratch + 0;
+  scalar_t *w_acc_s15 = scratch + (hector_stride_w_acc_s12 * hector_workers_0);
+  scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1);
+  scalar_t *r_alpha_sum = scratch + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + hp_heads;
+  __shared__ hector::trav::HubWork hub_work;
+  if (hector_heavy && hector_hub.workspace) {
+    if (threadIdx.x == 0) hub_work = hector::trav::hubWork(g.heavy_dst_edge_ptr, g.num_heavy_dst, blockIdx.x, hector::trav::hubBlocks(g.heavy_dst_edge_ptr[g.num_heavy_dst], g.num_heavy_dst, hector_hub.pieceEdges, gridDim.x));
+    __syncthreads();
+  }
+  const hector::trav::RowRange range = hector_heavy && hector_hub.workspace ? hector::trav::RowRange{0, hub_work.items()} : hector::trav::chunkOf(hector_heavy ? g.num_heavy_dst : g.num_nodes, group, groups);
+  const hector::trav::RowRange hector_rows = kRowQueue ? hector::trav::RowRange{0, g.num_nodes} : range;
+  for (int64_t k = hector::trav::firstRow<kGroupSize, kRowQueue>(hector_rows, hector_queue); k < hector_rows.end; k = hector::trav::nextRow<kGroupSize, kRowQueue>(k, hector_queue)) {
+    const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
+    if (hector_item.row < 0) break;
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : k;
+    if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
+    const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
+    {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s12 * hector_workers_0) w_acc_s12[i] = -hector::trav::infinity<scalar_t>();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+      const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+      [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+      const int64_t hector_end_0 = hector_span.end;
+      for (int64_t hector_base_0 = hector_span.begin; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+        const int64_t k_e = hector_base_0 + hector_worker_0;
+        const bool hector_active_0 = k_e < hector_end_0;
+        [[maybe_unused]] const int hector_lane = hector_sublane_0;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+        [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+        // s9: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
+        // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
+        // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
+        // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+        {
+          const scalar_t *s9_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+          const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
+          const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
+          scalar_t *s11_t = (b.alpha_score + (c_e) * sz_alpha_score);
+          scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
+          if (hector_lanes <= hector::trav::kWarpSize) {
+            for (int i = 0; i < sz_alpha_1; ++i) {
+              scalar_t v_s9 = 0;
+              if (hector_active_0) {
+                if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s9_o0 + i * (hp_in_dim / hp_heads)), (s9_o1 + i * (hp_in_dim / hp_heads)))) {
+                  for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                    const auto hector_q0 = hector::trav::rowQuad((s9_o0 + i * (hp_in_dim / hp_heads)), kk);
+                    const auto hector_q1 = hector::trav::rowQuad((s9_o1 + i * (hp_in_dim / hp_heads)), kk);
+                    HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s9 += hector_q0.v[q] * hector_q1.v[q];
+                  }
+                }
+                else {
+                  for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                    v_s9 += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                }
+              }
+              v_s9 = hector::trav::foldSum<kGroupSize>(v_s9, hector_lanes);
+              if (hector_active_0 && i % hector_lanes == hector_lane) {
+                scalar_t v_s10;
+                {
+                  const scalar_t v = v_s9 * s10_o1[i];
+                  v_s10 = v;
+                }
+                scalar_t v_s11;
+                {
+                  const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                  v_s11 = v;
+                }
+                s11_t[i] = v_s11;
+                scalar_t v_s12;
+                {
+                  const scalar_t v = v_s11;
+                  v_s12 = v;
+                }
+                s12_t[i] = hector::trav::max(s12_t[i], v_s12);
+              }
+            }
+          }
+          else if (hector_active_0) {
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+              scalar_t v_s9;
+              {
+                scalar_t v = 0;
+                for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                  v += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                }
+                v_s9 = v;
+              }
+              scalar_t v_s10;
+              {
+                const scalar_t v = v_s9 * s10_o1[i];
+                v_s10 = v;
+              }
+              scalar_t v_s11;
+              {
+                const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                v_s11 = v;
+              }
+              s11_t[i] = v_s11;
+              scalar_t v_s12;
+              {
+                const scalar_t v = v_s11;
+                v_s12 = v;
+              }
+              s12_t[i] = hector::trav::max(s12_t[i], v_s12);
+            }
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_max;
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s12 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s12) {
+          const int i = hector_i0 + hector_lane / hector_fold_s12;
+          const int hector_part = hector_lane % hector_fold_s12;
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          if (i < sz_alpha_max) {
+            for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s12) {
+              acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+            }
+          }
+          acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s12);
+          if (i < sz_alpha_max && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+            else t[i] = acc;
+          }
+        }
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+          scalar_t acc = -hector::trav::infinity<scalar_t>();
+          for (int64_t w = 0; w < hector_workers_0; ++w) {
+            acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+          }
+          if (hector_span.parts > 1) hector::trav::hubMax(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + 0 + i, acc);
+          else t[i] = acc;
+        }
+      }
+    }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(1 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = hector::trav::hubMaxValue(hub_slots + 0 + i);
+      }
+    }
+    if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+      scalar_t *t = r_alpha_max;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_sum;
+      HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s15 * hector_workers_1) w_acc_s15[i] = scalar_t(0);
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
+      const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+      [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+      const int64_t hector_end_1 = hector_span.end;
+      for (int64_t hector_base_1 = hector_span.begin; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+        const int64_t k_e = hector_base_1 + hector_worker_1;
+        const bool hector_active_1 = k_e < hector_end_1;
+        [[maybe_unused]] const int hector_lane = hector_sublane_1;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+        [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+        // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+        // s14: alpha_exp[e] = exp(alpha_shifted[e])
+        // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+        if (hector_active_1) {
+          const scalar_t *s13_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
+          const scalar_t *s13_o1 = r_alpha_max;
+          scalar_t *s14_t = (b.alpha_exp + (c_e) * sz_alpha_exp);
+          scalar_t *s15_t = w_acc_s15 + hector_worker_1 * hector_stride_w_acc_s15;
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+            scalar_t v_s13;
+            {
+              const scalar_t v = s13_o0[i] - s13_o1[i];
+              v_s13 = v;
+            }
+            scalar_t v_s14;
+            {
+              const scalar_t v = hector::trav::exp(v_s13);
+              v_s14 = v;
+            }
+            s14_t[i] = v_s14;
+            scalar_t v_s15;
+            {
+              const scalar_t v = v_s14;
+              v_s15 = v;
+            }
+            s15_t[i] += v_s15;
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    {
+      scalar_t *t = r_alpha_sum;
+      if constexpr (kGroupSize > hector::trav::kWarpSize) {
+        const int hector_fold_s15 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+        for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s15) {
+          const int i = hector_i0 + hector_lane / hector_fold_s15;
+          const int hector_part = hector_lane % hector_fold_s15;
+          scalar_t acc = scalar_t(0);
+          if (i < sz_alpha_sum) {
+            for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s15) {
+              acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+            }
+          }
+          acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s15);
+          if (i < sz_alpha_sum && hector_part == 0) {
+            if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+            else t[i] = acc;
+          }
+        }
+      }
+      else {
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+          scalar_t acc = scalar_t(0);
+          for (int64_t w = 0; w < hector_workers_1; ++w) {
+            acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+          }
+          if (hector_span.parts > 1) hector::trav::hubAdd(hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row) + sz_alpha_max + i, acc);
+          else t[i] = acc;
+        }
+      }
+    }
+    if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+    if (hector_span.parts > 1) {
+      hector::trav::hubBarrier(hector::trav::hubCounter(hector_hub, hector_item.row), static_cast<unsigned>(2 * hector_span.parts));
+      scalar_t *hub_slots = hector::trav::hubSlots<scalar_t>(hector_hub, hector_item.row);
+      {
+        scalar_t *t = r_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = hector::trav::hubSum(hub_slots + sz_alpha_max + i);
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+    {
+      const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
+      const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+      [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+      const int64_t hector_end_2 = hector_span.end;
+      for (int64_t hector_base_2 = hector_span.begin; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+        const int64_t k_e = hector_base_2 + hector_worker_2;
+        const bool hector_active_2 = k_e < hector_end_2;
+        [[maybe_unused]] const int hector_lane = hector_sublane_2;
+        [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+        [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+        [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+        // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+        if (hector_active_2) {
+          const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);
+          const scalar_t *o1 = r_alpha_sum;
+          scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
+          HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+            scalar_t hv[HECTOR_GROUP_BATCH];
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = o0[i] / o1[i];
+              hv[u] = v;
+            }
+            HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+              const scalar_t v = hv[u];
+              t[i] = v;
+            }
+          }
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+    HECTOR_GROUP_SYNC();
+  }
+}
+
+// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_msg_0_edge = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  for (int64_t k = range.begin; k < range.end; ++k) {
+    const int64_t v_n = k;
+    // s20: a_0[n] = gelu(agg[n])
+    {
+      const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
+      scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
+      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
+        scalar_t hv[HECTOR_GROUP_BATCH];
+        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+          const scalar_t v = hector::trav::gelu(o0[i]);
+          hv[u] = v;
+        }
+        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+          const scalar_t v = hv[u];
+          t[i] = v;
+        }
+      }
+    }
+    HECTOR_GROUP_SYNC();
+  }
+}
+
+// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers, int kGroupSize>
+__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
+inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
+  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
+  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
+  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
+  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
+  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
+  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
+  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
+  [[maybe_unused]] const int sz_msg_0_edge = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
+  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
+  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
+  [[maybe_unused]] const int hector_lanes = kGroupSize;
+  const int64_t groups_per_block = blockDim.x / kGroupSize;
+  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
+  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
+  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+  for (int64_t k = range.begin; k < range.end; ++k) {
+    const int64_t v_n = k;
+    // s23: gate[n] = sigmoid(skip[n.ntype])
+    // s24: h_0[n] = mul(gate[n], a[n])
+    // s25: h_1[n] = sub(1, gate[n])
+    // s26: h_2[n] = mul(h_1[n], x[n])
+    // s27: h[n] = add(h_0[n], h_2[n])
+    {
+      const scalar_t *s23_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+      const scalar_t *s24_o1 = (b.a + (v_n) * sz_a);
+      const scalar_t *s26_o1 = (b.x + (v_n) * sz_x);
+      scalar_t *s27_t = (b.h + (v_n) * sz_h);
+      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+        scalar_t v_s23;
+        {
+          const auto hector_at_s23 = 0;
+          {
+            [[maybe_unused]] const auto i = hector_at_s23;
+            const scalar_t v = hector::trav::sigmoid(s23_o0[i]);
+            v_s23 = v;
+          }
+        }
+        scalar_t v_s24;
+        {
+          const scalar_t v = v_s23 * s24_o1[i];
+          v_s24 = v;
+        }
+        scalar_t v_s25;
+        {
+          const auto hector_at_s25 = 0;
+          {
+            [[maybe_unused]] const auto i = hector_at_s25;
+            const scalar_t v = static_cast<scalar_t>(1) - v_s23;
+            v_s25 = v;
+          }
+        }
+        scalar_t v_s26;
+        {
+          const scalar_t v = v_s25 * s26_o1[i];
+          v_s26 = v;
+        }
+        scalar_t v_s27;
+        {
+          const scalar_t v = v_s24 + v_s26;
+          v_s27 = v;
+        }
+        s27_t[i] = v_s27;
+      }
+    }
+    HECTOR_GROUP_SYNC();
+  }
+}
+
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -2484,10 +3012,219 @@ backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
   }
 
+  template <typename scalar_t, bool kFixedHypers>
+  void inference_cuda_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+    [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+    [[maybe_unused]] const int64_t hp_heads = hp.heads;
+    [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+    [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+    [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
+    [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_k = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_q = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_v = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+    [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'kqv_bias'", sz_kqv_bias}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'out_lin_bias'", sz_out_lin_bias}, {"the row size of 'skip'", sz_skip}, {"the row size of 'kqv_0'", sz_kqv_0}, {"the row size of 'kqv'", sz_kqv}, {"the row size of 'k_0'", sz_k_0}, {"the row size of 'k'", sz_k}, {"the row size of 'q_0'", sz_q_0}, {"the row size of 'q'", sz_q}, {"the row size of 'v_0'", sz_v_0}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_score'", sz_alpha_score}, {"the row size of 'alpha_max'", sz_alpha_max}, {"the row size of 'alpha_shifted'", sz_alpha_shifted}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0_edge'", sz_msg_0_edge}, {"the row size of 'agg_0'", sz_agg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a_1'", sz_a_1}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h'", sz_h}});
+    const hector::trav::ZeroSpan zero_spans[] = {
+        {b.agg_0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_agg_0)}};
+    hector::trav::zeroFill(stream, zero_spans);
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = (INT64_C(3) * hp_in_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.kqv_weight;
+      a.yParts = 3;
+      a.yPart[0] = b.k_0;
+      a.yPart[1] = b.q_0;
+      a.yPart[2] = b.v_0;
+      a.bias = b.kqv_bias;
+      a.biasPerSlice = true;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_0");
+    }
+    // @gemm_1: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k_0;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.k_rel;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_1");
+    }
+    // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t heavy_scratch_size = [&] {
+        const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), 512);
+        const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), 512);
+        const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), 512);
+        const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, 512);
+        const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, 512);
+        return ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1));
+      }();
+      const bool heavy_launch = g.num_heavy_dst > 0 && hector::trav::fitsInBlock(heavy_scratch_size * sizeof(scalar_t));
+      const hector::trav::LaunchStreams streams = hector::trav::launchStreams(stream, heavy_launch, g.num_edges);
+      const cudaStream_t heavy_stream = streams.heavy;
+      const cudaStream_t warp_stream = streams.warp;
+      if (heavy_launch) {
+        hector::trav::HubArgs hub{};
+        hector::trav::LaunchShape shape = hp.hector_deterministic ? hector::trav::LaunchShape{} : hector::trav::hubLaunchShape(reinterpret_cast<const void *>(&inference_trav_2<scalar_t, kFixedHypers, 512>), heavy_scratch_size, sizeof(scalar_t), 512);
+        if (shape.blocks > 0) hub = hector::trav::hubArgs(g.num_heavy_dst, (INT64_C(2) * hp_heads), sizeof(scalar_t), heavy_stream);
+        else shape = hector::trav::heavyLaunchShape(reinterpret_cast<const void *>(&inference_trav_2<scalar_t, kFixedHypers, 512>), g.num_heavy_dst, heavy_scratch_size, sizeof(scalar_t), 512);
+        if (hub.workspace) hector::trav::check(hector::trav::launchCooperative(reinterpret_cast<const void *>(&inference_trav_2<scalar_t, kFixedHypers, 512>), shape, heavy_stream, g, gv, b, hp, heavy_scratch_size, int64_t{INT64_MAX}, hub, hector::trav::RowQueue{}), "inference_trav_2");
+        else inference_trav_2<scalar_t, kFixedHypers, 512><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, heavy_stream>>>(g, gv, b, hp, heavy_scratch_size, INT64_MAX, hub, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "inference_trav_2");
+        hector::trav::hubRelease(hub, heavy_stream);
+      }
+      const int64_t rows = g.num_nodes;
+      const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, hector::trav::kWarpSize);
+      const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, hector::trav::kWarpSize);
+      const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1));
+      if (rows > 0) {
+        const hector::trav::QueuedLaunch launch = warp_stream == stream ? hector::trav::queuedLaunchShape(reinterpret_cast<const void *>(&inference_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true>), rows, scratch_size, sizeof(scalar_t), false, warp_stream) : hector::trav::QueuedLaunch{hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false), {}};
+        const hector::trav::LaunchShape &shape = launch.shape;
+        if (launch.queue.next) inference_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize, true><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, launch.queue);
+        else inference_trav_2<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, warp_stream>>>(g, gv, b, hp, scratch_size, heavy_launch ? g.heavy_row_edges : INT64_MAX, hector::trav::HubArgs{}, hector::trav::RowQueue{});
+        hector::trav::check(cudaGetLastError(), "inference_trav_2");
+        hector::trav::rowQueueRelease(launch.queue, warp_stream);
+      }
+      hector::trav::joinLaunches(streams, stream);
+    }
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.v_0;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.sumWeights = b.alpha;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.v_rel;
+      a.Y = b.agg_0;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_3");
+    }
+    // @trav_4: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+        inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "inference_trav_4");
+      }
+    }
+    // @gemm_5: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.a_0;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.out_lin_weight;
+      a.Y = b.a;
+      a.bias = b.out_lin_bias;
+      a.biasPerSlice = true;
+      a.scatter = nullptr;
+      a.tf32 = hp.hector_tf32;
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_5");
+    }
+    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    {
+      const int64_t rows = g.num_nodes;
+      const int64_t scratch_size = INT64_C(0);
+      if (rows > 0) {
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+        inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "inference_trav_6");
+      }
+    }
+  }
+
+  template <typename scalar_t>
+  void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        inference_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
+        return;
+      }
+    }
+    inference_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+  }
+
   // The scalar types the torch binding dispatches to.
   template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
   template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp, void *stream_handle);
+  template void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const InferenceBuffers<float> &b, const Hypers &hp, void *stream_handle);
   template void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
   template void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp, void *stream_handle);
+  template void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const InferenceBuffers<double> &b, const Hypers &hp, void *stream_handle);
 
 } // namespace hector_gen::hgt_pyg

@@ -881,6 +881,58 @@ TEST(LowerToIntraOpTest, PerEdgeWeightsOfASegmentSumWeighItsRows) {
   expectInstanceOrderComputesTheModule(m, p, 21);
 }
 
+/// HGT's weighted sum as uncompact-weighted-sums leaves it: each edge's
+/// message is v[e.src] times its relation's per-head matrices, each head
+/// weighed by its own a[e] (`weight` a[e], or s[e], one for all heads).
+std::string weightedPerHeadModule(const std::string &weight) {
+  return R"(module @weighted_per_head {
+  hyper d : int = 4
+  hyper heads : int = 2
+  input v : node[heads, d]
+  input a : edge[heads]
+  input s : edge[]
+  param V : etype[heads, d, d]
+  temp m : edge[heads, d]
+  output h : node[heads, d]
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      m[e] = linear(v[e.src], V[e.etype])
+      h[n] += mul()" +
+         weight + R"(, m[e])
+    }
+  }
+}
+)";
+}
+
+// Per-head matrices keep their heads: the GEMM is summed with per-head
+// weights on its rows (the template weighs head h's input by weight h),
+// not heads taken from the weight's columns. A weight shared by the heads
+// stays out of the summed rows.
+TEST(LowerToIntraOpTest, PerHeadWeightsOfPerHeadMatricesWeighTheirRows) {
+  ir::Module m = parseVerified(weightedPerHeadModule("a[e]"), "per_head.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "G") << intra::printProgram(p);
+  const intra::GemmInstance &g = gemm(p, 0);
+  EXPECT_TRUE(g.summedBySegment);
+  ASSERT_TRUE(g.sumWeights.has_value());
+  EXPECT_EQ(g.sumWeights->str("e"), "a[e]");
+  EXPECT_FALSE(g.epilogue.has_value());
+  EXPECT_TRUE(g.perHead);
+  EXPECT_FALSE(g.headsInColumns);
+  EXPECT_EQ(g.heads.str(), "heads");
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 23);
+
+  ir::Module shared = parseVerified(weightedPerHeadModule("s[e]"), "s.ir");
+  intra::Program q = lower(shared);
+  for (const intra::Instance &i : q.instances)
+    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
+      EXPECT_FALSE(gi->sumWeights.has_value()) << intra::printProgram(q);
+  expectInstanceOrderComputesTheModule(shared, q, 24);
+}
+
 // Per-head weights on a row of a one-head GEMM that is not a segment sum
 // (here: into the source) stay in the traversal: the template would scale
 // every head by the first weight.

@@ -154,6 +154,57 @@ TEST(WeightedSegmentSums, KeepsTheProducersOfKeptValues) {
       << r.text;
 }
 
+// HGT's form: per-head weight matrices on a per-head message, weighed
+// per head. The sum takes its own per-edge message, with no reshape; a
+// scalar weight (one for all heads) on such a message stays.
+TEST(WeightedSegmentSums, TakesPerHeadWeightMatricesWithPerHeadWeights) {
+  auto body = [](const std::string &weight, const std::string &sum) {
+    return "  input v : node[heads, d]\n  param V : etype[" + weight +
+           "]\n  temp m2 : pair[heads, d]\n"
+           "  foreach p in pairs {\n"
+           "    m2[p] = linear(v[p.src], V[p.etype])\n  }\n"
+           "  foreach n in dst_nodes {\n    foreach e in n.incoming {\n"
+           "      " +
+           sum + "\n    }\n  }\n";
+  };
+  Result r = rewritten(body("heads, d, d", "h[n] += mul(a[e], m2[e.pair])"));
+  EXPECT_TRUE(r.changed);
+  EXPECT_NE(r.text.find("      m2_edge[e] = linear(v[e.src], V[e.etype])\n"
+                        "      h[n] += mul(a[e], m2_edge[e])"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.module.findValue("m2"), nullptr) << r.text;
+  // A scalar weight on per-head matrices: the template would read one
+  // weight a head.
+  EXPECT_FALSE(
+      rewritten(body("heads, d, d", "h[n] += mul(s[e], m2[e.pair])")).changed);
+}
+
+// The bundled HGT-PyG forward as the pipeline hands it to this pass with
+// nothing kept: the message sum reads a per-edge v_rel message, the pair
+// message goes, same outputs.
+TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
+  ir::Module m = passtest::loadBundledModel("hgt_pyg");
+  ir::DiagnosticEngine diags;
+  ASSERT_TRUE(passes::inferShapes(m, diags));
+  passes::reorderLinearOps(m, passes::GraphStats::amShape());
+  passes::compactMaterialization(m);
+  passes::canonicalizeLoops(m);
+  passes::fuseLoops(m);
+  Result r = passtest::applyPass(
+      [](ir::Module &module) {
+        return passes::uncompactWeightedSums(module,
+                                             passes::GraphStats::amShape());
+      },
+      m);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(countOf(r.text, "linear(v[p.src], v_rel"), 0) << r.text;
+  EXPECT_EQ(countOf(r.text, "_edge[e] = linear(v[e.src], v_rel[e.etype])"), 1)
+      << r.text;
+  EXPECT_EQ(countOf(r.text, "linear(k[p.src], k_rel[p.etype])"), 1) << r.text;
+  EXPECT_LE(passtest::outputDifference(m, r.module, {}), 1e-12) << r.text;
+}
+
 // The bundled RGAT models' forward as the pipeline hands it to this pass
 // with nothing kept (the inference program: shapes inferred, reordered,
 // compacted, loops canonicalized and fused): the weighted sum reads a

@@ -1308,6 +1308,27 @@ std::vector<Case> cases() {
     add(c);
   }
   {
+    // HGT's message sum with two heads: per-head [K, N] matrices (not a
+    // weight's columns), each head's rows weighed by its own weight, on the
+    // tensor cores (K = N = 32 a head) and exact.
+    Case c{"weightedSummedRowsPerHeadMatrices",
+           Mode::Linear,
+           600,
+           32,
+           32,
+           2,
+           5,
+           Seg::Ptr};
+    c.summedRows = 6;
+    c.sumWeights = true;
+    c.scatter = Scatter::Collide;
+    c.accumulate = true;
+    add(c);
+    c.name = "weightedSummedRowsPerHeadMatricesTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
     Case c{"weightedSummedRowsGeneralHeadsBias",
            Mode::Linear,
            90,

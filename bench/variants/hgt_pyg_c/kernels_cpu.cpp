@@ -1836,6 +1836,506 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
+// @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers>
+void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
+  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t hector_workers_0 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_in_dim, hp_in_dim, hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_1 = hector::trav::workersFor(hector::trav::maxOf(hp_heads, hp_heads, hp_heads), kGroupSize);
+  const int64_t hector_workers_2 = hector::trav::workersFor(hector::trav::maxOf(hp_heads), kGroupSize);
+  const int64_t hector_stride_w_acc_s12 = hector::trav::workerStride(hp_heads, hector_workers_0, kGroupSize);
+  const int64_t hector_stride_w_acc_s15 = hector::trav::workerStride(hp_heads, hector_workers_1, kGroupSize);
+  const int64_t scratch_size = ((INT64_C(2) * hp_heads) + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1));
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    scalar_t *w_acc_s12 = scratch + 0;
+    scalar_t *w_acc_s15 = scratch + (hector_stride_w_acc_s12 * hector_workers_0);
+    scalar_t *r_alpha_max = scratch + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1);
+    scalar_t *r_alpha_sum = scratch + (hector_stride_w_acc_s12 * hector_workers_0) + (hector_stride_w_acc_s15 * hector_workers_1) + hp_heads;
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_n = k;
+      {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = -hector::trav::infinity<scalar_t>();
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s12 * hector_workers_0) w_acc_s12[i] = -hector::trav::infinity<scalar_t>();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_0 = kGroupSize / static_cast<int>(hector_workers_0);
+        const int64_t hector_worker_0 = hector_lane / hector_lanes_0;
+        [[maybe_unused]] const int hector_sublane_0 = hector_lane % hector_lanes_0;
+        const int64_t hector_end_0 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_0 = g.dst_ptr[v_n]; hector_base_0 < hector_end_0; hector_base_0 += hector_workers_0) {
+          const int64_t k_e = hector_base_0 + hector_worker_0;
+          const bool hector_active_0 = k_e < hector_end_0;
+          [[maybe_unused]] const int hector_lane = hector_sublane_0;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_0;
+          [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+          // s9: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
+          // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
+          // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
+          // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
+          {
+            const scalar_t *s9_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
+            const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
+            const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
+            scalar_t *s11_t = (b.alpha_score + (c_e) * sz_alpha_score);
+            scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
+            if (hector_lanes <= hector::trav::kWarpSize) {
+              for (int i = 0; i < sz_alpha_1; ++i) {
+                scalar_t v_s9 = 0;
+                if (hector_active_0) {
+                  if (hector::trav::quadRows<scalar_t>((hp_in_dim / hp_heads), (s9_o0 + i * (hp_in_dim / hp_heads)), (s9_o1 + i * (hp_in_dim / hp_heads)))) {
+                    for (int kk = 4 * (hector_lane); kk < (hp_in_dim / hp_heads); kk += 4 * (hector_lanes)) {
+                      const auto hector_q0 = hector::trav::rowQuad((s9_o0 + i * (hp_in_dim / hp_heads)), kk);
+                      const auto hector_q1 = hector::trav::rowQuad((s9_o1 + i * (hp_in_dim / hp_heads)), kk);
+                      HECTOR_UNROLL for (int q = 0; q < 4; ++q) v_s9 += hector_q0.v[q] * hector_q1.v[q];
+                    }
+                  }
+                  else {
+                    for (int kk = hector_lane; kk < (hp_in_dim / hp_heads); kk += hector_lanes) {
+                      v_s9 += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                    }
+                  }
+                }
+                v_s9 = hector::trav::foldSum<kGroupSize>(v_s9, hector_lanes);
+                if (hector_active_0 && i % hector_lanes == hector_lane) {
+                  scalar_t v_s10;
+                  {
+                    const scalar_t v = v_s9 * s10_o1[i];
+                    v_s10 = v;
+                  }
+                  scalar_t v_s11;
+                  {
+                    const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                    v_s11 = v;
+                  }
+                  s11_t[i] = v_s11;
+                  scalar_t v_s12;
+                  {
+                    const scalar_t v = v_s11;
+                    v_s12 = v;
+                  }
+                  s12_t[i] = hector::trav::max(s12_t[i], v_s12);
+                }
+              }
+            }
+            else if (hector_active_0) {
+              HECTOR_FOR_ELEMENTS(i, sz_alpha_1) {
+                scalar_t v_s9;
+                {
+                  scalar_t v = 0;
+                  for (int64_t kk = 0; kk < (hp_in_dim / hp_heads); ++kk) {
+                    v += s9_o0[i * (hp_in_dim / hp_heads) + kk] * s9_o1[i * (hp_in_dim / hp_heads) + kk];
+                  }
+                  v_s9 = v;
+                }
+                scalar_t v_s10;
+                {
+                  const scalar_t v = v_s9 * s10_o1[i];
+                  v_s10 = v;
+                }
+                scalar_t v_s11;
+                {
+                  const scalar_t v = v_s10 / static_cast<scalar_t>(std::sqrt((static_cast<double>(hp_in_dim) / static_cast<double>(hp_heads))));
+                  v_s11 = v;
+                }
+                s11_t[i] = v_s11;
+                scalar_t v_s12;
+                {
+                  const scalar_t v = v_s11;
+                  v_s12 = v;
+                }
+                s12_t[i] = hector::trav::max(s12_t[i], v_s12);
+              }
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_max;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s12 = hector::trav::foldLanes(sz_alpha_max, hector_workers_0, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_max; hector_i0 += kGroupSize / hector_fold_s12) {
+            const int i = hector_i0 + hector_lane / hector_fold_s12;
+            const int hector_part = hector_lane % hector_fold_s12;
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            if (i < sz_alpha_max) {
+              for (int64_t w = hector_part; w < hector_workers_0; w += hector_fold_s12) {
+                acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+              }
+            }
+            acc = hector::trav::foldMax<kGroupSize>(acc, hector_fold_s12);
+            if (i < sz_alpha_max && hector_part == 0) {
+              t[i] = hector::trav::max(t[i], acc);
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_max) {
+            scalar_t acc = -hector::trav::infinity<scalar_t>();
+            for (int64_t w = 0; w < hector_workers_0; ++w) {
+              acc = hector::trav::max(acc, w_acc_s12[w * hector_stride_w_acc_s12 + i]);
+            }
+            t[i] = hector::trav::max(t[i], acc);
+          }
+        }
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      if ((g.dst_ptr[v_n + 1] - g.dst_ptr[v_n]) == 0) {
+        scalar_t *t = r_alpha_max;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_max) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_sum;
+        HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) t[i] = scalar_t(0);
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_FOR_ELEMENTS(i, hector_stride_w_acc_s15 * hector_workers_1) w_acc_s15[i] = scalar_t(0);
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_1 = kGroupSize / static_cast<int>(hector_workers_1);
+        const int64_t hector_worker_1 = hector_lane / hector_lanes_1;
+        [[maybe_unused]] const int hector_sublane_1 = hector_lane % hector_lanes_1;
+        const int64_t hector_end_1 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_1 = g.dst_ptr[v_n]; hector_base_1 < hector_end_1; hector_base_1 += hector_workers_1) {
+          const int64_t k_e = hector_base_1 + hector_worker_1;
+          const bool hector_active_1 = k_e < hector_end_1;
+          [[maybe_unused]] const int hector_lane = hector_sublane_1;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_1;
+          [[maybe_unused]] const int64_t c_e = hector_active_1 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_1 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+          // s13: alpha_shifted[e] = sub(alpha_score[e], alpha_max[e.dst])
+          // s14: alpha_exp[e] = exp(alpha_shifted[e])
+          // s15: alpha_sum[n] += copy(alpha_exp[e]) {segmented}
+          if (hector_active_1) {
+            const scalar_t *s13_o0 = (b.alpha_score + (c_e) * sz_alpha_score);
+            const scalar_t *s13_o1 = r_alpha_max;
+            scalar_t *s14_t = (b.alpha_exp + (c_e) * sz_alpha_exp);
+            scalar_t *s15_t = w_acc_s15 + hector_worker_1 * hector_stride_w_acc_s15;
+            HECTOR_FOR_ELEMENTS(i, sz_alpha_shifted) {
+              scalar_t v_s13;
+              {
+                const scalar_t v = s13_o0[i] - s13_o1[i];
+                v_s13 = v;
+              }
+              scalar_t v_s14;
+              {
+                const scalar_t v = hector::trav::exp(v_s13);
+                v_s14 = v;
+              }
+              s14_t[i] = v_s14;
+              scalar_t v_s15;
+              {
+                const scalar_t v = v_s14;
+                v_s15 = v;
+              }
+              s15_t[i] += v_s15;
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      {
+        scalar_t *t = r_alpha_sum;
+        if constexpr (kGroupSize > hector::trav::kWarpSize) {
+          const int hector_fold_s15 = hector::trav::foldLanes(sz_alpha_sum, hector_workers_1, kGroupSize);
+          for (int hector_i0 = 0; hector_i0 < sz_alpha_sum; hector_i0 += kGroupSize / hector_fold_s15) {
+            const int i = hector_i0 + hector_lane / hector_fold_s15;
+            const int hector_part = hector_lane % hector_fold_s15;
+            scalar_t acc = scalar_t(0);
+            if (i < sz_alpha_sum) {
+              for (int64_t w = hector_part; w < hector_workers_1; w += hector_fold_s15) {
+                acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+              }
+            }
+            acc = hector::trav::foldSum<kGroupSize>(acc, hector_fold_s15);
+            if (i < sz_alpha_sum && hector_part == 0) {
+              t[i] += acc;
+            }
+          }
+        }
+        else {
+          HECTOR_FOR_ELEMENTS(i, sz_alpha_sum) {
+            scalar_t acc = scalar_t(0);
+            for (int64_t w = 0; w < hector_workers_1; ++w) {
+              acc += w_acc_s15[w * hector_stride_w_acc_s15 + i];
+            }
+            t[i] += acc;
+          }
+        }
+      }
+      if constexpr (kGroupSize > hector::trav::kWarpSize) HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+      {
+        const int hector_lanes_2 = kGroupSize / static_cast<int>(hector_workers_2);
+        const int64_t hector_worker_2 = hector_lane / hector_lanes_2;
+        [[maybe_unused]] const int hector_sublane_2 = hector_lane % hector_lanes_2;
+        const int64_t hector_end_2 = g.dst_ptr[v_n + 1];
+        for (int64_t hector_base_2 = g.dst_ptr[v_n]; hector_base_2 < hector_end_2; hector_base_2 += hector_workers_2) {
+          const int64_t k_e = hector_base_2 + hector_worker_2;
+          const bool hector_active_2 = k_e < hector_end_2;
+          [[maybe_unused]] const int hector_lane = hector_sublane_2;
+          [[maybe_unused]] const int hector_lanes = hector_lanes_2;
+          [[maybe_unused]] const int64_t c_e = hector_active_2 ? k_e : 0;
+          [[maybe_unused]] const int64_t v_e = hector_active_2 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
+          // s16: alpha[e] = div(alpha_exp[e], alpha_sum[e.dst])
+          if (hector_active_2) {
+            const scalar_t *o0 = (b.alpha_exp + (c_e) * sz_alpha_exp);
+            const scalar_t *o1 = r_alpha_sum;
+            scalar_t *t = (b.alpha + (g.sum_edge_entry[v_e]) * sz_alpha);
+            HECTOR_FOR_ELEMENT_BATCHES(i0, sz_alpha) {
+              scalar_t hv[HECTOR_GROUP_BATCH];
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = o0[i] / o1[i];
+                hv[u] = v;
+              }
+              HECTOR_FOR_BATCH(u, i, i0, sz_alpha) {
+                const scalar_t v = hv[u];
+                t[i] = v;
+              }
+            }
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+      HECTOR_GROUP_SYNC();
+    }
+  }
+}
+
+// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers>
+void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
+  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t scratch_size = INT64_C(0);
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_n = k;
+      // s20: a_0[n] = gelu(agg[n])
+      {
+        const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
+        scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
+        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
+          scalar_t hv[HECTOR_GROUP_BATCH];
+          HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+            const scalar_t v = hector::trav::gelu(o0[i]);
+            hv[u] = v;
+          }
+          HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
+            const scalar_t v = hv[u];
+            t[i] = v;
+          }
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+  }
+}
+
+// @trav_6: access none, schedule warp_per_vertex feature_tile 32
+template <typename scalar_t, bool kFixedHypers>
+void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
+  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
+  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
+  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
+  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+  [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
+  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
+  const int64_t scratch_size = INT64_C(0);
+  #pragma omp parallel
+  {
+    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
+    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
+    [[maybe_unused]] const int hector_lane = 0;
+    const int64_t group = hector::trav::cpuThreadNum();
+    const int64_t groups = hector::trav::cpuNumThreads();
+    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
+    for (int64_t k = range.begin; k < range.end; ++k) {
+      const int64_t v_n = k;
+      // s23: gate[n] = sigmoid(skip[n.ntype])
+      // s24: h_0[n] = mul(gate[n], a[n])
+      // s25: h_1[n] = sub(1, gate[n])
+      // s26: h_2[n] = mul(h_1[n], x[n])
+      // s27: h[n] = add(h_0[n], h_2[n])
+      {
+        const scalar_t *s23_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
+        const scalar_t *s24_o1 = (b.a + (v_n) * sz_a);
+        const scalar_t *s26_o1 = (b.x + (v_n) * sz_x);
+        scalar_t *s27_t = (b.h + (v_n) * sz_h);
+        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
+          scalar_t v_s23;
+          {
+            const auto hector_at_s23 = 0;
+            {
+              [[maybe_unused]] const auto i = hector_at_s23;
+              const scalar_t v = hector::trav::sigmoid(s23_o0[i]);
+              v_s23 = v;
+            }
+          }
+          scalar_t v_s24;
+          {
+            const scalar_t v = v_s23 * s24_o1[i];
+            v_s24 = v;
+          }
+          scalar_t v_s25;
+          {
+            const auto hector_at_s25 = 0;
+            {
+              [[maybe_unused]] const auto i = hector_at_s25;
+              const scalar_t v = static_cast<scalar_t>(1) - v_s23;
+              v_s25 = v;
+            }
+          }
+          scalar_t v_s26;
+          {
+            const scalar_t v = v_s25 * s26_o1[i];
+            v_s26 = v;
+          }
+          scalar_t v_s27;
+          {
+            const scalar_t v = v_s24 + v_s26;
+            v_s27 = v;
+          }
+          s27_t[i] = v_s27;
+        }
+      }
+      HECTOR_GROUP_SYNC();
+    }
+  }
+}
+
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -2265,10 +2765,153 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     backward_cpu_body<scalar_t, false>(g, gv, b, hp);
   }
 
+  template <typename scalar_t, bool kFixedHypers>
+  void inference_cpu_body([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+    [[maybe_unused]] const int64_t hp_in_dim = hp.in_dim;
+    [[maybe_unused]] const int64_t hp_heads = hp.heads;
+    [[maybe_unused]] const int64_t sz_x = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+    [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
+    [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
+    [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
+    [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_k = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_q = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_v = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
+    [[maybe_unused]] const int64_t sz_alpha = hp_heads;
+    [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_a = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
+    [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_h = hp_in_dim;
+    std::fill(b.agg_0, b.agg_0 + static_cast<size_t>(g.num_nodes * sz_agg_0), scalar_t(0));
+    // @gemm_0: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = (INT64_C(3) * hp_in_dim);
+      a.H = 1;
+      a.X = b.x;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.kqv_weight;
+      a.yParts = 3;
+      a.yPart[0] = b.k_0;
+      a.yPart[1] = b.q_0;
+      a.yPart[2] = b.v_0;
+      a.bias = b.kqv_bias;
+      a.biasPerSlice = true;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    // @gemm_1: linear GEMM, rows pairs
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_pairs;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.k_0;
+      a.gather = g.pair_src;
+      a.segmentPtr = g.pair_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.k_rel;
+      a.Y = b.alpha_0;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    inference_trav_2<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_2: access csr_by_dst, schedule warp_per_vertex feature_tile 32
+    // @gemm_3: linear GEMM, rows edges
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_sum_chunks;
+      a.K = (hp_in_dim / hp_heads);
+      a.N = (hp_in_dim / hp_heads);
+      a.H = hp_heads;
+      a.X = b.v_0;
+      a.sumPtr = g.sum_chunk_ptr;
+      a.sumRows = g.sum_chunk_src;
+      a.sumWeights = b.alpha;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
+      a.numSlices = g.num_etypes;
+      a.transposeW = false;
+      a.W = b.v_rel;
+      a.Y = b.agg_0;
+      a.scatter = g.sum_chunk_dst;
+      a.accumulate = true;
+      a.atomic = true;
+      a.deterministic = hp.hector_deterministic;
+      a.scatterSortedInSegments = true;
+      hector::templates::segmentGemmCpu(a);
+    }
+    inference_trav_4<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_4: access none, schedule warp_per_vertex feature_tile 32
+    // @gemm_5: linear GEMM, rows nodes
+    {
+      hector::templates::SegmentGemmArgsT<scalar_t> a;
+      a.M = g.num_nodes;
+      a.K = hp_in_dim;
+      a.N = hp_in_dim;
+      a.H = 1;
+      a.X = b.a_0;
+      a.gather = nullptr;
+      a.rowIds = g.ntype_sorted_nodes;
+      a.segmentPtr = g.ntype_ptr;
+      a.numSlices = g.num_ntypes;
+      a.transposeW = true;
+      a.W = b.out_lin_weight;
+      a.Y = b.a;
+      a.bias = b.out_lin_bias;
+      a.biasPerSlice = true;
+      a.scatter = nullptr;
+      hector::templates::segmentGemmCpu(a);
+    }
+    inference_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+  }
+
+  template <typename scalar_t>
+  void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+    if constexpr (std::is_same_v<scalar_t, float>) {
+      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.heads == 1) {
+        inference_cpu_body<scalar_t, true>(g, gv, b, hp);
+        return;
+      }
+    }
+    inference_cpu_body<scalar_t, false>(g, gv, b, hp);
+  }
+
   // The scalar types the torch binding dispatches to.
   template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const ForwardBuffers<float> &b, const Hypers &hp);
   template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const BackwardBuffers<float> &b, const Hypers &hp);
+  template void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<float> &gv, const InferenceBuffers<float> &b, const Hypers &hp);
   template void forward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const ForwardBuffers<double> &b, const Hypers &hp);
   template void backward_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const BackwardBuffers<double> &b, const Hypers &hp);
+  template void inference_cpu([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<double> &gv, const InferenceBuffers<double> &b, const Hypers &hp);
 
 } // namespace hector_gen::hgt_pyg_c
