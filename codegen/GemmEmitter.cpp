@@ -149,6 +149,12 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     w.line("a.wHeadsInColumns = true;");
   }
   w.line("a.X = {};", dataPtr(layout, g, g.input));
+  if (g.inputOp) {
+    // The input's fused op, applied as the template reads each element.
+    if (*g.inputOp != ir::OpKind::Gelu)
+      throw EmitError{where(g) + ": an input op other than gelu"};
+    w.line("a.inputOp = hector::templates::InputOp::Gelu;");
+  }
   if (g.summedBySegment) {
     // Each row sums its chunk's sources (the verifier checked x[e.src]).
     w.line("a.sumPtr = g.sum_chunk_ptr;");

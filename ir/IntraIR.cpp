@@ -188,7 +188,11 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   if (g.sumWeights)
     os << " weighted " << g.sumWeights->str(v);
   os << "\n";
-  os << "    input " << g.input.str(v) << "\n";
+  if (g.inputOp)
+    os << "    input " << ir::opName(*g.inputOp) << "(" << g.input.str(v)
+       << ")\n";
+  else
+    os << "    input " << g.input.str(v) << "\n";
   os << "    weight " << g.weight.str(v);
   if (g.transposeWeight)
     os << " transposed";
@@ -401,6 +405,11 @@ private:
     }
     if (g.summedBySegment)
       checkSummed(g);
+    if (g.inputOp && (*g.inputOp != ir::OpKind::Gelu || !linear ||
+                      g.summedBySegment))
+      error("gemm @" + g.name +
+            " applies an op other than gelu to its input, or one in outer "
+            "mode or on summed rows");
     if (g.sumWeights && (!g.summedBySegment || !g.sumWeights->path.empty() ||
                          g.sumWeights->global))
       error("gemm @" + g.name +

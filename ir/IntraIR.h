@@ -146,6 +146,11 @@ struct GemmInstance {
   /// segment, the weight is shared.
   std::optional<std::vector<ir::Attr>> segmentBy;
   RowAccess input;   ///< A, gathered by its path
+  /// Linear: each input element goes through this op as the GEMM reads
+  /// it (a fused `a[n] = gelu(t[n])` whose a only this GEMM reads: input
+  /// is t). Only Gelu, and not with summed rows. Printed `input
+  /// gelu(t[n])`.
+  std::optional<ir::OpKind> inputOp;
   RowAccess weight;  ///< Linear: W, sliced by the segment. Outer: B.
   bool transposeWeight = false; ///< linear_t: W is [N, K]
   bool perHead = false;         ///< W is [H, K, N]: one GEMM per head
@@ -202,9 +207,9 @@ struct GemmInstance {
   ir::Dim k, n;       ///< per-row contraction and output widths
   ir::Dim heads;      ///< perHead: H; otherwise 1
   GemmKnobs knobs;
-  /// The inter-op statements lowered here: the linear/outer, then the
-  /// reshapes, the bias and the scaling consumer or slices fused into the
-  /// epilogue, then the row dot.
+  /// The inter-op statements lowered here: the input op's, the
+  /// linear/outer, then the reshapes, the bias and the scaling consumer or
+  /// slices fused into the epilogue, then the row dot.
   std::vector<int> stmts;
 
   /// The rows the template's output holds: the output, or every part.

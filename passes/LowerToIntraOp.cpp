@@ -127,6 +127,7 @@ private:
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
+  bool opOnInput(GemmInstance &g, const StmtInfo &gemm);
   void sumBySegment(GemmInstance &g) const;
   bool isEdgeWeight(const GemmInstance &g) const;
   bool storedInEntryOrder(const intra::ValueLayout &l) const;
@@ -540,6 +541,41 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
     return true;
   }
   return false;
+}
+
+/// `a[n] = gelu(t[n])` before a linear GEMM of the same loop that alone
+/// reads a, at its own row: the GEMM reads t and applies gelu to each
+/// input element as it loads it (GemmInstance::inputOp), so a is never
+/// written. HGT-PyG's `linear(gelu(agg), out_lin_weight)` in its inference
+/// program: a traversal that read and wrote a 256-byte row a node (0.40
+/// ms of am's 6.37) goes. A kept a (the backward's) stays a row.
+bool Lowering::opOnInput(GemmInstance &g, const StmtInfo &gemm) {
+  if (g.mode != GemmInstance::Mode::Linear || g.summedBySegment ||
+      g.perChunk || !g.input.isIdentity())
+    return false;
+  const std::string a = g.input.value; // a copy: the input changes below
+  const ir::ValueDecl &ad = decl(a);
+  const auto w = writer_.find(a);
+  const auto readers = readers_.find(a);
+  if (ad.kind != ir::ValueKind::Temp || options_.saved.count(a) ||
+      w == writer_.end() || readers == readers_.end() ||
+      readers->second != std::vector<int>{gemm.id})
+    return false;
+  const StmtInfo &op = infos_[w->second];
+  const ir::Stmt &s = *op.stmt;
+  const auto *t = s.operands.size() == 1
+                      ? std::get_if<ir::Access>(&s.operands[0])
+                      : nullptr;
+  if (s.op != ir::OpKind::Gelu || s.reduce != ir::Reduce::None || !t ||
+      op.loop != gemm.loop || op.id > gemm.id || unitOf_[op.id] != -1 ||
+      !normalize(*t, *op.loop).isIdentity() ||
+      !(decl(t->value).shape == ad.shape))
+    return false;
+  g.input = normalize(*t, *op.loop);
+  g.inputOp = ir::OpKind::Gelu;
+  g.stmts.insert(g.stmts.begin(), op.id);
+  gemmRegisters_.insert(a);
+  return true;
 }
 
 /// A linear GEMM over edges that adds `x[e.src] W[e.etype]`, divided or
@@ -1567,6 +1603,7 @@ intra::Program Lowering::run() {
       fuseEpilogue(*g, info);
       rowDotInEpilogue(*g, info);
       sumBySegment(*g);
+      opOnInput(*g, info);
     }
     Unit unit;
     unit.kind = UnitKind::Gemm;

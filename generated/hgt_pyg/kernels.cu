@@ -2219,84 +2219,10 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers, int kGroupSize>
 __global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0_edge = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s20: a_0[n] = gelu(agg[n])
-    {
-      const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
-      scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
-      HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
-        scalar_t hv[HECTOR_GROUP_BATCH];
-        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
-          const scalar_t v = hector::trav::gelu(o0[i]);
-          hv[u] = v;
-        }
-        HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
-          const scalar_t v = hv[u];
-          t[i] = v;
-        }
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
+inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
   extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
   scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
   [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
@@ -3165,24 +3091,15 @@ inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_3");
     }
-    // @trav_4: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        inference_trav_4<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "inference_trav_4");
-      }
-    }
-    // @gemm_5: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
       a.K = hp_in_dim;
       a.N = hp_in_dim;
       a.H = 1;
-      a.X = b.a_0;
+      a.X = b.agg_0;
+      a.inputOp = hector::templates::InputOp::Gelu;
       a.gather = nullptr;
       a.rowIds = g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
@@ -3194,16 +3111,16 @@ inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.biasPerSlice = true;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
-      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_5");
+      hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_4");
     }
-    // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    // @trav_5: access none, schedule warp_per_vertex feature_tile 32
     {
       const int64_t rows = g.num_nodes;
       const int64_t scratch_size = INT64_C(0);
       if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        inference_trav_6<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "inference_trav_6");
+        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
+        inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
+        hector::trav::check(cudaGetLastError(), "inference_trav_5");
       }
     }
   }

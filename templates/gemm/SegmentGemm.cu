@@ -1760,8 +1760,9 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       // The other fast paths write one plain output buffer from one X row
       // a row, with X and W in their per-head layouts; a bias, output
       // parts, summed rows, or heads sharing X rows or W columns fall
-      // through to the general kernels below.
-      if (plainOutput(a) && !a.sumPtr && perHeadLayouts(a)) {
+      // through to the general kernels below, and so does an input op.
+      if (plainOutput(a) && !a.sumPtr && perHeadLayouts(a) &&
+          a.inputOp == InputOp::None) {
         const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
                          a.N % 4 == 0 && hostAligned16(a.X) &&
                          hostAligned16(a.Y);

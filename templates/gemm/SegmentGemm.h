@@ -62,6 +62,7 @@
 // pointers (segmentPtr included: nothing is read back on the host).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -70,6 +71,10 @@ namespace hector::templates {
 
 /// What the epilogue does with the per-row scalar.
 enum class EpilogueOp { None, Mul, Div };
+
+/// What a linear call does to each input element as it reads it
+/// (SegmentGemmArgsT::inputOp).
+enum class InputOp { None, Gelu };
 
 /// The most buffers a linear call's output rows may be cut into (yParts).
 constexpr int kMaxYParts = 4;
@@ -140,6 +145,11 @@ template <typename T> struct SegmentGemmArgsT {
   /// scores by edge id, while the entries are the edges in (relation,
   /// destination) order) need no copy in sumRows' order. Ids may repeat.
   const int64_t *sumWeightIds = nullptr;
+  /// Linear without summed rows: each X element goes through this op as it
+  /// is read, so that `linear(gelu(a), W)` reads a and never writes
+  /// gelu(a) (HGT's output projection of its aggregate). Gelu is the exact
+  /// (erf) one, torch's default and the traversals' (applyInputOp).
+  InputOp inputOp = InputOp::None;
   /// Linear: X rows are K scalars, and every head reads the same row:
   /// head h's input is X[row][0 .. K) (with sumPtr, the sum over the
   /// entries of their rows, each times the entry's weight of head h). Off:
@@ -293,6 +303,17 @@ HECTOR_GEMM_HD int64_t weightRowStride(const SegmentGemmArgsT<T> &a) {
   return a.wHeadsInColumns ? a.H * a.N : a.N;
 }
 
+/// `x` through `op` (SegmentGemmArgsT::inputOp).
+template <typename T> HECTOR_GEMM_HD T applyInputOp(InputOp op, T x) {
+  if (op != InputOp::Gelu)
+    return x;
+  constexpr T kRsqrt2 = T(0.70710678118654752440);
+  if constexpr (std::is_same_v<T, float>)
+    return 0.5f * x * (1.f + ::erff(x * kRsqrt2));
+  else
+    return T(0.5) * x * (T(1) + ::erf(x * kRsqrt2));
+}
+
 /// The row of sumWeights that entry j's weights are in.
 template <typename T>
 HECTOR_GEMM_HD int64_t sumWeightRow(const SegmentGemmArgsT<T> &a, int64_t j) {
@@ -350,7 +371,8 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// sumRows together) only in linear mode and without gather, weights
 /// (sumWeights) only with summed rows, weight ids (sumWeightIds) only with
 /// weights, xSharedByHeads and wHeadsInColumns only in linear mode, and
-/// wHeadsInColumns only with transposeW off); else what is wrong. rowIds
+/// wHeadsInColumns only with transposeW off, an input op only in linear
+/// mode without summed rows); else what is wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

@@ -39,6 +39,9 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
     return "xSharedByHeads and wHeadsInColumns only in linear mode";
   if (a.wHeadsInColumns && a.transposeW)
     return "wHeadsInColumns needs transposeW off";
+  if (a.inputOp != InputOp::None &&
+      (a.mode != SegmentGemmMode::Linear || a.sumPtr))
+    return "an input op (inputOp) only in linear mode without summed rows";
   if (a.M == 0 || a.N == 0)
     return "";
   if (!a.X && a.K > 0)
@@ -109,7 +112,8 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
   const bool atomic = a.atomic && !ordered;
 #pragma omp parallel if (!ordered)
   {
-    std::vector<T> acc(N), summed(a.sumPtr ? K : 0);
+    std::vector<T> acc(N), summed(a.sumPtr ? K : 0),
+        transformed(a.inputOp != InputOp::None ? K : 0);
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < a.M; ++r) {
       const int64_t id = rowIdOf(a, r);
@@ -130,6 +134,11 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
           }
         }
         const T *x = a.sumPtr ? summed.data() : a.X + inputOffset(a, src, h);
+        if (a.inputOp != InputOp::None) {
+          for (int64_t k = 0; k < K; ++k)
+            transformed[k] = applyInputOp(a.inputOp, x[k]);
+          x = transformed.data();
+        }
         const T *w = weightOf(a, s, h);
         const int64_t ldw = weightRowStride(a);
         std::fill(acc.begin(), acc.end(), T(0));

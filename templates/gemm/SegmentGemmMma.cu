@@ -1035,6 +1035,17 @@ __global__ void __launch_bounds__(kMmaThreads,
       for (int k0 = 0; k0 < K; k0 += 8) {
         uint32_t xw[4];
         loadFragments(xw, x + xLaneWord + k0);
+        // The input op on the fragment: each X element of the pass is in
+        // one lane's fragment once, so it is applied once a pass (the
+        // staged rows stay as read).
+        if constexpr (!kSum) {
+          if (a.inputOp != InputOp::None) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+              xw[i] = __float_as_uint(
+                  applyInputOp(a.inputOp, __uint_as_float(xw[i])));
+          }
+        }
         const float av[4] = {liveA ? __uint_as_float(xw[0]) : 0.f,
                              liveB ? __uint_as_float(xw[1]) : 0.f,
                              liveA ? __uint_as_float(xw[2]) : 0.f,

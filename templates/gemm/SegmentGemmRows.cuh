@@ -56,7 +56,7 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
 }
 
 /// Input k of head h of row id `id` in linear mode: X[src][h*K + k] (k
-/// with xSharedByHeads), or with summed rows (sumPtr) the sum of that entry
+/// with xSharedByHeads) through the call's input op, or with summed rows (sumPtr) the sum of that entry
 /// over the row's X rows (each times its weight of head h, sumWeights at
 /// sumWeightRow), in order (src unused). For the general kernels; the
 /// tensor-core kernel stages summed rows a 16-byte word at a time.
@@ -64,7 +64,7 @@ template <typename T>
 __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
                             int64_t src, int64_t h, int64_t k) {
   if (!a.sumPtr)
-    return a.X[inputOffset(a, src, h) + k];
+    return applyInputOp(a.inputOp, a.X[inputOffset(a, src, h) + k]);
   T v = T(0);
   for (int64_t j = a.sumPtr[id]; j < a.sumPtr[id + 1]; ++j) {
     const T x = a.X[inputOffset(a, a.sumRows[j], h) + k];

@@ -881,6 +881,60 @@ TEST(LowerToIntraOpTest, PerEdgeWeightsOfASegmentSumWeighItsRows) {
   expectInstanceOrderComputesTheModule(m, p, 21);
 }
 
+/// HGT-PyG's output projection of gelu(agg): `a = gelu(t)` before a
+/// linear GEMM that alone reads a (`extra` adds another reader of a).
+std::string geluInputModule(const std::string &extra = "") {
+  return R"(module @gelu_input {
+  hyper d : int = 4
+  input t : node[d]
+  param W : ntype[d, d]
+  temp a : node[d]
+  output h : node[d]
+  output y : node[d]
+  foreach n in nodes {
+    a[n] = gelu(t[n])
+    h[n] = linear(a[n], W[n.ntype])
+    )" + (extra.empty() ? std::string("y[n] = copy(t[n])") : extra) +
+         R"(
+  }
+}
+)";
+}
+
+// The gelu goes into the GEMM's input (GemmInstance::inputOp): the GEMM
+// reads t, and a is never a row. A kept a (saved for a backward), or an a
+// another statement reads too, stays a row its traversal writes.
+TEST(LowerToIntraOpTest, AGeluThatOnlyAGemmReadsIsItsInputOp) {
+  ir::Module m = parseVerified(geluInputModule(), "gelu.ir");
+  intra::Program p = lower(m);
+  ASSERT_EQ(shape(p), "GT") << intra::printProgram(p);
+  const intra::GemmInstance &g = gemm(p, 0);
+  ASSERT_TRUE(g.inputOp.has_value());
+  EXPECT_EQ(*g.inputOp, ir::OpKind::Gelu);
+  EXPECT_EQ(g.input.str("n"), "t[n]");
+  EXPECT_EQ(p.findLayout("a")->storage, intra::Storage::Register);
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("    input gelu(t[n])\n"), std::string::npos) << text;
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 25);
+
+  passes::LoweringOptions kept;
+  kept.saved = {"a"};
+  intra::Program q = lower(m, kept);
+  for (const intra::Instance &i : q.instances)
+    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
+      EXPECT_FALSE(gi->inputOp.has_value()) << intra::printProgram(q);
+  EXPECT_EQ(q.findLayout("a")->storage, intra::Storage::Buffer);
+
+  ir::Module read = parseVerified(geluInputModule("y[n] = copy(a[n])"), "r.ir");
+  intra::Program r = lower(read);
+  for (const intra::Instance &i : r.instances)
+    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
+      EXPECT_FALSE(gi->inputOp.has_value()) << intra::printProgram(r);
+  expectInstanceOrderComputesTheModule(read, r, 26);
+}
+
 /// HGT's weighted sum as uncompact-weighted-sums leaves it: each edge's
 /// message is v[e.src] times its relation's per-head matrices, each head
 /// weighed by its own a[e] (`weight` a[e], or s[e], one for all heads).
@@ -1232,6 +1286,14 @@ TEST(LowerToIntraOpTest, VerifierRejectsMisplacedWeightsAndHeads) {
   g.epilogue = intra::GemmEpilogue{ir::OpKind::Mul, *g.sumWeights, true};
   g.sumWeights.reset();
   rejects(scaled, "scales its rows by head but has no heads");
+  // An input op on summed rows, or one that is not gelu.
+  intra::Program summedGelu = good();
+  std::get<intra::GemmInstance>(summedGelu.instances[0]).inputOp =
+      ir::OpKind::Gelu;
+  rejects(summedGelu, "applies an op other than gelu to its input");
+  intra::Program relu = lower(parseVerified(geluInputModule(), "gelu.ir"));
+  std::get<intra::GemmInstance>(relu.instances[0]).inputOp = ir::OpKind::Relu;
+  rejects(relu, "applies an op other than gelu to its input");
 }
 
 // A gradient reached two ways, `s = add(a, t)` with `t` a linear GEMM's

@@ -125,6 +125,8 @@ struct Case {
   /// SegmentGemmArgs::wHeadsInColumns: W slices [K, H*N], head h's weight
   /// their columns [h*N, h*N + N).
   bool wHeadsInColumns = false;
+  /// SegmentGemmArgs::inputOp = InputOp::Gelu: the GEMM of gelu(X).
+  bool geluInput = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -1197,6 +1199,40 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
+  // An input op (SegmentGemmArgs::inputOp): HGT's output projection of
+  // gelu(agg) reads agg. The tensor-core kernel's fragments (exact and
+  // TF32, a transposed weight with a bias per slice, as out_lin's) and the
+  // general kernel (heads, a gather, K and N not multiples of 8).
+  {
+    Case c{"geluInputBiasTransposed",
+           Mode::Linear,
+           500,
+           64,
+           64,
+           1,
+           4,
+           Seg::Ptr};
+    c.geluInput = true;
+    c.transposeW = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+    c.name = "geluInputBiasTransposedTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"geluInputGeneralHeads",
+           Mode::Linear,
+           90,
+           20,
+           12,
+           2,
+           3,
+           Seg::RowType};
+    c.geluInput = true;
+    c.gather = true;
+    add(c);
+  }
   {
     Case c{"summedRowsBiasTransposed",
            Mode::Linear,
@@ -1780,8 +1816,10 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
   // Input k of head h of X row `row`: one row for all heads, or the head's
   // K of H*K.
   auto xAt = [&](int64_t row, int64_t h, int64_t k) -> Ref {
-    return Ref(c.xSharedByHeads ? p.X[row * K + k]
-                                : p.X[(row * H + h) * K + k]);
+    const Ref x = Ref(c.xSharedByHeads ? p.X[row * K + k]
+                                       : p.X[(row * H + h) * K + k]);
+    return c.geluInput ? Ref(0.5) * x * (Ref(1) + std::erf(x / std::sqrt(Ref(2))))
+                       : x;
   };
   // Input k of head h of id `id`: its X row's, or the sum of its rows',
   // each times its entry's weight row (its id's, with weight ids).
@@ -1894,6 +1932,7 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.sumWeightIds = ptr(p.sumWeightIds);
   a.xSharedByHeads = c.xSharedByHeads;
   a.wHeadsInColumns = c.wHeadsInColumns;
+  a.inputOp = c.geluInput ? InputOp::Gelu : InputOp::None;
   a.transposeW = c.transposeW;
   a.segmentPtr = ptr(p.segPtr);
   a.rowType = ptr(p.rowType);
@@ -2255,6 +2294,10 @@ TEST(SegmentGemmArgsCheck, ChecksSummedRows) {
   EXPECT_EQ(checkSegmentGemmArgs(a),
             "sumPtr (summed rows) and gather are exclusive");
   a.gather = nullptr;
+  a.inputOp = InputOp::Gelu;
+  EXPECT_EQ(checkSegmentGemmArgs(a),
+            "an input op (inputOp) only in linear mode without summed rows");
+  a.inputOp = InputOp::None;
   a.mode = Mode::Outer;
   a.B = a.dW = buf;
   EXPECT_EQ(checkSegmentGemmArgs(a),

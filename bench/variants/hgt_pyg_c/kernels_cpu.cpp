@@ -2155,84 +2155,9 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_4: access none, schedule warp_per_vertex feature_tile 32
+// @trav_5: access none, schedule warp_per_vertex feature_tile 32
 template <typename scalar_t, bool kFixedHypers>
-void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s20: a_0[n] = gelu(agg[n])
-      {
-        const scalar_t *o0 = (b.agg_0 + (v_n) * sz_agg_0);
-        scalar_t *t = (b.a_0 + (v_n) * sz_a_0);
-        HECTOR_FOR_ELEMENT_BATCHES(i0, sz_a_0) {
-          scalar_t hv[HECTOR_GROUP_BATCH];
-          HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
-            const scalar_t v = hector::trav::gelu(o0[i]);
-            hv[u] = v;
-          }
-          HECTOR_FOR_BATCH(u, i, i0, sz_a_0) {
-            const scalar_t v = hv[u];
-            t[i] = v;
-          }
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
-// @trav_6: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers>
-void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
+void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
   [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
   [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
   [[maybe_unused]] const int64_t sz_x = hp_in_dim;
@@ -2871,15 +2796,15 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatterSortedInSegments = true;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_4<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_4: access none, schedule warp_per_vertex feature_tile 32
-    // @gemm_5: linear GEMM, rows nodes
+    // @gemm_4: linear GEMM, rows nodes
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
       a.M = g.num_nodes;
       a.K = hp_in_dim;
       a.N = hp_in_dim;
       a.H = 1;
-      a.X = b.a_0;
+      a.X = b.agg_0;
+      a.inputOp = hector::templates::InputOp::Gelu;
       a.gather = nullptr;
       a.rowIds = g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
@@ -2892,7 +2817,7 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_6<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_6: access none, schedule warp_per_vertex feature_tile 32
+    inference_trav_5<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>
