@@ -60,10 +60,33 @@ private:
         continue;
       }
       const ir::Stmt &stmt = std::get<ir::Stmt>(item);
-      double flops = perRow(stmt) * trips;
+      double flops =
+          perRow(stmt) * (perSegment(loop, stmt)
+                              ? static_cast<double>(stats_.numDstSegments)
+                              : trips);
       report_.total += flops;
       report_.perValue.emplace_back(stmt.target.value, flops);
     }
+  }
+
+  /// Whether `stmt` of `loop` runs once a (destination, relation) segment
+  /// (GraphStats::dstProductsPerSegment): a linear of the edge's
+  /// destination row by its relation's weight, in an edge loop.
+  bool perSegment(const ir::Loop &loop, const ir::Stmt &stmt) const {
+    using A = ir::Attr;
+    if (!stats_.dstProductsPerSegment || stats_.numDstSegments <= 0 ||
+        (loop.kind != ir::LoopKind::Edges &&
+         loop.kind != ir::LoopKind::Incoming) ||
+        (stmt.op != OpKind::Linear && stmt.op != OpKind::LinearT) ||
+        stmt.operands.size() != 2 || stmt.reduce != ir::Reduce::None)
+      return false;
+    const auto *x = std::get_if<ir::Access>(&stmt.operands[0]);
+    const auto *w = std::get_if<ir::Access>(&stmt.operands[1]);
+    return x && w && x->index.var == loop.var &&
+           x->index.attrs == std::vector<A>{A::Dst} &&
+           w->index.var == loop.var &&
+           w->index.attrs == std::vector<A>{A::EType} &&
+           stmt.target.index == ir::IndexPath{loop.var, {}};
   }
 
   /// The evaluated per-row shape of a declared value.

@@ -18,7 +18,10 @@
 //   a reduction (+=, mean=, max=) adds numel(result) per contribution.
 // A statement's count is its per-row cost times its loop's trip count:
 // edges for `edges` and nested `n.incoming`/`n.outgoing` loops, nodes for
-// `nodes`/`dst_nodes`/`src_nodes`, and pairs, etypes, ntypes likewise.
+// `nodes`/`dst_nodes`/`src_nodes`, and pairs, etypes, ntypes likewise;
+// with GraphStats::dstProductsPerSegment, an edge loop's `linear(x[e.dst],
+// W[e.etype])` (or linear_t) counts (destination, relation) segments
+// instead (the lowering runs it once a chunk).
 //
 // Precondition: the module verifies, and every dim of every value's shape
 // evaluates to an integer under the module's int hypers with `stats.hypers`

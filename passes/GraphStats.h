@@ -15,6 +15,15 @@ struct GraphStats {
   int64_t numPairs = 0; ///< unique (src node, edge type) pairs
   int64_t numEtypes = 0;
   int64_t numNtypes = 0;
+  /// (destination, edge type) segments: the rows of a GEMM that runs once
+  /// a segment's chunk (intra GemmInstance::perChunk). 0: unknown.
+  int64_t numDstSegments = 0;
+  /// Whether the cost model counts an edge statement `linear(x[e.dst],
+  /// W[e.etype])` (or linear_t) once a (destination, relation) segment
+  /// instead of once an edge: true where the lowering runs it per chunk,
+  /// which it does only for a value nothing keeps (an inference program;
+  /// passes/WeightedSegmentSums.h sets it there). Needs numDstSegments.
+  bool dstProductsPerSegment = false;
   /// Values of the int hyper-parameters; unnamed ones take their defaults.
   std::map<std::string, int64_t> hypers;
 
@@ -28,6 +37,9 @@ struct GraphStats {
     s.numEdges = 5668682;
     s.numEtypes = 108;
     s.numPairs = 3231149; // 0.57 * edges
+    // The chunks of its (destination, relation) segments (at most 32
+    // edges each) that docs/perf-notes.md section 56 counted: 1.83M.
+    s.numDstSegments = 1830000;
     return s;
   }
 };

@@ -420,7 +420,8 @@ bool rewriteLinearOfLinear(ir::Module &module, Stmt &consumer) {
 
 /// HGT's attention: dot(linear(k, W[..]), q) with per-head W [H, Dk, Dq],
 /// k [H, Dk], q [H, Dq] -> dot(k, u) with u = linear_t(q, W[..]) [H, Dk]
-/// computed right before the consumer. Both forms cost 2*H*Dk*Dq for the
+/// computed right before the consumer; also from a compacted pair row,
+/// dot(a[e.pair], q) with a[p] = linear(k[p.src], W[p.etype]). Both forms cost 2*H*Dk*Dq for the
 /// linear; the dot drops from 2*H*Dq to 2*H*Dk, and the original linear
 /// disappears when nothing else reads it.
 bool rewriteMovedAttention(ir::Module &module, Site site) {
@@ -429,10 +430,17 @@ bool rewriteMovedAttention(ir::Module &module, Site site) {
   for (int i = 0; i < 2; ++i) {
     const Access *read = accessOperand(consumer, i);
     const Access *qRead = accessOperand(consumer, 1 - i);
-    if (!read || !qRead || !read->index.attrs.empty() || read->index.isGlobal())
+    if (!read || !qRead || read->index.isGlobal())
       continue;
     auto def = ud.def.find(read->value);
     if (def == ud.def.end())
+      continue;
+    // The consumer's own row, or (compacted) its edge's pair row of a
+    // pairs loop: k[p.src] and W[p.etype] are then k[e.src], W[e.etype].
+    const bool pairRead =
+        read->index.attrs == std::vector<ir::Attr>{ir::Attr::Pair} &&
+        def->second.loop->kind == ir::LoopKind::Pairs;
+    if (!read->index.attrs.empty() && !pairRead)
       continue;
     const Stmt &linear = def->second.stmt();
     const Access *k = accessOperand(linear, 0);
@@ -450,8 +458,8 @@ bool rewriteMovedAttention(ir::Module &module, Site site) {
     uRead.value = u;
     uRead.index.var = read->index.var;
     consumer.operands = {kRebased, uRead};
-    declareTemp(module, u, uDecl.space, shapeOf(module, k->value),
-                consumer.target.value);
+    declareTemp(module, u, pairRead ? ir::Space::Edge : uDecl.space,
+                shapeOf(module, k->value), consumer.target.value);
     site.loop->body.emplace(site.loop->body.begin() + site.index,
                             std::in_place_type<Stmt>, std::move(moved));
     return true;

@@ -114,6 +114,7 @@ private:
   // Scan 1.
   std::optional<GemmInstance> matchGemm(const StmtInfo &info) const;
   bool dstRowProductInTraversal(const GemmInstance &g) const;
+  bool isDstRowProduct(const GemmInstance &g) const;
   bool runsPerChunk(const GemmInstance &g) const;
   void fuseEpilogue(GemmInstance &g, const StmtInfo &info);
   bool readsRowOnce(const StmtInfo &r, const StmtInfo &gemm,
@@ -217,14 +218,20 @@ constexpr int64_t kMaxDstRowProductWidth = 4;
 /// destination's in-edges reads that row once and keeps it in cache for
 /// every edge of the node (perf-notes 34).
 bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
-  if (!options_.traversal || g.mode != GemmInstance::Mode::Linear ||
-      g.rows != RowDomain::Edges || g.accumulate != ir::Reduce::None ||
-      !g.output.isIdentity() || g.input.global ||
-      g.input.path != std::vector<ir::Attr>{ir::Attr::Dst})
+  if (!options_.traversal || !isDstRowProduct(g))
     return false;
   const std::optional<int64_t> width =
       (g.n * g.heads).evaluate(ir::declaredIntHypers(module_.hypers));
   return width && *width <= kMaxDstRowProductWidth;
+}
+
+/// Whether `g` is a linear of the edge's destination row written plainly
+/// at the edge (`t[e] = linear(x[e.dst], W[..])`), of any width.
+bool Lowering::isDstRowProduct(const GemmInstance &g) const {
+  return g.mode == GemmInstance::Mode::Linear && g.rows == RowDomain::Edges &&
+         g.accumulate == ir::Reduce::None && g.output.isIdentity() &&
+         !g.input.global &&
+         g.input.path == std::vector<ir::Attr>{ir::Attr::Dst};
 }
 
 /// Whether a narrow product of the destination row that
@@ -238,7 +245,7 @@ bool Lowering::dstRowProductInTraversal(const GemmInstance &g) const {
 /// traversal statements read, at the edge itself.
 bool Lowering::runsPerChunk(const GemmInstance &g) const {
   using A = ir::Attr;
-  if (!options_.fuse || g.segmentBy != std::vector<A>{A::EType} || g.perHead ||
+  if (!options_.fuse || g.segmentBy != std::vector<A>{A::EType} ||
       !g.output.path.empty())
     return false;
   const ir::ValueDecl &t = decl(g.output.value);
@@ -1598,6 +1605,11 @@ intra::Program Lowering::run() {
     if (dstRowProductInTraversal(*g)) {
       if (!runsPerChunk(*g))
         continue;
+      g->perChunk = true;
+    } else if (isDstRowProduct(*g) && runsPerChunk(*g)) {
+      // A wide one (HGT's q[dst] k_rel^T once its attention moved k_rel to
+      // the destination side) is a GEMM either way: once a chunk instead
+      // of once an edge, it writes a row a chunk, not one an edge.
       g->perChunk = true;
     } else if (options_.fuse) {
       fuseEpilogue(*g, info);

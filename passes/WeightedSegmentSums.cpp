@@ -222,8 +222,14 @@ bool uncompactWeightedSums(ir::Module &module, const GraphStats &stats,
   // the message goes. Reordering deletes the temps nothing reads, which a
   // kept value is in the forward (the backward reads it): a reordering
   // that deleted one is not taken.
+  // With nothing kept (the inference program), a product of the edge's
+  // destination row by its relation's weight runs once a (destination,
+  // relation) chunk (the lowering's per-chunk GEMM), and is counted so:
+  // HGT's attention then moves its k_rel to the destination side.
   ir::Module reordered = module.clone();
-  reorderLinearOps(reordered, stats);
+  GraphStats reorderStats = stats;
+  reorderStats.dstProductsPerSegment = keep.empty();
+  reorderLinearOps(reordered, reorderStats);
   for (const std::string &value : keep)
     if (module.findValue(value) && !reordered.findValue(value))
       return true;

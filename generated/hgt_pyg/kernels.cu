@@ -1895,7 +1895,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_0_moved = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
@@ -1963,13 +1963,13 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         [[maybe_unused]] const int hector_lanes = hector_lanes_0;
         [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
         [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
-        // s9: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
+        // s9: alpha_1[e] = dot(k[e.src], alpha_0_moved[e])
         // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
         // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
         // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
         {
-          const scalar_t *s9_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-          const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
+          const scalar_t *s9_o0 = (b.k_0 + (g.dst_csr_src[c_e]) * sz_k_0);
+          const scalar_t *s9_o1 = (b.alpha_0_moved + (g.sum_edge_chunk[v_e]) * sz_alpha_0_moved);
           const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
           scalar_t *s11_t = (b.alpha_score + (c_e) * sz_alpha_score);
           scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
@@ -2244,7 +2244,7 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0 = static_cast<int>(hp_in_dim);
+  [[maybe_unused]] const int sz_alpha_0_moved = static_cast<int>(hp_in_dim);
   [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
   [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
@@ -2960,7 +2960,7 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_q = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
     [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
@@ -2980,7 +2980,7 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
     [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
     [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'kqv_bias'", sz_kqv_bias}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'out_lin_bias'", sz_out_lin_bias}, {"the row size of 'skip'", sz_skip}, {"the row size of 'kqv_0'", sz_kqv_0}, {"the row size of 'kqv'", sz_kqv}, {"the row size of 'k_0'", sz_k_0}, {"the row size of 'k'", sz_k}, {"the row size of 'q_0'", sz_q_0}, {"the row size of 'q'", sz_q}, {"the row size of 'v_0'", sz_v_0}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0'", sz_alpha_0}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_score'", sz_alpha_score}, {"the row size of 'alpha_max'", sz_alpha_max}, {"the row size of 'alpha_shifted'", sz_alpha_shifted}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0_edge'", sz_msg_0_edge}, {"the row size of 'agg_0'", sz_agg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a_1'", sz_a_1}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h'", sz_h}});
+    hector::trav::requireInt32Sizes({{"hyper 'in_dim'", hp_in_dim}, {"hyper 'heads'", hp_heads}, {"the row size of 'x'", sz_x}, {"the row size of 'kqv_weight'", sz_kqv_weight}, {"the row size of 'kqv_bias'", sz_kqv_bias}, {"the row size of 'k_rel'", sz_k_rel}, {"the row size of 'v_rel'", sz_v_rel}, {"the row size of 'p_rel'", sz_p_rel}, {"the row size of 'out_lin_weight'", sz_out_lin_weight}, {"the row size of 'out_lin_bias'", sz_out_lin_bias}, {"the row size of 'skip'", sz_skip}, {"the row size of 'kqv_0'", sz_kqv_0}, {"the row size of 'kqv'", sz_kqv}, {"the row size of 'k_0'", sz_k_0}, {"the row size of 'k'", sz_k}, {"the row size of 'q_0'", sz_q_0}, {"the row size of 'q'", sz_q}, {"the row size of 'v_0'", sz_v_0}, {"the row size of 'v'", sz_v}, {"the row size of 'alpha_0_moved'", sz_alpha_0_moved}, {"the row size of 'alpha_1'", sz_alpha_1}, {"the row size of 'alpha_2'", sz_alpha_2}, {"the row size of 'alpha_score'", sz_alpha_score}, {"the row size of 'alpha_max'", sz_alpha_max}, {"the row size of 'alpha_shifted'", sz_alpha_shifted}, {"the row size of 'alpha_exp'", sz_alpha_exp}, {"the row size of 'alpha_sum'", sz_alpha_sum}, {"the row size of 'alpha'", sz_alpha}, {"the row size of 'msg_0_edge'", sz_msg_0_edge}, {"the row size of 'agg_0'", sz_agg_0}, {"the row size of 'agg'", sz_agg}, {"the row size of 'a_0'", sz_a_0}, {"the row size of 'a_1'", sz_a_1}, {"the row size of 'a'", sz_a}, {"the row size of 'gate'", sz_gate}, {"the row size of 'h_0'", sz_h_0}, {"the row size of 'h_1'", sz_h_1}, {"the row size of 'h_2'", sz_h_2}, {"the row size of 'h'", sz_h}});
     const hector::trav::ZeroSpan zero_spans[] = {
         {b.agg_0, sizeof(scalar_t) * static_cast<size_t>(g.num_nodes * sz_agg_0)}};
     hector::trav::zeroFill(stream, zero_spans);
@@ -3008,20 +3008,20 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_0");
     }
-    // @gemm_1: linear GEMM, rows pairs
+    // @gemm_1: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
+      a.M = g.num_sum_chunks;
       a.K = (hp_in_dim / hp_heads);
       a.N = (hp_in_dim / hp_heads);
       a.H = hp_heads;
-      a.X = b.k_0;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
+      a.X = b.q_0;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
-      a.transposeW = false;
+      a.transposeW = true;
       a.W = b.k_rel;
-      a.Y = b.alpha_0;
+      a.Y = b.alpha_0_moved;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_1");

@@ -1858,7 +1858,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_q = hp_in_dim;
   [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
   [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
   [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
@@ -1918,13 +1918,13 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
           [[maybe_unused]] const int hector_lanes = hector_lanes_0;
           [[maybe_unused]] const int64_t c_e = hector_active_0 ? k_e : 0;
           [[maybe_unused]] const int64_t v_e = hector_active_0 ? (g.dst_eid_is_identity ? k_e : g.dst_eid[k_e]) : 0;
-          // s9: alpha_1[e] = dot(alpha_0[e.pair], q[e.dst])
+          // s9: alpha_1[e] = dot(k[e.src], alpha_0_moved[e])
           // s10: alpha_2[e] = mul(alpha_1[e], p_rel[e.etype])
           // s11: alpha_score[e] = div(alpha_2[e], sqrt((in_dim / heads)))
           // s12: alpha_max[n] max= detach(alpha_score[e]) {segmented}
           {
-            const scalar_t *s9_o0 = (b.alpha_0 + (g.dst_csr_pair[c_e]) * sz_alpha_0);
-            const scalar_t *s9_o1 = (b.q_0 + (v_n) * sz_q_0);
+            const scalar_t *s9_o0 = (b.k_0 + (g.dst_csr_src[c_e]) * sz_k_0);
+            const scalar_t *s9_o1 = (b.alpha_0_moved + (g.sum_edge_chunk[v_e]) * sz_alpha_0_moved);
             const scalar_t *s10_o1 = (b.p_rel + (g.dst_csr_etype[c_e]) * sz_p_rel);
             scalar_t *s11_t = (b.alpha_score + (c_e) * sz_alpha_score);
             scalar_t *s12_t = w_acc_s12 + hector_worker_0 * hector_stride_w_acc_s12;
@@ -2177,7 +2177,7 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   [[maybe_unused]] const int64_t sz_q = hp_in_dim;
   [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
   [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+  [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
   [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
   [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
   [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
@@ -2711,7 +2711,7 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     [[maybe_unused]] const int64_t sz_q = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
     [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
@@ -2755,20 +2755,20 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    // @gemm_1: linear GEMM, rows pairs
+    // @gemm_1: linear GEMM, rows edges
     {
       hector::templates::SegmentGemmArgsT<scalar_t> a;
-      a.M = g.num_pairs;
+      a.M = g.num_sum_chunks;
       a.K = (hp_in_dim / hp_heads);
       a.N = (hp_in_dim / hp_heads);
       a.H = hp_heads;
-      a.X = b.k_0;
-      a.gather = g.pair_src;
-      a.segmentPtr = g.pair_ptr;
+      a.X = b.q_0;
+      a.gather = g.sum_chunk_dst;
+      a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
-      a.transposeW = false;
+      a.transposeW = true;
       a.W = b.k_rel;
-      a.Y = b.alpha_0;
+      a.Y = b.alpha_0_moved;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }

@@ -162,3 +162,35 @@ TEST(CostModel, NonIntegralShapeThrows) {
   stats.hypers["heads"] = 3; // 64 / 3
   EXPECT_THROW(passes::countFlops(m, stats), std::invalid_argument);
 }
+
+// GraphStats::dstProductsPerSegment: an edge loop's product of the
+// destination row by the relation's weight counts (destination, relation)
+// segments; one of the source row still counts edges, and without the
+// flag (or without a segment count) so does the destination's.
+TEST(CostModel, CountsDestinationProductsOncePerSegmentWhenAsked) {
+  const char *text = R"(
+module @m {
+  hyper k : int = 4
+  hyper n : int = 3
+  input x : node[k]
+  param W : etype[k, n]
+  output d : edge[n]
+  output s : edge[n]
+  foreach e in edges {
+    d[e] = linear(x[e.dst], W[e.etype])
+    s[e] = linear(x[e.src], W[e.etype])
+  }
+}
+)";
+  ir::Module m = passtest::parseVerified(text, "m.ir");
+  passes::GraphStats stats = smallStats();
+  stats.numDstSegments = 4;
+  passes::FlopReport plain = passes::countFlops(m, stats);
+  EXPECT_EQ(flopsOf(plain, "d"), 2 * 4 * 3 * 10);
+  stats.dstProductsPerSegment = true;
+  passes::FlopReport segments = passes::countFlops(m, stats);
+  EXPECT_EQ(flopsOf(segments, "d"), 2 * 4 * 3 * 4);
+  EXPECT_EQ(flopsOf(segments, "s"), 2 * 4 * 3 * 10);
+  stats.numDstSegments = 0;
+  EXPECT_EQ(flopsOf(passes::countFlops(m, stats), "d"), 2 * 4 * 3 * 10);
+}

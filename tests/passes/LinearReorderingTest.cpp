@@ -319,6 +319,48 @@ module @att {
   EXPECT_FALSE(passes::reorderLinearOps(wide, passes::GraphStats::amShape()));
 }
 
+// A compacted attention (the inference program's form): the product of
+// k's pair row, a[p] = linear(k[p.src], W_att[p.etype]), read at the
+// edge's pair. With destination products counted once a (destination,
+// relation) segment, fewer segments than pairs make moving W_att onto q
+// pay even for a square W_att; counted once an edge (the training
+// forward's count), it does not.
+TEST(LinearReordering, MovesACompactedAttentionWhenSegmentsAreFewerThanPairs) {
+  const char *text = R"(
+module @att {
+  hyper heads : int = 2
+  input k : node[heads, 4]
+  input q : node[heads, 4]
+  param W_att : etype[heads, 4, 4]
+  temp a : pair[heads, 4]
+  output s : edge[heads]
+  foreach p in pairs {
+    a[p] = linear(k[p.src], W_att[p.etype])
+  }
+  foreach n in dst_nodes {
+    foreach e in n.incoming {
+      s[e] = dot(a[e.pair], q[e.dst])
+    }
+  }
+}
+)";
+  passes::GraphStats stats = passes::GraphStats::amShape();
+  ir::Module perEdge = passtest::parseVerified(text, "att.ir");
+  EXPECT_FALSE(passes::reorderLinearOps(perEdge, stats));
+  stats.dstProductsPerSegment = true;
+  ir::Module m = passtest::parseVerified(text, "att.ir");
+  ir::Module before = m.clone();
+  ASSERT_TRUE(passes::reorderLinearOps(m, stats));
+  ASSERT_TRUE(verifies(m));
+  const std::string out = ir::printModule(m);
+  EXPECT_TRUE(contains(out, "a_moved[e] = linear_t(q[e.dst], W_att[e.etype])\n"
+                            "      s[e] = dot(k[e.src], a_moved[e])"))
+      << out;
+  EXPECT_TRUE(contains(out, "temp a_moved : edge[heads, 4]")) << out;
+  EXPECT_FALSE(contains(out, "foreach p in pairs")) << out;
+  EXPECT_LE(outputError(before, m, {}, 14), 1e-10);
+}
+
 // A second run finds nothing left to do.
 TEST(LinearReordering, IsIdempotent) {
   for (const char *name : {"rgat", "rgat_pyg"}) {

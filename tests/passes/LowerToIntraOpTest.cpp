@@ -1594,8 +1594,15 @@ TEST(LowerToIntraOpTest, NarrowProductOfTheDestinationRowRunsOncePerChunk) {
   };
   EXPECT_EQ(shape(lowered("x[e.dst]", "x[e.src]")), "GT");
   EXPECT_FALSE(gemm(lowered("x[e.dst]", "x[e.src]"), 0).perChunk);
+  // Wider than a traversal takes (8 scalars an edge): still a GEMM, and
+  // still once a chunk (a row a chunk, not one an edge).
   EXPECT_EQ(shape(lowered("heads : int = 2", "heads : int = 8")), "GT");
-  EXPECT_FALSE(gemm(lowered("heads : int = 2", "heads : int = 8"), 0).perChunk);
+  EXPECT_TRUE(gemm(lowered("heads : int = 2", "heads : int = 8"), 0).perChunk);
+  {
+    ir::Module wide =
+        parseVerified(edited("heads : int = 2", "heads : int = 8"), "w.ir");
+    expectInstanceOrderComputesTheModule(wide, lower(wide), 8);
+  }
   // The node's row by its own name, and linear_t (w stored as [heads,
   // d]) too; each computes what the module does.
   std::string transposed = edited("etype[d, heads]", "etype[heads, d]");

@@ -182,7 +182,11 @@ TEST(WeightedSegmentSums, TakesPerHeadWeightMatricesWithPerHeadWeights) {
 
 // The bundled HGT-PyG forward as the pipeline hands it to this pass with
 // nothing kept: the message sum reads a per-edge v_rel message, the pair
-// message goes, same outputs.
+// message goes, and the attention's k_rel moves to the destination side
+// (q[e.dst] k_rel^T, once a (destination, relation) chunk: the reordering
+// runs with destination products counted per segment); same outputs. With
+// a value kept (a training forward), products are counted per edge and
+// the attention keeps its pair rows.
 TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
   ir::Module m = passtest::loadBundledModel("hgt_pyg");
   ir::DiagnosticEngine diags;
@@ -191,18 +195,29 @@ TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
   passes::compactMaterialization(m);
   passes::canonicalizeLoops(m);
   passes::fuseLoops(m);
-  Result r = passtest::applyPass(
-      [](ir::Module &module) {
-        return passes::uncompactWeightedSums(module,
-                                             passes::GraphStats::amShape());
-      },
-      m);
-  EXPECT_TRUE(r.changed);
-  EXPECT_EQ(countOf(r.text, "linear(v[p.src], v_rel"), 0) << r.text;
-  EXPECT_EQ(countOf(r.text, "_edge[e] = linear(v[e.src], v_rel[e.etype])"), 1)
-      << r.text;
-  EXPECT_EQ(countOf(r.text, "linear(k[p.src], k_rel[p.etype])"), 1) << r.text;
-  EXPECT_LE(passtest::outputDifference(m, r.module, {}), 1e-12) << r.text;
+  for (bool inference : {true, false}) {
+    SCOPED_TRACE(inference);
+    const std::set<std::string> keep =
+        inference ? std::set<std::string>{} : std::set<std::string>{"alpha"};
+    Result r = passtest::applyPass(
+        [&](ir::Module &module) {
+          return passes::uncompactWeightedSums(
+              module, passes::GraphStats::amShape(), keep);
+        },
+        m);
+    EXPECT_TRUE(r.changed);
+    EXPECT_EQ(countOf(r.text, "linear(v[p.src], v_rel"), 0) << r.text;
+    EXPECT_EQ(countOf(r.text, "_edge[e] = linear(v[e.src], v_rel[e.etype])"),
+              1)
+        << r.text;
+    EXPECT_EQ(countOf(r.text, "linear(k[p.src], k_rel[p.etype])"),
+              inference ? 0 : 1)
+        << r.text;
+    EXPECT_EQ(countOf(r.text, "= linear_t(q[e.dst], k_rel[e.etype])"),
+              inference ? 1 : 0)
+        << r.text;
+    EXPECT_LE(passtest::outputDifference(m, r.module, {}), 1e-12) << r.text;
+  }
 }
 
 // The bundled RGAT models' forward as the pipeline hands it to this pass

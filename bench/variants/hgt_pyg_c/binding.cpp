@@ -376,7 +376,7 @@ namespace hector_gen::hgt_pyg_c {
     [[maybe_unused]] const int64_t sz_q = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
     [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-    [[maybe_unused]] const int64_t sz_alpha_0 = hp_in_dim;
+    [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
     [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
     [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
@@ -421,11 +421,11 @@ namespace hector_gen::hgt_pyg_c {
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_k_0, g.num_nodes * sz_q_0, g.num_nodes * sz_v_0, g.num_pairs * sz_alpha_0, g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp, g.num_edges * sz_alpha, g.num_nodes * sz_agg_0, g.num_nodes * sz_a}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_k_0, g.num_nodes * sz_q_0, g.num_nodes * sz_v_0, g.num_sum_chunks * sz_alpha_0_moved, g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp, g.num_edges * sz_alpha, g.num_nodes * sz_agg_0, g.num_nodes * sz_a}, options);
     b.k_0 = scratch_arena.data<scalar_t>(0);
     b.q_0 = scratch_arena.data<scalar_t>(1);
     b.v_0 = scratch_arena.data<scalar_t>(2);
-    b.alpha_0 = scratch_arena.data<scalar_t>(3);
+    b.alpha_0_moved = scratch_arena.data<scalar_t>(3);
     b.alpha_score = scratch_arena.data<scalar_t>(4);
     b.alpha_exp = scratch_arena.data<scalar_t>(5);
     b.alpha = scratch_arena.data<scalar_t>(6);

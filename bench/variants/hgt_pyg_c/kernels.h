@@ -122,7 +122,7 @@ namespace hector_gen::hgt_pyg_c {
     T *k_0 = nullptr; // temp node_rows[in_dim]
     T *q_0 = nullptr; // temp node_rows[in_dim]
     T *v_0 = nullptr; // temp node_rows[in_dim]
-    T *alpha_0 = nullptr; // temp pair_rows[heads, in_dim/heads]
+    T *alpha_0_moved = nullptr; // temp chunk_rows[heads, in_dim/heads]
     T *alpha_score = nullptr; // temp dst_csr_rows[heads]
     T *alpha_exp = nullptr; // temp dst_csr_rows[heads]
     T *alpha = nullptr; // temp entry_rows[heads]
