@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 34 call e: branch kside (HGT-PyG's inference: q[dst] k_rel^T
 # once a (destination, relation) chunk instead of k[src] k_rel once a
-# pair) against main (.devcmd/old). The generated HGT CUDA cases (pytest)
+# pair) against main 6e07d82 (.devcmd/old). The generated HGT CUDA cases (pytest)
 # and memcheck on the HGT-PyG fp32 ones; then a throughput A/B of HGT
 # inference on am, mag and wikikg2. The device time left is about 320 s:
 # no tests build, no profile.
