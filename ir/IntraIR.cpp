@@ -405,8 +405,8 @@ private:
     }
     if (g.summedBySegment)
       checkSummed(g);
-    if (g.inputOp && (*g.inputOp != ir::OpKind::Gelu || !linear ||
-                      g.summedBySegment))
+    if (g.inputOp &&
+        (*g.inputOp != ir::OpKind::Gelu || !linear || g.summedBySegment))
       error("gemm @" + g.name +
             " applies an op other than gelu to its input, or one in outer "
             "mode or on summed rows");

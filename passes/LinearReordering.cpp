@@ -421,9 +421,9 @@ bool rewriteLinearOfLinear(ir::Module &module, Stmt &consumer) {
 /// HGT's attention: dot(linear(k, W[..]), q) with per-head W [H, Dk, Dq],
 /// k [H, Dk], q [H, Dq] -> dot(k, u) with u = linear_t(q, W[..]) [H, Dk]
 /// computed right before the consumer; also from a compacted pair row,
-/// dot(a[e.pair], q) with a[p] = linear(k[p.src], W[p.etype]). Both forms cost 2*H*Dk*Dq for the
-/// linear; the dot drops from 2*H*Dq to 2*H*Dk, and the original linear
-/// disappears when nothing else reads it.
+/// dot(a[e.pair], q) with a[p] = linear(k[p.src], W[p.etype]). Both forms cost
+/// 2*H*Dk*Dq for the linear; the dot drops from 2*H*Dq to 2*H*Dk, and the
+/// original linear disappears when nothing else reads it.
 bool rewriteMovedAttention(ir::Module &module, Site site) {
   Stmt &consumer = site.stmt();
   UseDef ud = analyze(module);

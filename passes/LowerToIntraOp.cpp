@@ -557,8 +557,8 @@ bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
 /// program: a traversal that read and wrote a 256-byte row a node (0.40
 /// ms of am's 6.37) goes. A kept a (the backward's) stays a row.
 bool Lowering::opOnInput(GemmInstance &g, const StmtInfo &gemm) {
-  if (g.mode != GemmInstance::Mode::Linear || g.summedBySegment ||
-      g.perChunk || !g.input.isIdentity())
+  if (g.mode != GemmInstance::Mode::Linear || g.summedBySegment || g.perChunk ||
+      !g.input.isIdentity())
     return false;
   const std::string a = g.input.value; // a copy: the input changes below
   const ir::ValueDecl &ad = decl(a);

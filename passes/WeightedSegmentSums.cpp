@@ -58,9 +58,9 @@ matchWeightedMessage(ir::Module &m, const ir::Stmt &s, const ir::Loop &edges,
       // matrix): the template weighs each head's input by its own weight.
       if (std::optional<PairStmt> perHead =
               findPairMessage(m, msg->value, /*perHeadWeights=*/true);
-          perHead && m.findValue(std::get<ir::Access>(
-                                     perHead->stmt().operands[1]).value)
-                             ->shape.size() == 3) {
+          perHead &&
+          m.findValue(std::get<ir::Access>(perHead->stmt().operands[1]).value)
+                  ->shape.size() == 3) {
         match.linear = *perHead;
         return match;
       }

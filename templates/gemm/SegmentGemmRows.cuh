@@ -56,10 +56,11 @@ __device__ inline int64_t sliceOfRow(const SegmentGemmArgsT<T> &a, int64_t r,
 }
 
 /// Input k of head h of row id `id` in linear mode: X[src][h*K + k] (k
-/// with xSharedByHeads) through the call's input op, or with summed rows (sumPtr) the sum of that entry
-/// over the row's X rows (each times its weight of head h, sumWeights at
-/// sumWeightRow), in order (src unused). For the general kernels; the
-/// tensor-core kernel stages summed rows a 16-byte word at a time.
+/// with xSharedByHeads) through the call's input op, or with summed rows
+/// (sumPtr) the sum of that entry over the row's X rows (each times its weight
+/// of head h, sumWeights at sumWeightRow), in order (src unused). For the
+/// general kernels; the tensor-core kernel stages summed rows a 16-byte word at
+/// a time.
 template <typename T>
 __device__ inline T inputAt(const SegmentGemmArgsT<T> &a, int64_t id,
                             int64_t src, int64_t h, int64_t k) {

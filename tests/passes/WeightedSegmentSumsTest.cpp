@@ -207,8 +207,7 @@ TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
         m);
     EXPECT_TRUE(r.changed);
     EXPECT_EQ(countOf(r.text, "linear(v[p.src], v_rel"), 0) << r.text;
-    EXPECT_EQ(countOf(r.text, "_edge[e] = linear(v[e.src], v_rel[e.etype])"),
-              1)
+    EXPECT_EQ(countOf(r.text, "_edge[e] = linear(v[e.src], v_rel[e.etype])"), 1)
         << r.text;
     EXPECT_EQ(countOf(r.text, "linear(k[p.src], k_rel[p.etype])"),
               inference ? 0 : 1)

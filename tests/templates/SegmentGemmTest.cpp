@@ -1204,14 +1204,8 @@ std::vector<Case> cases() {
   // TF32, a transposed weight with a bias per slice, as out_lin's) and the
   // general kernel (heads, a gather, K and N not multiples of 8).
   {
-    Case c{"geluInputBiasTransposed",
-           Mode::Linear,
-           500,
-           64,
-           64,
-           1,
-           4,
-           Seg::Ptr};
+    Case c{
+        "geluInputBiasTransposed", Mode::Linear, 500, 64, 64, 1, 4, Seg::Ptr};
     c.geluInput = true;
     c.transposeW = true;
     c.bias = Bias::PerSlice;
@@ -1221,14 +1215,8 @@ std::vector<Case> cases() {
     add(c);
   }
   {
-    Case c{"geluInputGeneralHeads",
-           Mode::Linear,
-           90,
-           20,
-           12,
-           2,
-           3,
-           Seg::RowType};
+    Case c{
+        "geluInputGeneralHeads", Mode::Linear, 90, 20, 12, 2, 3, Seg::RowType};
     c.geluInput = true;
     c.gather = true;
     add(c);
@@ -1816,10 +1804,11 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
   // Input k of head h of X row `row`: one row for all heads, or the head's
   // K of H*K.
   auto xAt = [&](int64_t row, int64_t h, int64_t k) -> Ref {
-    const Ref x = Ref(c.xSharedByHeads ? p.X[row * K + k]
-                                       : p.X[(row * H + h) * K + k]);
-    return c.geluInput ? Ref(0.5) * x * (Ref(1) + std::erf(x / std::sqrt(Ref(2))))
-                       : x;
+    const Ref x =
+        Ref(c.xSharedByHeads ? p.X[row * K + k] : p.X[(row * H + h) * K + k]);
+    return c.geluInput
+               ? Ref(0.5) * x * (Ref(1) + std::erf(x / std::sqrt(Ref(2))))
+               : x;
   };
   // Input k of head h of id `id`: its X row's, or the sum of its rows',
   // each times its entry's weight row (its id's, with weight ids).
