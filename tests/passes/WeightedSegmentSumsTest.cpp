@@ -76,6 +76,19 @@ std::string attentionBody(const std::vector<std::string> &incoming,
   return body + "    }\n  }\n";
 }
 
+/// A bundled model's forward as the pipeline hands it to this pass: shapes
+/// inferred, reordered, compacted, loops canonicalized and fused.
+ir::Module bundledForwardAtThisPass(const std::string &model) {
+  ir::Module m = passtest::loadBundledModel(model);
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(passes::inferShapes(m, diags)) << model;
+  passes::reorderLinearOps(m, passes::GraphStats::amShape());
+  passes::compactMaterialization(m);
+  passes::canonicalizeLoops(m);
+  passes::fuseLoops(m);
+  return m;
+}
+
 const std::string kWeightedSum = "h[n] += mul(a[e], m[e.pair])";
 
 // RGAT-PyG's form: the sum reads its own per-edge message and heads, right
@@ -188,13 +201,7 @@ TEST(WeightedSegmentSums, TakesPerHeadWeightMatricesWithPerHeadWeights) {
 // a value kept (a training forward), products are counted per edge and
 // the attention keeps its pair rows.
 TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
-  ir::Module m = passtest::loadBundledModel("hgt_pyg");
-  ir::DiagnosticEngine diags;
-  ASSERT_TRUE(passes::inferShapes(m, diags));
-  passes::reorderLinearOps(m, passes::GraphStats::amShape());
-  passes::compactMaterialization(m);
-  passes::canonicalizeLoops(m);
-  passes::fuseLoops(m);
+  ir::Module m = bundledForwardAtThisPass("hgt_pyg");
   for (bool inference : {true, false}) {
     SCOPED_TRACE(inference);
     const std::set<std::string> keep =
@@ -226,13 +233,7 @@ TEST(WeightedSegmentSums, RewritesTheBundledHgtPygForward) {
 TEST(WeightedSegmentSums, RewritesTheBundledRgatForwards) {
   for (const char *model : {"rgat", "rgat_pyg"}) {
     SCOPED_TRACE(model);
-    ir::Module m = passtest::loadBundledModel(model);
-    ir::DiagnosticEngine diags;
-    ASSERT_TRUE(passes::inferShapes(m, diags));
-    passes::reorderLinearOps(m, passes::GraphStats::amShape());
-    passes::compactMaterialization(m);
-    passes::canonicalizeLoops(m);
-    passes::fuseLoops(m);
+    ir::Module m = bundledForwardAtThisPass(model);
     Result r = passtest::applyPass(
         [](ir::Module &module) {
           return passes::uncompactWeightedSums(module,
