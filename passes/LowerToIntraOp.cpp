@@ -1606,8 +1606,7 @@ intra::Program Lowering::run() {
       if (!runsPerChunk(*g))
         continue;
       g->perChunk = true;
-    } else if (options_.traversal && isDstRowProduct(*g) &&
-               runsPerChunk(*g)) {
+    } else if (options_.traversal && isDstRowProduct(*g) && runsPerChunk(*g)) {
       // A wide one (HGT's q[dst] k_rel^T once its attention moved k_rel to
       // the destination side) is a GEMM either way: once a chunk instead
       // of once an edge, it writes a row a chunk, not one an edge. Its
