@@ -199,6 +199,12 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
       w.line("a.bias = {};", dataPtr(layout, g, *g.bias));
       w.line("a.biasPerSlice = {};", g.bias->global ? "false" : "true");
     }
+    if (g.mix) {
+      // A gated skip: the finished row mixed with mixRows at the output's
+      // row by sigmoid(mixGate[slice]) (the verifier checked both).
+      w.line("a.mixRows = {};", dataPtr(layout, g, g.mix->rows));
+      w.line("a.mixGate = {};", dataPtr(layout, g, g.mix->gate));
+    }
     if (g.rowDot) {
       // The finished row times a shared weight, to a second output.
       w.line("a.rowDotW = {};", dataPtr(layout, g, g.rowDot->weight));

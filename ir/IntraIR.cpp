@@ -211,6 +211,9 @@ void printGemm(std::ostringstream &os, const GemmInstance &g) {
   os << "\n";
   if (g.bias)
     os << "    bias " << g.bias->str(v) << "\n";
+  if (g.mix)
+    os << "    mix sigmoid(" << g.mix->gate.str(v) << ") " << g.mix->rows.str(v)
+       << "\n";
   if (g.initRow)
     os << "    init " << g.initRow->str(v) << "\n";
   if (g.epilogue)
@@ -354,6 +357,33 @@ private:
             "registers");
   }
 
+  /// A gated mix: on a plain linear output, its gate a [] param sliced
+  /// by the segment key, its rows of the output's shape at the output's
+  /// row.
+  void checkMix(const GemmInstance &g) {
+    const GemmMix &m = *g.mix;
+    if (g.mode != GemmInstance::Mode::Linear ||
+        g.accumulate != ir::Reduce::None || g.epilogue ||
+        !g.outputParts.empty() || g.rowDot || g.summedBySegment)
+      error("gemm @" + g.name +
+            " mixes rows into an output that is not plainly assigned (an "
+            "accumulation, epilogue scale, parts, row dot or summed rows)");
+    const ValueLayout *gate = program_.findLayout(m.gate.value);
+    if (!gate || gate->decl.kind != ir::ValueKind::Param ||
+        !gate->decl.shape.empty() || m.gate.global || !g.segmentBy ||
+        m.gate.path != *g.segmentBy)
+      error("gemm @" + g.name +
+            "'s mix gate is not a [] param sliced by the segment key");
+    const ValueLayout *rows = program_.findLayout(m.rows.value);
+    const ValueLayout *out = program_.findLayout(g.output.value);
+    if (!rows || !out || !m.rows.isIdentity() ||
+        !(rows->decl.shape == out->decl.shape) ||
+        rows->decl.space != out->decl.space)
+      error("gemm @" + g.name +
+            " mixes in rows not of its output's shape and space, or not at "
+            "the output's row");
+  }
+
   void check(const GemmInstance &g) {
     if (g.stmts.empty())
       error("gemm @" + g.name + " lowers no statement");
@@ -405,6 +435,8 @@ private:
     }
     if (g.summedBySegment)
       checkSummed(g);
+    if (g.mix)
+      checkMix(g);
     if (g.inputOp &&
         (*g.inputOp != ir::OpKind::Gelu || !linear || g.summedBySegment))
       error("gemm @" + g.name +

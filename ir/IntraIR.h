@@ -131,6 +131,16 @@ struct GemmRowDot {
   ir::Dim m;        ///< the output width
 };
 
+/// A gated mix of a GEMM's finished output rows with rows of their own
+/// shape, computed in the epilogue (a fused gated skip, HGT's
+/// `h = g a + (1 - g) x` with `g = sigmoid(skip[n.ntype])` over its output
+/// projection a), so that a is never written and read back:
+///   out[row] = g (row's value) + (1 - g) rows[row],  g = sigmoid(gate)
+struct GemmMix {
+  RowAccess gate; ///< a [] param sliced by the GEMM's segment key
+  RowAccess rows; ///< read at the output's row
+};
+
 /// A segment-MM instance of the GEMM template (hector.txt Algorithm 1).
 ///   Linear mode: out[scatter(row)] (=|+=)
 ///                epilogue(gather(A)[row] x W[seg] + bias[seg])
@@ -196,6 +206,11 @@ struct GemmInstance {
   /// `add(row, b)`), shared (global) or sliced by the segment key. Only
   /// without accumulation.
   std::optional<RowAccess> bias;
+  /// Linear: the finished row (product and bias) mixed with another row by
+  /// a gate per segment. Only on a plain output (no accumulation, epilogue
+  /// scale, parts, row dot or summed rows). Printed `mix sigmoid(gate)
+  /// rows`.
+  std::optional<GemmMix> mix;
   /// Linear: the output row cut by columns into these values, in order,
   /// each n / size() wide (fused `slice`s that partition the row); then
   /// `output` is the first of them. Empty: `output` holds the whole row.
@@ -208,8 +223,8 @@ struct GemmInstance {
   ir::Dim heads;      ///< perHead: H; otherwise 1
   GemmKnobs knobs;
   /// The inter-op statements lowered here: the input op's, the
-  /// linear/outer, then the reshapes, the bias and the scaling consumer or
-  /// slices fused into the epilogue, then the row dot.
+  /// linear/outer, then the reshapes, the bias and the scaling consumer,
+  /// gated mix or slices fused into the epilogue, then the row dot.
   std::vector<int> stmts;
 
   /// The rows the template's output holds: the output, or every part.
@@ -229,8 +244,8 @@ struct GemmInstance {
     return w;
   }
   /// Every value this instance reads (an accumulated output aside): the
-  /// input, the weight (Outer: B), the epilogue's scalar, the bias and the
-  /// row dot's weight.
+  /// input, the weight (Outer: B), the epilogue's scalar, the bias, the
+  /// mix's gate and rows and the row dot's weight.
   std::vector<const RowAccess *> reads() const {
     std::vector<const RowAccess *> r = {&input, &weight};
     if (epilogue)
@@ -241,6 +256,10 @@ struct GemmInstance {
       r.push_back(&*initRow);
     if (bias)
       r.push_back(&*bias);
+    if (mix) {
+      r.push_back(&mix->gate);
+      r.push_back(&mix->rows);
+    }
     if (rowDot)
       r.push_back(&rowDot->weight);
     return r;

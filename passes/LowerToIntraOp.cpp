@@ -127,6 +127,11 @@ private:
                        const std::string &row);
   bool accumulateIntoAddend(GemmInstance &g, const StmtInfo &sum,
                             const std::string &row);
+  std::vector<int> mixInEpilogue(GemmInstance &g, const StmtInfo &gemm,
+                                 const StmtInfo &scaled,
+                                 const std::string &row);
+  const StmtInfo *soleUnloweredReader(const std::string &value,
+                                      const StmtInfo &gemm) const;
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
   bool opOnInput(GemmInstance &g, const StmtInfo &gemm);
   void sumBySegment(GemmInstance &g) const;
@@ -360,11 +365,11 @@ std::optional<GemmInstance> Lowering::matchGemm(const StmtInfo &info) const {
 /// - reshapes (views of the row);
 /// - a bias, `add(row, b)` with b a weight row (biasInEpilogue), after
 ///   which the chain goes on;
-/// - then one of: a consumer that scales its rows by a scalar
-///   (scaleInEpilogue) or adds them to an addend summed earlier
-///   (accumulateIntoAddend), these two only without a bias; or slices that
-///   cut the row into equal parts, each written to its own buffer
-///   (cutIntoParts; several readers).
+/// - then one of: a gated mix with another row (mixInEpilogue); a
+///   consumer that scales its rows by a scalar (scaleInEpilogue) or adds
+///   them to an addend summed earlier (accumulateIntoAddend), these two
+///   only without a bias; or slices that cut the row into equal parts, each
+///   written to its own buffer (cutIntoParts; several readers).
 void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
   if (g.mode != GemmInstance::Mode::Linear ||
       g.accumulate != ir::Reduce::None)
@@ -406,8 +411,15 @@ void Lowering::fuseEpilogue(GemmInstance &g, const StmtInfo &info) {
       cur = r.stmt->target.value;
       continue;
     }
+    if (r.stmt->op == ir::OpKind::Mul) {
+      const std::vector<int> mixed = mixInEpilogue(g, info, r, cur);
+      if (!mixed.empty()) {
+        absorb(mixed);
+        return;
+      }
+    }
     if (g.bias)
-      return; // a bias is followed by slices or by nothing
+      return; // a bias is followed by a gated mix, slices or nothing
     // The consumer: a per-row scaling (the epilogue) or a sum (in place).
     const bool absorbed = r.stmt->op == ir::OpKind::Add
                               ? accumulateIntoAddend(g, r, cur)
@@ -504,6 +516,145 @@ bool Lowering::cutIntoParts(GemmInstance &g, const StmtInfo &gemm,
   return true;
 }
 
+/// The one statement that reads `value`, when it is in the loop of the
+/// GEMM statement `gemm`, after it, not lowered yet, and `value` is a temp
+/// that no backward keeps, read as the row itself; else null.
+const StmtInfo *Lowering::soleUnloweredReader(const std::string &value,
+                                              const StmtInfo &gemm) const {
+  const auto it = readers_.find(value);
+  if (decl(value).kind != ir::ValueKind::Temp || options_.saved.count(value) ||
+      it == readers_.end() || it->second.size() != 1)
+    return nullptr;
+  const StmtInfo &r = infos_[it->second.front()];
+  return readsRowOnce(r, gemm, value) ? &r : nullptr;
+}
+
+/// The gated skip after a plain linear GEMM whose finished row is `row`
+/// (HGT's `h = gate * a + (1 - gate) * x`, as the frontend writes it):
+///   gate = sigmoid(p[seg])        p a [] param sliced by the segment key
+///   h_0 = mul(gate, row)          `scaled`, the row's one reader
+///   h_1 = sub(1, gate)
+///   h_2 = mul(h_1, y)             y a row of row's shape, at the GEMM's row
+///   h = add(h_0, h_2)
+/// (each product and the sum in either order), where gate, h_0, h_1 and h_2
+/// are temps read only there: the epilogue's mix (GemmInstance::mix), so
+/// that row is never written and read back. HGT-PyG's inference program:
+/// a node traversal that read a and x and wrote h (0.56 ms of am's 5.9)
+/// goes. A training forward keeps a for the backward (options_.saved), so
+/// fuseEpilogue stops before this. Returns the statements absorbed, or
+/// none.
+std::vector<int> Lowering::mixInEpilogue(GemmInstance &g, const StmtInfo &gemm,
+                                         const StmtInfo &scaled,
+                                         const std::string &row) {
+  if (g.mode != GemmInstance::Mode::Linear ||
+      g.accumulate != ir::Reduce::None || g.perHead || g.epilogue ||
+      !g.outputParts.empty() || g.rowDot || g.summedBySegment || g.perChunk ||
+      !g.segmentBy || !g.output.isIdentity())
+    return {};
+  // The access of operand 0 or 1 of `s` that is not `other`, when both
+  // are accesses at the loop's own row.
+  auto otherOperand = [&](const StmtInfo &s,
+                          const std::string &other) -> const ir::Access * {
+    const ir::Stmt &st = *s.stmt;
+    if (st.operands.size() != 2 || st.reduce != ir::Reduce::None)
+      return nullptr;
+    const auto *x = std::get_if<ir::Access>(&st.operands[0]);
+    const auto *y = std::get_if<ir::Access>(&st.operands[1]);
+    if (!x || !y || !normalize(*x, *s.loop).isIdentity() ||
+        !normalize(*y, *s.loop).isIdentity())
+      return nullptr;
+    if (x->value == other && y->value != other)
+      return y;
+    if (y->value == other && x->value != other)
+      return x;
+    return nullptr;
+  };
+  auto writerOf = [&](const std::string &v) -> const StmtInfo * {
+    const auto w = writer_.find(v);
+    if (w == writer_.end())
+      return nullptr;
+    const StmtInfo &s = infos_[w->second];
+    return s.loop == gemm.loop && unitOf_[s.id] == -1 &&
+                   normalize(s.stmt->target, *s.loop).isIdentity()
+               ? &s
+               : nullptr;
+  };
+  // gate = sigmoid(p[seg]), read by h_0 and h_1 only.
+  const ir::Access *gateAcc = otherOperand(scaled, row);
+  if (!gateAcc || decl(gateAcc->value).kind != ir::ValueKind::Temp ||
+      options_.saved.count(gateAcc->value))
+    return {};
+  const std::string gate = gateAcc->value;
+  const StmtInfo *gateDef = writerOf(gate);
+  if (!gateDef || gateDef->stmt->op != ir::OpKind::Sigmoid ||
+      gateDef->stmt->reduce != ir::Reduce::None ||
+      gateDef->stmt->operands.size() != 1)
+    return {};
+  const auto *logit = std::get_if<ir::Access>(&gateDef->stmt->operands[0]);
+  if (!logit || decl(logit->value).kind != ir::ValueKind::Param ||
+      !decl(logit->value).shape.empty())
+    return {};
+  const RowAccess gateRow = normalize(*logit, *gateDef->loop);
+  if (gateRow.global || gateRow.path != *g.segmentBy)
+    return {};
+  const auto gateReaders = readers_.find(gate);
+  if (gateReaders == readers_.end() || gateReaders->second.size() != 2)
+    return {};
+  // h_1 = sub(1, gate): gate's other reader.
+  const int complementId = gateReaders->second[0] == scaled.id
+                               ? gateReaders->second[1]
+                               : gateReaders->second[0];
+  const StmtInfo &complement = infos_[complementId];
+  const ir::Stmt &cs = *complement.stmt;
+  const auto *one = cs.operands.size() == 2
+                        ? std::get_if<ir::ScalarExpr>(&cs.operands[0])
+                        : nullptr;
+  const auto *gateRead = cs.operands.size() == 2
+                             ? std::get_if<ir::Access>(&cs.operands[1])
+                             : nullptr;
+  if (cs.op != ir::OpKind::Sub || cs.reduce != ir::Reduce::None || !one ||
+      one->kind != ir::ScalarExpr::Kind::Literal || one->literal != 1.0 ||
+      !gateRead || gateRead->value != gate ||
+      !readsRowOnce(complement, gemm, gate) ||
+      writerOf(cs.target.value) != &complement)
+    return {};
+  // h_2 = mul(h_1, y), h_1's one reader.
+  const StmtInfo *skipped = soleUnloweredReader(cs.target.value, gemm);
+  if (!skipped || skipped->stmt->op != ir::OpKind::Mul ||
+      writerOf(skipped->stmt->target.value) != skipped)
+    return {};
+  const ir::Access *y = otherOperand(*skipped, cs.target.value);
+  if (!y || y->value == row || !(decl(y->value).shape == decl(row).shape) ||
+      decl(y->value).space != decl(row).space)
+    return {};
+  // y must be there before the GEMM runs: an input, or a value written by
+  // an earlier loop nest.
+  const auto yWriter = writer_.find(y->value);
+  if (decl(y->value).kind != ir::ValueKind::Input &&
+      (yWriter == writer_.end() || infos_[yWriter->second].nest >= gemm.nest))
+    return {};
+  // h = add(h_0, h_2), the one reader of both.
+  const std::string &scaledRow = scaled.stmt->target.value;
+  const StmtInfo *sum = soleUnloweredReader(scaledRow, gemm);
+  if (!sum || sum->stmt->op != ir::OpKind::Add ||
+      soleUnloweredReader(skipped->stmt->target.value, gemm) != sum ||
+      writerOf(scaledRow) != &scaled)
+    return {};
+  const ir::Access *other = otherOperand(*sum, scaledRow);
+  if (!other || other->value != skipped->stmt->target.value ||
+      !normalize(sum->stmt->target, *sum->loop).isIdentity() ||
+      !(decl(sum->stmt->target.value).shape == decl(row).shape))
+    return {};
+  g.mix = intra::GemmMix{gateRow, normalize(*y, *skipped->loop)};
+  g.output = normalize(sum->stmt->target, *sum->loop);
+  gemmRegisters_.insert(
+      {gate, scaledRow, cs.target.value, skipped->stmt->target.value});
+  std::vector<int> ids = {gateDef->id, scaled.id, complement.id, skipped->id,
+                          sum->id};
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 /// A reader `linear(row, w)` of a plain linear GEMM's finished output row,
 /// with w a shared weight [n, m]: the GEMM's row dot, computed from the row
 /// in the epilogue instead of read back from memory by a GEMM of its own
@@ -513,7 +664,7 @@ bool Lowering::cutIntoParts(GemmInstance &g, const StmtInfo &gemm,
 /// into rows, GemmEmitter's foldedRows) keep the separate GEMM: their
 /// template rows are not the row the dot reads.
 bool Lowering::rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm) {
-  if (g.mode != GemmInstance::Mode::Linear ||
+  if (g.mode != GemmInstance::Mode::Linear || g.mix ||
       g.accumulate != ir::Reduce::None || g.perHead || !g.outputParts.empty() ||
       !g.output.isIdentity())
     return false;

@@ -2155,112 +2155,6 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
   }
 }
 
-// @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers>
-void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp) {
-  [[maybe_unused]] const int64_t hp_in_dim = kFixedHypers ? INT64_C(64) : hp.in_dim;
-  [[maybe_unused]] const int64_t hp_heads = kFixedHypers ? INT64_C(1) : hp.heads;
-  [[maybe_unused]] const int64_t sz_x = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_kqv_weight = (INT64_C(3) * hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv_bias = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_v_rel = ((hp_in_dim * hp_in_dim) / hp_heads);
-  [[maybe_unused]] const int64_t sz_p_rel = hp_heads;
-  [[maybe_unused]] const int64_t sz_out_lin_weight = (hp_in_dim * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_out_lin_bias = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_skip = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_kqv_0 = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_kqv = (INT64_C(3) * hp_in_dim);
-  [[maybe_unused]] const int64_t sz_k_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_k = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_q = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_v = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_0_moved = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_alpha_1 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_2 = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_score = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_max = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_shifted = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_exp = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha_sum = hp_heads;
-  [[maybe_unused]] const int64_t sz_alpha = hp_heads;
-  [[maybe_unused]] const int64_t sz_msg_0_edge = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_agg = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a_1 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_a = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_gate = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_0 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h_1 = INT64_C(1);
-  [[maybe_unused]] const int64_t sz_h_2 = hp_in_dim;
-  [[maybe_unused]] const int64_t sz_h = hp_in_dim;
-  [[maybe_unused]] constexpr int kGroupSize = 1; // one thread
-  const int64_t scratch_size = INT64_C(0);
-  #pragma omp parallel
-  {
-    std::vector<scalar_t> scratch_storage(static_cast<size_t>(scratch_size) + 1);
-    [[maybe_unused]] scalar_t *scratch = scratch_storage.data();
-    [[maybe_unused]] const int hector_lane = 0;
-    const int64_t group = hector::trav::cpuThreadNum();
-    const int64_t groups = hector::trav::cpuNumThreads();
-    const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-    for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = k;
-      // s23: gate[n] = sigmoid(skip[n.ntype])
-      // s24: h_0[n] = mul(gate[n], a[n])
-      // s25: h_1[n] = sub(1, gate[n])
-      // s26: h_2[n] = mul(h_1[n], x[n])
-      // s27: h[n] = add(h_0[n], h_2[n])
-      {
-        const scalar_t *s23_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-        const scalar_t *s24_o1 = (b.a + (v_n) * sz_a);
-        const scalar_t *s26_o1 = (b.x + (v_n) * sz_x);
-        scalar_t *s27_t = (b.h + (v_n) * sz_h);
-        HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-          scalar_t v_s23;
-          {
-            const auto hector_at_s23 = 0;
-            {
-              [[maybe_unused]] const auto i = hector_at_s23;
-              const scalar_t v = hector::trav::sigmoid(s23_o0[i]);
-              v_s23 = v;
-            }
-          }
-          scalar_t v_s24;
-          {
-            const scalar_t v = v_s23 * s24_o1[i];
-            v_s24 = v;
-          }
-          scalar_t v_s25;
-          {
-            const auto hector_at_s25 = 0;
-            {
-              [[maybe_unused]] const auto i = hector_at_s25;
-              const scalar_t v = static_cast<scalar_t>(1) - v_s23;
-              v_s25 = v;
-            }
-          }
-          scalar_t v_s26;
-          {
-            const scalar_t v = v_s25 * s26_o1[i];
-            v_s26 = v;
-          }
-          scalar_t v_s27;
-          {
-            const scalar_t v = v_s24 + v_s26;
-            v_s27 = v;
-          }
-          s27_t[i] = v_s27;
-        }
-      }
-      HECTOR_GROUP_SYNC();
-    }
-  }
-}
-
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -2811,13 +2705,14 @@ void inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.out_lin_weight;
-      a.Y = b.a;
+      a.Y = b.h;
       a.bias = b.out_lin_bias;
       a.biasPerSlice = true;
+      a.mixRows = b.x;
+      a.mixGate = b.skip;
       a.scatter = nullptr;
       hector::templates::segmentGemmCpu(a);
     }
-    inference_trav_5<scalar_t, kFixedHypers>(g, gv, b, hp); // @trav_5: access none, schedule warp_per_vertex feature_tile 32
   }
 
   template <typename scalar_t>

@@ -213,6 +213,10 @@ __global__ void __launch_bounds__((TM / RM) * (TN / RN))
         v *= scale;
       else if (a.epilogue == EpilogueOp::Div)
         v /= scale;
+      if (a.mixRows) {
+        const T g = mixGateAt(a, int64_t(sliceRow[m]));
+        v = g * v + (T(1) - g) * a.mixRows[(dst * H + h) * N + col];
+      }
       storeOut(outputAt(a, dst, h, col), v, a);
     }
   }

@@ -67,6 +67,8 @@
 #include <string>
 #include <type_traits>
 
+#include "templates/Activations.h"
+
 namespace hector::templates {
 
 /// What the epilogue does with the per-row scalar.
@@ -148,7 +150,7 @@ template <typename T> struct SegmentGemmArgsT {
   /// Linear without summed rows: each X element goes through this op as it
   /// is read, so that `linear(gelu(a), W)` reads a and never writes
   /// gelu(a) (HGT's output projection of its aggregate). Gelu is the exact
-  /// (erf) one, torch's default and the traversals' (applyInputOp).
+  /// (erf) one, torch's default and the traversals' (templates/Activations.h).
   InputOp inputOp = InputOp::None;
   /// Linear: X rows are K scalars, and every head reads the same row:
   /// head h's input is X[row][0 .. K) (with sumPtr, the sum over the
@@ -236,6 +238,16 @@ template <typename T> struct SegmentGemmArgsT {
   T *rowDotY = nullptr;
   int64_t rowDotN = 0;
 
+  /// Linear: each finished output row (its product and bias) mixed with a
+  /// row of the same shape by a gate per slice, a fused gated skip (HGT's
+  /// h = g a + (1 - g) x over its output projection a):
+  ///   Y[dst] = g (x W + b) + (1 - g) mixRows[dst],  g = sigmoid(mixGate[s])
+  /// for a row of slice s, mixRows indexed as Y's rows (H*N scalars). Both
+  /// or neither; needs accumulate off, one output buffer, no epilogue
+  /// scale, no row dot and no summed rows.
+  const T *mixRows = nullptr;
+  const T *mixGate = nullptr;
+
   /// Linear epilogue: a per-row scalar ([rows] or [rows, H]).
   EpilogueOp epilogue = EpilogueOp::None;
   const T *scale = nullptr;
@@ -305,13 +317,14 @@ HECTOR_GEMM_HD int64_t weightRowStride(const SegmentGemmArgsT<T> &a) {
 
 /// `x` through `op` (SegmentGemmArgsT::inputOp).
 template <typename T> HECTOR_GEMM_HD T applyInputOp(InputOp op, T x) {
-  if (op != InputOp::Gelu)
-    return x;
-  constexpr T kRsqrt2 = T(0.70710678118654752440);
-  if constexpr (std::is_same_v<T, float>)
-    return 0.5f * x * (1.f + ::erff(x * kRsqrt2));
-  else
-    return T(0.5) * x * (T(1) + ::erf(x * kRsqrt2));
+  return op == InputOp::Gelu ? activations::gelu(x) : x;
+}
+
+/// The gate of a row of slice s in a call with a gated mix (mixGate):
+/// sigmoid(mixGate[s]), as a traversal computes it (templates/Activations.h).
+template <typename T>
+HECTOR_GEMM_HD T mixGateAt(const SegmentGemmArgsT<T> &a, int64_t s) {
+  return activations::sigmoid(a.mixGate[s]);
 }
 
 /// The row of sumWeights that entry j's weights are in.
@@ -328,11 +341,11 @@ HECTOR_GEMM_HD bool perHeadLayouts(const SegmentGemmArgsT<T> &a) {
   return a.H == 1 || (!a.xSharedByHeads && !a.wHeadsInColumns);
 }
 
-/// Whether the output is plain: no bias, one output buffer and no row dot
-/// (the fast paths that take none of these check this).
+/// Whether the output is plain: no bias, one output buffer, no row dot and
+/// no gated mix (the fast paths that take none of these check this).
 template <typename T>
 HECTOR_GEMM_HD bool plainOutput(const SegmentGemmArgsT<T> &a) {
-  return !a.bias && a.yParts <= 1 && !a.rowDotY;
+  return !a.bias && a.yParts <= 1 && !a.rowDotY && !a.mixRows;
 }
 
 /// The call without its row dot.
@@ -372,7 +385,9 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// (sumWeights) only with summed rows, weight ids (sumWeightIds) only with
 /// weights, xSharedByHeads and wHeadsInColumns only in linear mode, and
 /// wHeadsInColumns only with transposeW off, an input op only in linear
-/// mode without summed rows); else what is wrong. rowIds
+/// mode without summed rows, a gated mix only on one plain-assigned output
+/// buffer without an epilogue scale, row dot or summed rows); else what is
+/// wrong. rowIds
 /// goes with either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);

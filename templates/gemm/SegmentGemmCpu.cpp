@@ -64,6 +64,12 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
       return "output parts need accumulate off";
     if ((a.epilogue == EpilogueOp::None) != (a.scale == nullptr))
       return "scale must be given exactly when there is an epilogue";
+    if ((a.mixRows == nullptr) != (a.mixGate == nullptr))
+      return "a gated mix needs both mixRows and mixGate";
+    if (a.mixRows && (a.accumulate || a.yParts != 1 ||
+                      a.epilogue != EpilogueOp::None || a.rowDotY || a.sumPtr))
+      return "a gated mix needs accumulate off, one output buffer, and no "
+             "epilogue scale, row dot or summed rows";
     if (a.rowDotY || a.rowDotW || a.rowDotN != 0) {
       if (!a.rowDotY || !a.rowDotW || a.rowDotN < 1)
         return "a row dot needs rowDotY, rowDotW and rowDotN >= 1";
@@ -73,6 +79,8 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
   } else {
     if (a.bias || a.yParts != 1)
       return "no bias or output parts in outer mode";
+    if (a.mixRows || a.mixGate)
+      return "no gated mix in outer mode";
     if (a.rowDotY || a.rowDotW || a.rowDotN != 0)
       return "no row dot in outer mode";
     if (!a.B && a.K > 0)
@@ -163,6 +171,12 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
           const T sc = a.scale[a.scalePerHead ? sr * H + h : sr];
           for (int64_t n = 0; n < N; ++n)
             acc[n] = a.epilogue == EpilogueOp::Mul ? acc[n] * sc : acc[n] / sc;
+        }
+        if (a.mixRows) {
+          const T g = mixGateAt(a, s);
+          const T *mix = a.mixRows + dst * H * N + h * N;
+          for (int64_t n = 0; n < N; ++n)
+            acc[n] = g * acc[n] + (T(1) - g) * mix[n];
         }
         if (a.yParts > 1) {
           for (int64_t n = 0; n < N; ++n)

@@ -881,8 +881,8 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
   return hi;
 }
 
-/// kFused: the call has a bias, output parts or a row dot (plainOutput
-/// false); kRowDot: it has a row dot (and kFused). Each is its own
+/// kFused: the call has a bias, output parts, a gated mix or a row dot
+/// (plainOutput false); kRowDot: it has a row dot (and kFused). Each is its own
 /// instantiation: with the bias and parts in the plain one every GEMM ran
 /// 2% to 5% slower on am (H100, session 17 call g), and the row dot's
 /// registers (108 against 80) stay out of the others. kSum: the call sums
@@ -1097,11 +1097,27 @@ __global__ void __launch_bounds__(kMmaThreads,
       // have no room for sixteen more.
       constexpr bool kBatchBias = kFused && !kSum;
       float2 biasPair[kBatchBias ? kPassTiles : 1];
+      // A gated mix (never with summed rows, checkSegmentGemmArgs): the
+      // value is g acc + (g b + (1 - g) mix), its second term folded into
+      // the bias pairs, loaded with them before the first store.
+      const bool mixed = kBatchBias && a.mixRows;
+      const float gate =
+          mixed && dst >= 0 ? mixGateAt(a, int64_t(tr.slice[row])) : 1.f;
       if constexpr (kBatchBias) {
+        const float *mix = mixed && dst >= 0
+                               ? a.mixRows + (dst * a.H + h) * N + c0 + 2 * t
+                               : nullptr;
 #pragma unroll
-        for (int j = 0; j < kPassTiles; ++j)
+        for (int j = 0; j < kPassTiles; ++j) {
           biasPair[j] =
               loadBiasPair(j < nTiles && bias ? bias + 8 * j : nullptr);
+          if (mixed) {
+            const float2 m =
+                loadBiasPair(j < nTiles && mix ? mix + 8 * j : nullptr);
+            biasPair[j].x = gate * biasPair[j].x + (1.f - gate) * m.x;
+            biasPair[j].y = gate * biasPair[j].y + (1.f - gate) * m.y;
+          }
+        }
       }
       float dot = 0.f;
       // Tile j's finished pair of this lane's columns.
@@ -1112,7 +1128,11 @@ __global__ void __launch_bounds__(kMmaThreads,
         else
           b = loadBiasPair(bias ? bias + 8 * j : nullptr);
         const float2 v = finishPair<kFused>(
-            a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]), b, sc);
+            a,
+            mixed ? make_float2(gate * acc[j][2 * half],
+                                gate * acc[j][2 * half + 1])
+                  : make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
+            b, sc);
         if constexpr (kRowDot)
           dot += v.x * dotW[j][0] + v.y * dotW[j][1];
         return v;
@@ -1452,6 +1472,8 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
     if (!hostAligned16(a.yPart[p]))
       return false;
   if (a.bias && !hostAligned16(a.bias))
+    return false;
+  if (a.mixRows && !hostAligned16(a.mixRows))
     return false;
   // A row dot in the epilogue: one column, the whole row in one block's
   // window.

@@ -38,6 +38,8 @@
 
 #include <cmath>
 #include <cstdint>
+
+#include "templates/Activations.h"
 #include <math.h>
 #include <type_traits>
 
@@ -275,13 +277,12 @@ template <typename T> HECTOR_HD T relu(T x) { return x > T(0) ? x : T(0); }
 template <typename T> HECTOR_HD T leakyRelu(T x, T slope) {
   return x > T(0) ? x : x * slope;
 }
+/// The logistic sigmoid and the exact (erf) GELU, as the GEMM template
+/// applies them too (templates/Activations.h).
 template <typename T> HECTOR_HD T sigmoid(T x) {
-  return T(1) / (T(1) + exp(-x));
+  return activations::sigmoid(x);
 }
-/// Exact (erf) GELU, as torch.nn.functional.gelu's default.
-template <typename T> HECTOR_HD T gelu(T x) {
-  return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
-}
+template <typename T> HECTOR_HD T gelu(T x) { return activations::gelu(x); }
 template <typename T> HECTOR_HD T reluGrad(T x) {
   return x > T(0) ? T(1) : T(0);
 }

@@ -68,9 +68,10 @@ const Expected kExpected[] = {
     {"rgat", 3, 6, "GGTTTTTGT"},
     // edges: k_0, q_0, m_0 (sliced by src/dst ntype), att_0 (per-head
     // W_att, reads the view k) -> 4 G, scores -> T; softmax -> T T T;
-    // att -> T, msg (per-head W_msg) -> G; last nest: t_0, gate, h_2, h_3
-    // -> T, h_0 = linear(t, A) with h_1 = mul(gate, h_0) fused -> G, h -> T.
-    {"hgt", 6, 7, "GGGGTTTTGTTGT"},
+    // att -> T, msg (per-head W_msg) -> G; last nest: t_0 -> T, h_0 =
+    // linear(t, A) with the gated skip (gate, h_1 to h_3, h) as its mix
+    // -> G (lowered without a backward's saved values: nothing keeps h_0).
+    {"hgt", 6, 6, "GGGGTTTTGTTG"},
     // incoming: h_1 linear with h_0 += div(h_1, rel_in_degree) fused
     // (scatter to e.dst, atomic) -> G; h_2 = linear(x, root) -> G;
     // h_3, h -> T.
@@ -83,10 +84,10 @@ const Expected kExpected[] = {
     // nodes: kqv_0 (linear_t by ntype) with the bias and the k, q, v
     // slices fused (three output parts) -> G; edges: alpha_0 (per-head
     // k_rel) -> G, scores -> T; softmax -> T T T; alpha -> T, msg_0 with
-    // msg = mul(alpha, msg_0) fused (per head) -> G; last nest: agg_0, a_0,
-    // gate, h_1, h_2 -> T, a_1 (linear_t) with its bias fused -> G, h_0,
-    // h -> T.
-    {"hgt_pyg", 4, 7, "GGTTTTTGTGT"},
+    // msg = mul(alpha, msg_0) fused (per head) -> G; last nest: agg_0, a_0
+    // -> T, a_1 (linear_t) with its bias and the gated skip (gate, h_0 to
+    // h_2, h) fused -> G (nothing keeps a without a backward).
+    {"hgt_pyg", 4, 6, "GGTTTTTGTG"},
 };
 
 class LoweringModelTest : public ::testing::TestWithParam<Expected> {};
@@ -402,14 +403,24 @@ TEST(LowerToIntraOpTest, HgtPerHeadAndTypeSlicedGemms) {
   EXPECT_EQ(att.k.str(), "in_dim/heads");
   EXPECT_EQ(p.findLayout("k")->storage, intra::Storage::View);
   EXPECT_EQ(p.findLayout("k")->viewOf, "k_0");
-  // h_1 = mul(gate[n], h_0[n]) is the epilogue of h_0's GEMM.
+  // The gated skip `h = gate * h_0 + (1 - gate) * x` is the mix of h_0's
+  // GEMM; with h_0 kept for a backward (the training forward), h_0 is its
+  // output.
   const intra::GemmInstance &out = gemm(p, 11);
   EXPECT_EQ(out.rows, intra::RowDomain::Nodes);
   EXPECT_EQ(*out.segmentBy, std::vector<ir::Attr>{ir::Attr::NType});
-  ASSERT_TRUE(out.epilogue);
-  EXPECT_EQ(out.epilogue->op, ir::OpKind::Mul);
-  EXPECT_EQ(out.epilogue->scalar.str("n"), "gate[n]");
-  EXPECT_EQ(out.output.str("n"), "h_1[n]");
+  ASSERT_TRUE(out.mix);
+  EXPECT_EQ(out.mix->gate.str("n"), "skip[n.ntype]");
+  EXPECT_EQ(out.mix->rows.str("n"), "x[n]");
+  EXPECT_EQ(out.output.str("n"), "h[n]");
+  EXPECT_FALSE(out.epilogue);
+  passes::LoweringOptions kept;
+  kept.saved = {"h_0"};
+  intra::Program q = lower(loadBundledModel("hgt"), kept);
+  const intra::GemmInstance &kept0 = gemm(q, 11);
+  EXPECT_EQ(kept0.output.str("n"), "h_0[n]");
+  EXPECT_FALSE(kept0.mix);
+  EXPECT_FALSE(kept0.epilogue);
 }
 
 TEST(LowerToIntraOpTest, HgtPygPerHeadEpilogueAndTransposedWeight) {
@@ -425,7 +436,8 @@ TEST(LowerToIntraOpTest, HgtPygPerHeadEpilogueAndTransposedWeight) {
 // HGT's kqv projection: `linear_t(x, W[ntype]) + b[ntype]` cut by three
 // slices into k, q and v is one GEMM with a per-type bias and three output
 // parts (no traversal copies the slices out); out_lin's bias is fused
-// too, while `a` itself, saved for the backward, stays its output.
+// too, and the gated skip with it, unless `a` is saved for the backward:
+// then `a` stays its output.
 TEST(LowerToIntraOpTest, HgtPygKqvBiasAndSlicesFuseIntoTheGemm) {
   intra::Program p = lower(loadBundledModel("hgt_pyg"));
   const intra::GemmInstance &kqv = gemm(p, 0);
@@ -447,8 +459,15 @@ TEST(LowerToIntraOpTest, HgtPygKqvBiasAndSlicesFuseIntoTheGemm) {
   const intra::GemmInstance &outLin = gemm(p, 9);
   ASSERT_TRUE(outLin.bias);
   EXPECT_EQ(outLin.bias->str("n"), "out_lin_bias[n.ntype]");
-  EXPECT_EQ(outLin.output.str("n"), "a[n]");
+  EXPECT_EQ(outLin.output.str("n"), "h[n]");
+  EXPECT_TRUE(outLin.mix);
   EXPECT_TRUE(outLin.outputParts.empty());
+  passes::LoweringOptions kept;
+  kept.saved = {"a"};
+  intra::Program q = lower(loadBundledModel("hgt_pyg"), kept);
+  const intra::GemmInstance &keptLin = gemm(q, 9);
+  EXPECT_EQ(keptLin.output.str("n"), "a[n]");
+  EXPECT_FALSE(keptLin.mix);
 }
 
 // Slices fuse only when they cut the row into equal parts in order; a
@@ -935,6 +954,109 @@ TEST(LowerToIntraOpTest, AGeluThatOnlyAGemmReadsIsItsInputOp) {
   expectInstanceOrderComputesTheModule(read, r, 26);
 }
 
+/// HGT-PyG's gated skip after its output projection, as the frontend
+/// writes `h = gate * (linear(t, W) + b) + (1 - gate) * x` with
+/// `gate = sigmoid(skip[n.ntype])`. `gateStmt` and `complementStmt` replace
+/// gate's and h_1's statements; `extra` is one more statement.
+std::string gatedSkipModule(
+    const std::string &extra = "y[n] = copy(t[n])",
+    const std::string &gateStmt = "gate[n] = sigmoid(skip[n.ntype])",
+    const std::string &complementStmt = "h_1[n] = sub(1, gate[n])") {
+  return R"(module @gated_skip {
+  hyper d : int = 4
+  input x : node[d]
+  input t : node[d]
+  input s : node[]
+  param W : ntype[d, d]
+  param b : ntype[d]
+  param skip : ntype[]
+  temp a_0 : node[d]
+  temp a : node[d]
+  temp gate : node[]
+  temp h_0 : node[d]
+  temp h_1 : node[]
+  temp h_2 : node[d]
+  output h : node[d]
+  output y : node[d]
+  foreach n in nodes {
+    a_0[n] = linear(t[n], W[n.ntype])
+    a[n] = add(a_0[n], b[n.ntype])
+    )" + gateStmt +
+         R"(
+    h_0[n] = mul(gate[n], a[n])
+    )" + complementStmt +
+         R"(
+    h_2[n] = mul(h_1[n], x[n])
+    h[n] = add(h_0[n], h_2[n])
+    )" + extra +
+         R"(
+  }
+}
+)";
+}
+
+/// Whether some GEMM of `p` mixes rows into its output.
+bool anyGemmMixes(const intra::Program &p) {
+  for (const intra::Instance &i : p.instances)
+    if (const auto *g = std::get_if<intra::GemmInstance>(&i))
+      if (g->mix)
+        return true;
+  return false;
+}
+
+// The gated skip goes into the projection's epilogue (GemmInstance::mix):
+// the GEMM writes h, and a and the gate's temps are never rows. Not when a
+// is kept for a backward, when the gate or h_1 has another reader, when
+// the gate is not a param sliced by the segment key, or when the
+// complement is not 1 - gate.
+TEST(LowerToIntraOpTest, AGatedSkipAfterAProjectionIsItsEpiloguesMix) {
+  ir::Module m = parseVerified(gatedSkipModule(), "skip.ir");
+  intra::Program p = lower(m);
+  const intra::GemmInstance &g = gemm(p, 0);
+  ASSERT_TRUE(g.mix.has_value()) << intra::printProgram(p);
+  EXPECT_EQ(g.mix->gate.str("n"), "skip[n.ntype]");
+  EXPECT_EQ(g.mix->rows.str("n"), "x[n]");
+  EXPECT_EQ(g.output.str("n"), "h[n]");
+  ASSERT_TRUE(g.bias.has_value());
+  EXPECT_EQ(g.stmts, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  for (const char *v : {"a", "gate", "h_0", "h_1", "h_2"})
+    EXPECT_EQ(p.findLayout(v)->storage, intra::Storage::Register) << v;
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find("    mix sigmoid(skip[n.ntype]) x[n]\n"),
+            std::string::npos)
+      << text;
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, 27);
+
+  passes::LoweringOptions kept;
+  kept.saved = {"a"};
+  intra::Program q = lower(m, kept);
+  EXPECT_FALSE(anyGemmMixes(q)) << intra::printProgram(q);
+  EXPECT_EQ(q.findLayout("a")->storage, intra::Storage::Buffer);
+  expectInstanceOrderComputesTheModule(m, q, 28);
+
+  const std::vector<std::string> others[] = {
+      {"y[n] = mul(gate[n], t[n])"},
+      {"y[n] = mul(h_1[n], t[n])"},
+      {"y[n] = copy(t[n])", "gate[n] = sigmoid(s[n])"},
+      {"y[n] = copy(t[n])", "gate[n] = sigmoid(skip[n.ntype])",
+       "h_1[n] = sub(2, gate[n])"},
+      {"y[n] = copy(t[n])", "gate[n] = tanh(skip[n.ntype])"},
+  };
+  int seed = 29;
+  for (const std::vector<std::string> &o : others) {
+    ir::Module other =
+        parseVerified(o.size() == 1   ? gatedSkipModule(o[0])
+                      : o.size() == 2 ? gatedSkipModule(o[0], o[1])
+                                      : gatedSkipModule(o[0], o[1], o[2]),
+                      "other.ir");
+    intra::Program r = lower(other);
+    EXPECT_FALSE(anyGemmMixes(r)) << o.back() << "\n" << intra::printProgram(r);
+    expectInstanceOrderComputesTheModule(other, r, seed++);
+  }
+}
+
 /// HGT's weighted sum as uncompact-weighted-sums leaves it: each edge's
 /// message is v[e.src] times its relation's per-head matrices, each head
 /// weighed by its own a[e] (`weight` a[e], or s[e], one for all heads).
@@ -1294,6 +1416,22 @@ TEST(LowerToIntraOpTest, VerifierRejectsMisplacedWeightsAndHeads) {
   intra::Program relu = lower(parseVerified(geluInputModule(), "gelu.ir"));
   std::get<intra::GemmInstance>(relu.instances[0]).inputOp = ir::OpKind::Relu;
   rejects(relu, "applies an op other than gelu to its input");
+  // A gated mix into an accumulated output, by a gate that is not a []
+  // param sliced by the segment key, or of rows not of the output's shape.
+  auto mixed = [] {
+    return lower(parseVerified(gatedSkipModule(), "skip.ir"));
+  };
+  intra::Program accumulated = mixed();
+  auto &ga = std::get<intra::GemmInstance>(accumulated.instances[0]);
+  ga.accumulate = ir::Reduce::Sum;
+  rejects(accumulated, "mixes rows into an output that is not plainly");
+  intra::Program byBias = mixed();
+  auto &gb = std::get<intra::GemmInstance>(byBias.instances[0]);
+  gb.mix->gate = *gb.bias;
+  rejects(byBias, "mix gate is not a [] param sliced by the segment key");
+  intra::Program byRow = mixed();
+  std::get<intra::GemmInstance>(byRow.instances[0]).mix->rows.value = "s";
+  rejects(byRow, "mixes in rows not of its output's shape and space");
 }
 
 // A gradient reached two ways, `s = add(a, t)` with `t` a linear GEMM's

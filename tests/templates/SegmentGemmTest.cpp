@@ -127,6 +127,10 @@ struct Case {
   bool wHeadsInColumns = false;
   /// SegmentGemmArgs::inputOp = InputOp::Gelu: the GEMM of gelu(X).
   bool geluInput = false;
+  /// SegmentGemmArgs::mixRows and mixGate: each output row a gated mix
+  /// g (x W + b) + (1 - g) m of its value and a row m of its own, with
+  /// g = sigmoid(gate[slice]) (HGT's gated skip).
+  bool gatedMix = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -1221,6 +1225,50 @@ std::vector<Case> cases() {
     c.gather = true;
     add(c);
   }
+  // A gated mix (SegmentGemmArgs::mixRows, mixGate): HGT's gated skip in
+  // its output projection's epilogue. The tensor-core kernel with gelu
+  // input, a transposed weight and a bias per slice, as HGT's out_lin
+  // (exact and TF32); with two 64-column windows, shuffled row ids and
+  // rowType and no bias; the general kernel with heads and a gather.
+  {
+    Case c{"gatedMixGeluBiasTransposed",
+           Mode::Linear,
+           500,
+           64,
+           64,
+           1,
+           4,
+           Seg::Ptr};
+    c.gatedMix = true;
+    c.geluInput = true;
+    c.transposeW = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+    c.name = "gatedMixGeluBiasTransposedTf32";
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"gatedMixTwoWindowsShuffled",
+           Mode::Linear,
+           300,
+           32,
+           128,
+           1,
+           3,
+           Seg::RowType};
+    c.gatedMix = true;
+    c.rowIds = RowIds::Shuffled;
+    add(c);
+  }
+  {
+    Case c{
+        "gatedMixGeneralHeads", Mode::Linear, 90, 20, 12, 2, 3, Seg::RowType};
+    c.gatedMix = true;
+    c.gather = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
   {
     Case c{"summedRowsBiasTransposed",
            Mode::Linear,
@@ -1598,6 +1646,7 @@ template <typename T> struct Problem {
   /// expected; with a row dot its rows (yRows * rowDotN) follow.
   int64_t yCount = 0;
   std::vector<T> X, W, B, scale, bias, rowDotW, Y0, expected;
+  std::vector<T> mixRows, mixGate; ///< [yRows, H*N], [S]; empty: no mix
   std::vector<int64_t> gather, gatherB, scatter, scaleGather, segPtr, rowType;
   std::vector<int64_t> sumPtr, sumRows; ///< empty: one X row per id
   std::vector<T> sumWeights;            ///< [weight rows, H]; empty: none
@@ -1762,6 +1811,13 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
     }
     if (c.bias != Bias::None)
       p.bias = randomVector<T>(rng, (c.bias == Bias::PerSlice ? S : 1) * H * N);
+    if (c.gatedMix) {
+      p.mixRows = randomVector<T>(rng, p.yRows * H * N);
+      // Gates from about 0.12 to 0.88, so that both terms count.
+      p.mixGate = randomVector<T>(rng, S);
+      for (T &g : p.mixGate)
+        g *= T(2);
+    }
     // Repeated ids write their output rows more than once.
     if (c.rowIds == RowIds::Repeated)
       p.atomic = true;
@@ -1850,6 +1906,10 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
             const int64_t sr = c.scaleGather ? p.scaleGather[id] : id;
             const Ref sc = p.scale[c.scalePerHead ? sr * H + h : sr];
             v = c.epilogue == EpilogueOp::Mul ? v * sc : v / sc;
+          }
+          if (c.gatedMix) {
+            const Ref g = Ref(1) / (Ref(1) + std::exp(-Ref(p.mixGate[s])));
+            v = g * v + (Ref(1) - g) * Ref(p.mixRows[(dst * H + h) * N + n]);
           }
           Ref &o = out[(dst * H + h) * N + n];
           o = c.accumulate ? o + v : v;
@@ -1942,6 +2002,8 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
     }
     a.bias = ptr(p.bias);
     a.biasPerSlice = c.bias == Bias::PerSlice;
+    a.mixRows = ptr(p.mixRows);
+    a.mixGate = ptr(p.mixGate);
     a.scatter = ptr(p.scatter);
     a.epilogue = c.epilogue;
     a.scale = ptr(p.scale);
@@ -2507,6 +2569,52 @@ TEST(SegmentGemmArgsCheck, ChecksRowDots) {
   a.B = a.dW = buf;
   a.accumulate = true;
   EXPECT_EQ(checkSegmentGemmArgs(a), "no row dot in outer mode");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksGatedMixes) {
+  SegmentGemmArgs a;
+  a.M = 4;
+  a.K = 2;
+  a.N = 6;
+  float buf[24] = {};
+  a.X = a.W = a.Y = buf;
+  a.mixRows = buf;
+  const std::string needsBoth = "a gated mix needs both mixRows and mixGate";
+  EXPECT_EQ(checkSegmentGemmArgs(a), needsBoth);
+  a.mixRows = nullptr;
+  a.mixGate = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), needsBoth);
+  a.mixRows = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  const std::string plainOnly =
+      "a gated mix needs accumulate off, one output buffer, and no epilogue "
+      "scale, row dot or summed rows";
+  a.accumulate = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), plainOnly);
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
+  a.accumulate = false;
+  a.epilogue = EpilogueOp::Mul;
+  a.scale = buf;
+  EXPECT_EQ(checkSegmentGemmArgs(a), plainOnly);
+  a.epilogue = EpilogueOp::None;
+  a.scale = nullptr;
+  const int64_t ptr[5] = {0, 1, 2, 3, 4}, rows[4] = {0, 1, 2, 3};
+  a.sumPtr = ptr;
+  a.sumRows = rows;
+  EXPECT_EQ(checkSegmentGemmArgs(a), plainOnly);
+  a.sumPtr = nullptr;
+  a.sumRows = nullptr;
+  a.rowDotY = buf;
+  a.rowDotW = buf;
+  a.rowDotN = 1;
+  EXPECT_EQ(checkSegmentGemmArgs(a), plainOnly);
+  a.rowDotY = nullptr;
+  a.rowDotW = nullptr;
+  a.rowDotN = 0;
+  a.mode = Mode::Outer;
+  a.B = a.dW = buf;
+  a.accumulate = true;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "no gated mix in outer mode");
 }
 
 /// rowDotCall: the dot reads the rows back where the call wrote them.

@@ -421,7 +421,7 @@ namespace hector_gen::hgt_pyg_c {
     at::Tensor t_h = at::empty(std::vector<int64_t>{g.num_nodes, hp_in_dim}, options);
     b.h = t_h.data_ptr<scalar_t>();
     // The other temps, in one allocation freed when the call returns.
-    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_k_0, g.num_nodes * sz_q_0, g.num_nodes * sz_v_0, g.num_sum_chunks * sz_alpha_0_moved, g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp, g.num_edges * sz_alpha, g.num_nodes * sz_agg_0, g.num_nodes * sz_a}, options);
+    const hector::rt::BufferArena scratch_arena({g.num_nodes * sz_k_0, g.num_nodes * sz_q_0, g.num_nodes * sz_v_0, g.num_sum_chunks * sz_alpha_0_moved, g.num_edges * sz_alpha_score, g.num_edges * sz_alpha_exp, g.num_edges * sz_alpha, g.num_nodes * sz_agg_0}, options);
     b.k_0 = scratch_arena.data<scalar_t>(0);
     b.q_0 = scratch_arena.data<scalar_t>(1);
     b.v_0 = scratch_arena.data<scalar_t>(2);
@@ -430,7 +430,6 @@ namespace hector_gen::hgt_pyg_c {
     b.alpha_exp = scratch_arena.data<scalar_t>(5);
     b.alpha = scratch_arena.data<scalar_t>(6);
     b.agg_0 = scratch_arena.data<scalar_t>(7);
-    b.a = scratch_arena.data<scalar_t>(8);
     runOn(
         device, [&] { inference_cpu<scalar_t>(g, gv, b, hp); },
         [&](void *stream) {

@@ -2219,111 +2219,6 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
   }
 }
 
-// @trav_5: access none, schedule warp_per_vertex feature_tile 32
-template <typename scalar_t, bool kFixedHypers, int kGroupSize>
-__global__ void __launch_bounds__(kGroupSize > 256 ? kGroupSize : 256)
-inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> gv, const InferenceBuffers<scalar_t> b, const Hypers hp, const int64_t scratch_size, [[maybe_unused]] const int64_t hector_heavy_limit) {
-  extern __shared__ __align__(16) unsigned char hector_smem_bytes[];
-  scalar_t *hector_smem = reinterpret_cast<scalar_t *>(hector_smem_bytes);
-  [[maybe_unused]] const int hp_in_dim = kFixedHypers ? 64 : static_cast<int>(hp.in_dim);
-  [[maybe_unused]] const int hp_heads = kFixedHypers ? 1 : static_cast<int>(hp.heads);
-  [[maybe_unused]] const int sz_x = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_kqv_weight = static_cast<int>((INT64_C(3) * hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv_bias = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_v_rel = static_cast<int>(((hp_in_dim * hp_in_dim) / hp_heads));
-  [[maybe_unused]] const int sz_p_rel = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_out_lin_weight = static_cast<int>((hp_in_dim * hp_in_dim));
-  [[maybe_unused]] const int sz_out_lin_bias = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_skip = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_kqv_0 = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_kqv = static_cast<int>((INT64_C(3) * hp_in_dim));
-  [[maybe_unused]] const int sz_k_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_k = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_q = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_v = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_0_moved = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_alpha_1 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_2 = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_score = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_max = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_shifted = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_exp = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha_sum = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_alpha = static_cast<int>(hp_heads);
-  [[maybe_unused]] const int sz_msg_0_edge = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_agg = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a_1 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_a = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_gate = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_0 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h_1 = static_cast<int>(INT64_C(1));
-  [[maybe_unused]] const int sz_h_2 = static_cast<int>(hp_in_dim);
-  [[maybe_unused]] const int sz_h = static_cast<int>(hp_in_dim);
-  const int hector_lane = static_cast<int>(threadIdx.x % kGroupSize);
-  [[maybe_unused]] const int hector_lanes = kGroupSize;
-  const int64_t groups_per_block = blockDim.x / kGroupSize;
-  const int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / kGroupSize;
-  const int64_t groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
-  [[maybe_unused]] scalar_t *scratch = hector_smem + (threadIdx.x / kGroupSize) * scratch_size;
-  const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
-  for (int64_t k = range.begin; k < range.end; ++k) {
-    const int64_t v_n = k;
-    // s23: gate[n] = sigmoid(skip[n.ntype])
-    // s24: h_0[n] = mul(gate[n], a[n])
-    // s25: h_1[n] = sub(1, gate[n])
-    // s26: h_2[n] = mul(h_1[n], x[n])
-    // s27: h[n] = add(h_0[n], h_2[n])
-    {
-      const scalar_t *s23_o0 = (b.skip + (g.ntype[v_n]) * sz_skip);
-      const scalar_t *s24_o1 = (b.a + (v_n) * sz_a);
-      const scalar_t *s26_o1 = (b.x + (v_n) * sz_x);
-      scalar_t *s27_t = (b.h + (v_n) * sz_h);
-      HECTOR_FOR_ELEMENTS(i, sz_h_0) {
-        scalar_t v_s23;
-        {
-          const auto hector_at_s23 = 0;
-          {
-            [[maybe_unused]] const auto i = hector_at_s23;
-            const scalar_t v = hector::trav::sigmoid(s23_o0[i]);
-            v_s23 = v;
-          }
-        }
-        scalar_t v_s24;
-        {
-          const scalar_t v = v_s23 * s24_o1[i];
-          v_s24 = v;
-        }
-        scalar_t v_s25;
-        {
-          const auto hector_at_s25 = 0;
-          {
-            [[maybe_unused]] const auto i = hector_at_s25;
-            const scalar_t v = static_cast<scalar_t>(1) - v_s23;
-            v_s25 = v;
-          }
-        }
-        scalar_t v_s26;
-        {
-          const scalar_t v = v_s25 * s26_o1[i];
-          v_s26 = v;
-        }
-        scalar_t v_s27;
-        {
-          const scalar_t v = v_s24 + v_s26;
-          v_s27 = v;
-        }
-        s27_t[i] = v_s27;
-      }
-    }
-    HECTOR_GROUP_SYNC();
-  }
-}
-
   } // namespace
 
   template <typename scalar_t, bool kFixedHypers>
@@ -3106,22 +3001,14 @@ inference_trav_5([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
       a.W = b.out_lin_weight;
-      a.Y = b.a;
+      a.Y = b.h;
       a.bias = b.out_lin_bias;
       a.biasPerSlice = true;
+      a.mixRows = b.x;
+      a.mixGate = b.skip;
       a.scatter = nullptr;
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "inference_gemm_4");
-    }
-    // @trav_5: access none, schedule warp_per_vertex feature_tile 32
-    {
-      const int64_t rows = g.num_nodes;
-      const int64_t scratch_size = INT64_C(0);
-      if (rows > 0) {
-        const hector::trav::LaunchShape shape = hector::trav::launchShape(reinterpret_cast<const void *>(&inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize>), rows, scratch_size, sizeof(scalar_t), false);
-        inference_trav_5<scalar_t, kFixedHypers, hector::trav::kWarpSize><<<static_cast<unsigned>(shape.blocks), shape.warpsPerBlock * 32, shape.sharedBytes, stream>>>(g, gv, b, hp, scratch_size, INT64_MAX);
-        hector::trav::check(cudaGetLastError(), "inference_trav_5");
-      }
     }
   }
 

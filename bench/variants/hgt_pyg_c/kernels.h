@@ -127,7 +127,6 @@ namespace hector_gen::hgt_pyg_c {
     T *alpha_exp = nullptr; // temp dst_csr_rows[heads]
     T *alpha = nullptr; // temp entry_rows[heads]
     T *agg_0 = nullptr; // temp node_rows[heads, in_dim/heads]
-    T *a = nullptr; // temp node_rows[in_dim]
     T *h = nullptr; // output node_rows[in_dim]
   };
 
