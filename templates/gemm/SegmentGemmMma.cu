@@ -881,6 +881,11 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
   return hi;
 }
 
+/// A gated mix's kernel: blocks an SM must hold at once. Its prefetched
+/// mix rows took it to 133 to 148 registers, one block a multiprocessor;
+/// two cap it at 128.
+constexpr int kMixMinBlocks = 4;
+
 /// kFused: the call has a bias, output parts, a gated mix or a row dot
 /// (plainOutput false); kRowDot: it has a row dot (and kFused). Each is its own
 /// instantiation: with the bias and parts in the plain one every GEMM ran
@@ -891,13 +896,17 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
 /// of the unweighted staging's registers; kWeightIds: read at their ids
 /// (sumWeightIds, kWeighted only), whose loads stay out of the others'.
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot, bool kSum,
-          bool kWeighted, bool kWeightIds>
+          bool kWeighted, bool kWeightIds, bool kMix>
 __global__ void __launch_bounds__(kMmaThreads,
-                                  kSum ? sumMinBlocks(kWeighted) : 1)
+                                  kSum   ? sumMinBlocks(kWeighted)
+                                  : kMix ? kMixMinBlocks
+                                         : 1)
     linearMmaKernel(const SegmentGemmArgs a, int64_t rowTiles,
                     int64_t tilesPerRun, int windows) {
   static_assert(kSum || !kWeighted, "weights weigh summed rows");
   static_assert(kWeighted || !kWeightIds, "weight ids pick weights");
+  static_assert(!kMix || (kFused && !kSum && !kRowDot),
+                "a gated mix goes with the fused plain epilogue only");
   extern __shared__ float4 mmaSmem[];
   const int K = int(a.K), N = int(a.N);
   constexpr bool kOneX = oneXBuffer(kSum, kWeighted);
@@ -995,6 +1004,30 @@ __global__ void __launch_bounds__(kMmaThreads,
   __syncthreads(); // the first tile's row fields: the next tile's floor
   for (int64_t k = 0; tiles.at(k) >= 0; ++k) {
     const int cur = int(k & 1);
+    // A gated mix's rows and gates of this lane's two rows, loaded before
+    // the tile's copies are waited for and its products made, so that
+    // their trip to DRAM passes meanwhile. Loaded in the epilogue, each
+    // tile waited it out before its stores: HGT's output projection with
+    // the mix ran as long as it and the separate skip loop had together
+    // (H100, session 35 call a). This tile's row fields were written
+    // before the previous tile's closing sync (or the one above the loop).
+    float2 mixPair[kMix ? 2 : 1][kMix ? kPassTiles : 1];
+    float mixGate[2] = {1.f, 1.f};
+    if constexpr (kMix) {
+      const TileRows tr = rowsOf(cur);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int64_t dst = tr.dst[half ? rowB : rowA];
+        const float *mix =
+            dst >= 0 ? a.mixRows + (dst * a.H + h) * N + c0 + 2 * t : nullptr;
+        if (dst >= 0)
+          mixGate[half] = mixGateAt(a, int64_t(tr.slice[half ? rowB : rowA]));
+#pragma unroll
+        for (int j = 0; j < kPassTiles; ++j)
+          mixPair[half][j] =
+              loadBiasPair(j < nTiles && mix ? mix + 8 * j : nullptr);
+      }
+    }
     // Stages tile k + 1 into X buffer cur ^ 1 (kOneX: the one buffer) and
     // row fields cur ^ 1, reading this tile's last slice.
     auto stageNext = [&] {
@@ -1097,23 +1130,16 @@ __global__ void __launch_bounds__(kMmaThreads,
       // have no room for sixteen more.
       constexpr bool kBatchBias = kFused && !kSum;
       float2 biasPair[kBatchBias ? kPassTiles : 1];
-      // A gated mix (never with summed rows, checkSegmentGemmArgs): the
-      // value is g acc + (g b + (1 - g) mix), its second term folded into
-      // the bias pairs, loaded with them before the first store.
-      const bool mixed = kBatchBias && a.mixRows;
-      const float gate =
-          mixed && dst >= 0 ? mixGateAt(a, int64_t(tr.slice[row])) : 1.f;
+      // A gated mix: the value is g acc + (g b + (1 - g) mix), its second
+      // term folded into the bias pairs.
+      const float gate = mixGate[half];
       if constexpr (kBatchBias) {
-        const float *mix = mixed && dst >= 0
-                               ? a.mixRows + (dst * a.H + h) * N + c0 + 2 * t
-                               : nullptr;
 #pragma unroll
         for (int j = 0; j < kPassTiles; ++j) {
           biasPair[j] =
               loadBiasPair(j < nTiles && bias ? bias + 8 * j : nullptr);
-          if (mixed) {
-            const float2 m =
-                loadBiasPair(j < nTiles && mix ? mix + 8 * j : nullptr);
+          if constexpr (kMix) {
+            const float2 m = mixPair[half][j];
             biasPair[j].x = gate * biasPair[j].x + (1.f - gate) * m.x;
             biasPair[j].y = gate * biasPair[j].y + (1.f - gate) * m.y;
           }
@@ -1129,9 +1155,9 @@ __global__ void __launch_bounds__(kMmaThreads,
           b = loadBiasPair(bias ? bias + 8 * j : nullptr);
         const float2 v = finishPair<kFused>(
             a,
-            mixed ? make_float2(gate * acc[j][2 * half],
-                                gate * acc[j][2 * half + 1])
-                  : make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
+            kMix ? make_float2(gate * acc[j][2 * half],
+                               gate * acc[j][2 * half + 1])
+                 : make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
             b, sc);
         if constexpr (kRowDot)
           dot += v.x * dotW[j][0] + v.y * dotW[j][1];
@@ -1346,12 +1372,13 @@ bool mmaEnabledByEnvironment() {
 }
 
 template <bool kSplit, bool kTransW, bool kFused, bool kRowDot = false,
-          bool kSum = false, bool kWeighted = false, bool kWeightIds = false>
+          bool kSum = false, bool kWeighted = false, bool kWeightIds = false,
+          bool kMix = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem =
       MmaSmem(int(a.K), kSplit, kSum, oneXBuffer(kSum, kWeighted)).bytes();
   const auto kernel = linearMmaKernel<kSplit, kTransW, kFused, kRowDot, kSum,
-                                      kWeighted, kWeightIds>;
+                                      kWeighted, kWeightIds, kMix>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -1394,6 +1421,12 @@ cudaError_t launchWithEpilogue(const SegmentGemmArgs &a, cudaStream_t stream) {
                : launchAs<kSplit, kTransW, true, false, true>(a, stream);
   if (a.rowDotY)
     return launchAs<kSplit, kTransW, true, true>(a, stream);
+  // A gated mix (never with summed rows or a row dot): its own
+  // instantiation, whose prefetched rows (32 registers) stay out of the
+  // other fused GEMMs'.
+  if (a.mixRows)
+    return launchAs<kSplit, kTransW, true, false, false, false, false, true>(
+        a, stream);
   return plainOutput(a) ? launchAs<kSplit, kTransW, false>(a, stream)
                         : launchAs<kSplit, kTransW, true>(a, stream);
 }
