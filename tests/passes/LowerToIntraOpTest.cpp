@@ -900,6 +900,18 @@ TEST(LowerToIntraOpTest, PerEdgeWeightsOfASegmentSumWeighItsRows) {
   expectInstanceOrderComputesTheModule(m, p, 21);
 }
 
+/// `p`, lowered from `m`, prints `line`, verifies, and computes `m` when
+/// its instances run in order (a fused GEMM's checks).
+void expectPrintsVerifiesAndComputes(const ir::Module &m,
+                                     const intra::Program &p,
+                                     const std::string &line, int seed) {
+  const std::string text = intra::printProgram(p);
+  EXPECT_NE(text.find(line), std::string::npos) << text;
+  ir::DiagnosticEngine diags;
+  EXPECT_TRUE(intra::verifyProgram(p, diags));
+  expectInstanceOrderComputesTheModule(m, p, seed);
+}
+
 /// HGT-PyG's output projection of gelu(agg): `a = gelu(t)` before a
 /// linear GEMM that alone reads a (`extra` adds another reader of a).
 std::string geluInputModule(const std::string &extra = "") {
@@ -932,11 +944,7 @@ TEST(LowerToIntraOpTest, AGeluThatOnlyAGemmReadsIsItsInputOp) {
   EXPECT_EQ(*g.inputOp, ir::OpKind::Gelu);
   EXPECT_EQ(g.input.str("n"), "t[n]");
   EXPECT_EQ(p.findLayout("a")->storage, intra::Storage::Register);
-  const std::string text = intra::printProgram(p);
-  EXPECT_NE(text.find("    input gelu(t[n])\n"), std::string::npos) << text;
-  ir::DiagnosticEngine diags;
-  EXPECT_TRUE(intra::verifyProgram(p, diags));
-  expectInstanceOrderComputesTheModule(m, p, 25);
+  expectPrintsVerifiesAndComputes(m, p, "    input gelu(t[n])\n", 25);
 
   passes::LoweringOptions kept;
   kept.saved = {"a"};
@@ -1021,13 +1029,8 @@ TEST(LowerToIntraOpTest, AGatedSkipAfterAProjectionIsItsEpiloguesMix) {
   EXPECT_EQ(g.stmts, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
   for (const char *v : {"a", "gate", "h_0", "h_1", "h_2"})
     EXPECT_EQ(p.findLayout(v)->storage, intra::Storage::Register) << v;
-  const std::string text = intra::printProgram(p);
-  EXPECT_NE(text.find("    mix sigmoid(skip[n.ntype]) x[n]\n"),
-            std::string::npos)
-      << text;
-  ir::DiagnosticEngine diags;
-  EXPECT_TRUE(intra::verifyProgram(p, diags));
-  expectInstanceOrderComputesTheModule(m, p, 27);
+  expectPrintsVerifiesAndComputes(m, p, "    mix sigmoid(skip[n.ntype]) x[n]\n",
+                                  27);
 
   passes::LoweringOptions kept;
   kept.saved = {"a"};
