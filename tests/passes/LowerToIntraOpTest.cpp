@@ -900,6 +900,17 @@ TEST(LowerToIntraOpTest, PerEdgeWeightsOfASegmentSumWeighItsRows) {
   expectInstanceOrderComputesTheModule(m, p, 21);
 }
 
+/// Whether some GEMM of `p` has `field` set (an optional of GemmInstance).
+template <typename Field>
+bool anyGemmHas(const intra::Program &p, Field intra::GemmInstance::*field) {
+  for (const intra::Instance &i : p.instances) {
+    const auto *g = std::get_if<intra::GemmInstance>(&i);
+    if (g && ((*g).*field).has_value())
+      return true;
+  }
+  return false;
+}
+
 /// `p`, lowered from `m`, prints `line`, verifies, and computes `m` when
 /// its instances run in order (a fused GEMM's checks).
 void expectPrintsVerifiesAndComputes(const ir::Module &m,
@@ -949,16 +960,14 @@ TEST(LowerToIntraOpTest, AGeluThatOnlyAGemmReadsIsItsInputOp) {
   passes::LoweringOptions kept;
   kept.saved = {"a"};
   intra::Program q = lower(m, kept);
-  for (const intra::Instance &i : q.instances)
-    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
-      EXPECT_FALSE(gi->inputOp.has_value()) << intra::printProgram(q);
+  EXPECT_FALSE(anyGemmHas(q, &intra::GemmInstance::inputOp))
+      << intra::printProgram(q);
   EXPECT_EQ(q.findLayout("a")->storage, intra::Storage::Buffer);
 
   ir::Module read = parseVerified(geluInputModule("y[n] = copy(a[n])"), "r.ir");
   intra::Program r = lower(read);
-  for (const intra::Instance &i : r.instances)
-    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
-      EXPECT_FALSE(gi->inputOp.has_value()) << intra::printProgram(r);
+  EXPECT_FALSE(anyGemmHas(r, &intra::GemmInstance::inputOp))
+      << intra::printProgram(r);
   expectInstanceOrderComputesTheModule(read, r, 26);
 }
 
@@ -1003,15 +1012,6 @@ std::string gatedSkipModule(
 )";
 }
 
-/// Whether some GEMM of `p` mixes rows into its output.
-bool anyGemmMixes(const intra::Program &p) {
-  for (const intra::Instance &i : p.instances)
-    if (const auto *g = std::get_if<intra::GemmInstance>(&i))
-      if (g->mix)
-        return true;
-  return false;
-}
-
 // The gated skip goes into the projection's epilogue (GemmInstance::mix):
 // the GEMM writes h, and a and the gate's temps are never rows. Not when a
 // is kept for a backward, when the gate or h_1 has another reader, when
@@ -1035,7 +1035,8 @@ TEST(LowerToIntraOpTest, AGatedSkipAfterAProjectionIsItsEpiloguesMix) {
   passes::LoweringOptions kept;
   kept.saved = {"a"};
   intra::Program q = lower(m, kept);
-  EXPECT_FALSE(anyGemmMixes(q)) << intra::printProgram(q);
+  EXPECT_FALSE(anyGemmHas(q, &intra::GemmInstance::mix))
+      << intra::printProgram(q);
   EXPECT_EQ(q.findLayout("a")->storage, intra::Storage::Buffer);
   expectInstanceOrderComputesTheModule(m, q, 28);
 
@@ -1055,7 +1056,9 @@ TEST(LowerToIntraOpTest, AGatedSkipAfterAProjectionIsItsEpiloguesMix) {
                                       : gatedSkipModule(o[0], o[1], o[2]),
                       "other.ir");
     intra::Program r = lower(other);
-    EXPECT_FALSE(anyGemmMixes(r)) << o.back() << "\n" << intra::printProgram(r);
+    EXPECT_FALSE(anyGemmHas(r, &intra::GemmInstance::mix))
+        << o.back() << "\n"
+        << intra::printProgram(r);
     expectInstanceOrderComputesTheModule(other, r, seed++);
   }
 }
@@ -1106,9 +1109,8 @@ TEST(LowerToIntraOpTest, PerHeadWeightsOfPerHeadMatricesWeighTheirRows) {
 
   ir::Module shared = parseVerified(weightedPerHeadModule("s[e]"), "s.ir");
   intra::Program q = lower(shared);
-  for (const intra::Instance &i : q.instances)
-    if (const auto *gi = std::get_if<intra::GemmInstance>(&i))
-      EXPECT_FALSE(gi->sumWeights.has_value()) << intra::printProgram(q);
+  EXPECT_FALSE(anyGemmHas(q, &intra::GemmInstance::sumWeights))
+      << intra::printProgram(q);
   expectInstanceOrderComputesTheModule(shared, q, 24);
 }
 
