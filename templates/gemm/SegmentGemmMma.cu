@@ -723,8 +723,8 @@ __device__ __forceinline__ OutputWindow outputWindow(const SegmentGemmArgs &a,
   return {outputAt(a, 0, 0, c0), a.N / a.yParts}; // H = 1 with parts
 }
 
-/// A bias pair of two adjacent columns (`bias` points at the first), or
-/// zeros without a bias.
+/// Two adjacent columns of a row the epilogue reads, a bias's or a gated
+/// mix's (`bias` points at the first), or zeros for a null pointer.
 __device__ __forceinline__ float2 loadBiasPair(const float *bias) {
   return bias ? __ldg(reinterpret_cast<const float2 *>(bias))
               : make_float2(0.f, 0.f);
@@ -882,8 +882,9 @@ __device__ int64_t balancedRowStart(const SegmentGemmArgs &a, int64_t b,
 }
 
 /// A gated mix's kernel: blocks an SM must hold at once. Its prefetched
-/// mix rows took it to 133 to 148 registers, one block a multiprocessor;
-/// two cap it at 128.
+/// mix rows took it to 133 to 148 registers, three blocks of kMmaThreads
+/// a multiprocessor; four, as many as its shared memory allows, cap it at
+/// 128 registers, with no spills (sm_90, session 35).
 constexpr int kMixMinBlocks = 4;
 
 /// kFused: the call has a bias, output parts, a gated mix or a row dot
