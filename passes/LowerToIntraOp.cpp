@@ -132,6 +132,18 @@ private:
                                  const std::string &row);
   const StmtInfo *soleUnloweredReader(const std::string &value,
                                       const StmtInfo &gemm) const;
+  const ir::Access *otherRowOperand(const StmtInfo &s,
+                                    const std::string &other) const;
+  const StmtInfo *unloweredWriter(const std::string &value,
+                                  const StmtInfo &gemm) const;
+  std::optional<RowAccess>
+  mixGateOf(const std::string &gate, const StmtInfo &gemm,
+            const std::vector<ir::Attr> &segmentBy) const;
+  const StmtInfo *gateComplement(const std::string &gate,
+                                 const StmtInfo &scaled,
+                                 const StmtInfo &gemm) const;
+  bool mixableRows(const ir::Access &y, const std::string &row,
+                   const StmtInfo &gemm) const;
   bool rowDotInEpilogue(GemmInstance &g, const StmtInfo &gemm);
   bool opOnInput(GemmInstance &g, const StmtInfo &gemm);
   void sumBySegment(GemmInstance &g) const;
@@ -551,61 +563,114 @@ std::vector<int> Lowering::mixInEpilogue(GemmInstance &g, const StmtInfo &gemm,
       !g.outputParts.empty() || g.rowDot || g.summedBySegment || g.perChunk ||
       !g.segmentBy || !g.output.isIdentity())
     return {};
-  // The access of operand 0 or 1 of `s` that is not `other`, when both
-  // are accesses at the loop's own row.
-  auto otherOperand = [&](const StmtInfo &s,
-                          const std::string &other) -> const ir::Access * {
-    const ir::Stmt &st = *s.stmt;
-    if (st.operands.size() != 2 || st.reduce != ir::Reduce::None)
-      return nullptr;
-    const auto *x = std::get_if<ir::Access>(&st.operands[0]);
-    const auto *y = std::get_if<ir::Access>(&st.operands[1]);
-    if (!x || !y || !normalize(*x, *s.loop).isIdentity() ||
-        !normalize(*y, *s.loop).isIdentity())
-      return nullptr;
-    if (x->value == other && y->value != other)
-      return y;
-    if (y->value == other && x->value != other)
-      return x;
-    return nullptr;
-  };
-  auto writerOf = [&](const std::string &v) -> const StmtInfo * {
-    const auto w = writer_.find(v);
-    if (w == writer_.end())
-      return nullptr;
-    const StmtInfo &s = infos_[w->second];
-    return s.loop == gemm.loop && unitOf_[s.id] == -1 &&
-                   normalize(s.stmt->target, *s.loop).isIdentity()
-               ? &s
-               : nullptr;
-  };
-  // gate = sigmoid(p[seg]), read by h_0 and h_1 only.
-  const ir::Access *gateAcc = otherOperand(scaled, row);
+  // gate = sigmoid(p[seg]), read by h_0 (`scaled`) and h_1 only.
+  const ir::Access *gateAcc = otherRowOperand(scaled, row);
   if (!gateAcc || decl(gateAcc->value).kind != ir::ValueKind::Temp ||
       options_.saved.count(gateAcc->value))
     return {};
   const std::string gate = gateAcc->value;
-  const StmtInfo *gateDef = writerOf(gate);
-  if (!gateDef || gateDef->stmt->op != ir::OpKind::Sigmoid ||
-      gateDef->stmt->reduce != ir::Reduce::None ||
-      gateDef->stmt->operands.size() != 1)
+  const std::optional<RowAccess> gateRow = mixGateOf(gate, gemm, *g.segmentBy);
+  if (!gateRow)
     return {};
-  const auto *logit = std::get_if<ir::Access>(&gateDef->stmt->operands[0]);
+  const StmtInfo *complement = gateComplement(gate, scaled, gemm);
+  if (!complement)
+    return {};
+  const std::string &complementRow = complement->stmt->target.value;
+  // h_2 = mul(h_1, y), h_1's one reader.
+  const StmtInfo *skipped = soleUnloweredReader(complementRow, gemm);
+  if (!skipped || skipped->stmt->op != ir::OpKind::Mul ||
+      unloweredWriter(skipped->stmt->target.value, gemm) != skipped)
+    return {};
+  const ir::Access *y = otherRowOperand(*skipped, complementRow);
+  if (!y || !mixableRows(*y, row, gemm))
+    return {};
+  // h = add(h_0, h_2), the one reader of both.
+  const std::string &scaledRow = scaled.stmt->target.value;
+  const std::string &skippedRow = skipped->stmt->target.value;
+  const StmtInfo *sum = soleUnloweredReader(scaledRow, gemm);
+  if (!sum || sum->stmt->op != ir::OpKind::Add ||
+      soleUnloweredReader(skippedRow, gemm) != sum ||
+      unloweredWriter(scaledRow, gemm) != &scaled)
+    return {};
+  const ir::Access *other = otherRowOperand(*sum, scaledRow);
+  if (!other || other->value != skippedRow ||
+      !normalize(sum->stmt->target, *sum->loop).isIdentity() ||
+      !(decl(sum->stmt->target.value).shape == decl(row).shape))
+    return {};
+  g.mix = intra::GemmMix{*gateRow, normalize(*y, *skipped->loop)};
+  g.output = normalize(sum->stmt->target, *sum->loop);
+  gemmRegisters_.insert({gate, scaledRow, complementRow, skippedRow});
+  std::vector<int> ids = {unloweredWriter(gate, gemm)->id, scaled.id,
+                          complement->id, skipped->id, sum->id};
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+/// The access of `s`'s two operands that is not `other`, when `s` is a
+/// plain two-operand statement reading both at its loop's own row.
+const ir::Access *Lowering::otherRowOperand(const StmtInfo &s,
+                                            const std::string &other) const {
+  const ir::Stmt &st = *s.stmt;
+  if (st.operands.size() != 2 || st.reduce != ir::Reduce::None)
+    return nullptr;
+  const auto *x = std::get_if<ir::Access>(&st.operands[0]);
+  const auto *y = std::get_if<ir::Access>(&st.operands[1]);
+  if (!x || !y || !normalize(*x, *s.loop).isIdentity() ||
+      !normalize(*y, *s.loop).isIdentity())
+    return nullptr;
+  if (x->value == other && y->value != other)
+    return y;
+  if (y->value == other && x->value != other)
+    return x;
+  return nullptr;
+}
+
+/// The statement that writes `value` at its own row, when it is in the
+/// GEMM statement `gemm`'s loop and not lowered yet; else null.
+const StmtInfo *Lowering::unloweredWriter(const std::string &value,
+                                          const StmtInfo &gemm) const {
+  const auto w = writer_.find(value);
+  if (w == writer_.end())
+    return nullptr;
+  const StmtInfo &s = infos_[w->second];
+  return s.loop == gemm.loop && unitOf_[s.id] == -1 &&
+                 normalize(s.stmt->target, *s.loop).isIdentity()
+             ? &s
+             : nullptr;
+}
+
+/// A gated mix's gate: `gate = sigmoid(p[seg])` in `gemm`'s loop, with p
+/// a [] param taken by the GEMM's segment key `segmentBy`; p's access, or
+/// nullopt.
+std::optional<RowAccess>
+Lowering::mixGateOf(const std::string &gate, const StmtInfo &gemm,
+                    const std::vector<ir::Attr> &segmentBy) const {
+  const StmtInfo *def = unloweredWriter(gate, gemm);
+  if (!def || def->stmt->op != ir::OpKind::Sigmoid ||
+      def->stmt->reduce != ir::Reduce::None || def->stmt->operands.size() != 1)
+    return std::nullopt;
+  const auto *logit = std::get_if<ir::Access>(&def->stmt->operands[0]);
   if (!logit || decl(logit->value).kind != ir::ValueKind::Param ||
       !decl(logit->value).shape.empty())
-    return {};
-  const RowAccess gateRow = normalize(*logit, *gateDef->loop);
-  if (gateRow.global || gateRow.path != *g.segmentBy)
-    return {};
-  const auto gateReaders = readers_.find(gate);
-  if (gateReaders == readers_.end() || gateReaders->second.size() != 2)
-    return {};
-  // h_1 = sub(1, gate): gate's other reader.
-  const int complementId = gateReaders->second[0] == scaled.id
-                               ? gateReaders->second[1]
-                               : gateReaders->second[0];
-  const StmtInfo &complement = infos_[complementId];
-  const ir::Stmt &cs = *complement.stmt;
+    return std::nullopt;
+  const RowAccess row = normalize(*logit, *def->loop);
+  if (row.global || row.path != segmentBy)
+    return std::nullopt;
+  return row;
+}
+
+/// `h_1 = sub(1, gate)`: the other of gate's exactly two readers (one is
+/// `scaled`), in `gemm`'s loop, writing h_1 at its own row; else null.
+const StmtInfo *Lowering::gateComplement(const std::string &gate,
+                                         const StmtInfo &scaled,
+                                         const StmtInfo &gemm) const {
+  const auto readers = readers_.find(gate);
+  if (readers == readers_.end() || readers->second.size() != 2)
+    return nullptr;
+  const int id =
+      readers->second[0] == scaled.id ? readers->second[1] : readers->second[0];
+  const StmtInfo &c = infos_[id];
+  const ir::Stmt &cs = *c.stmt;
   const auto *one = cs.operands.size() == 2
                         ? std::get_if<ir::ScalarExpr>(&cs.operands[0])
                         : nullptr;
@@ -614,45 +679,24 @@ std::vector<int> Lowering::mixInEpilogue(GemmInstance &g, const StmtInfo &gemm,
                              : nullptr;
   if (cs.op != ir::OpKind::Sub || cs.reduce != ir::Reduce::None || !one ||
       one->kind != ir::ScalarExpr::Kind::Literal || one->literal != 1.0 ||
-      !gateRead || gateRead->value != gate ||
-      !readsRowOnce(complement, gemm, gate) ||
-      writerOf(cs.target.value) != &complement)
-    return {};
-  // h_2 = mul(h_1, y), h_1's one reader.
-  const StmtInfo *skipped = soleUnloweredReader(cs.target.value, gemm);
-  if (!skipped || skipped->stmt->op != ir::OpKind::Mul ||
-      writerOf(skipped->stmt->target.value) != skipped)
-    return {};
-  const ir::Access *y = otherOperand(*skipped, cs.target.value);
-  if (!y || y->value == row || !(decl(y->value).shape == decl(row).shape) ||
-      decl(y->value).space != decl(row).space)
-    return {};
-  // y must be there before the GEMM runs: an input, or a value written by
-  // an earlier loop nest.
-  const auto yWriter = writer_.find(y->value);
-  if (decl(y->value).kind != ir::ValueKind::Input &&
-      (yWriter == writer_.end() || infos_[yWriter->second].nest >= gemm.nest))
-    return {};
-  // h = add(h_0, h_2), the one reader of both.
-  const std::string &scaledRow = scaled.stmt->target.value;
-  const StmtInfo *sum = soleUnloweredReader(scaledRow, gemm);
-  if (!sum || sum->stmt->op != ir::OpKind::Add ||
-      soleUnloweredReader(skipped->stmt->target.value, gemm) != sum ||
-      writerOf(scaledRow) != &scaled)
-    return {};
-  const ir::Access *other = otherOperand(*sum, scaledRow);
-  if (!other || other->value != skipped->stmt->target.value ||
-      !normalize(sum->stmt->target, *sum->loop).isIdentity() ||
-      !(decl(sum->stmt->target.value).shape == decl(row).shape))
-    return {};
-  g.mix = intra::GemmMix{gateRow, normalize(*y, *skipped->loop)};
-  g.output = normalize(sum->stmt->target, *sum->loop);
-  gemmRegisters_.insert(
-      {gate, scaledRow, cs.target.value, skipped->stmt->target.value});
-  std::vector<int> ids = {gateDef->id, scaled.id, complement.id, skipped->id,
-                          sum->id};
-  std::sort(ids.begin(), ids.end());
-  return ids;
+      !gateRead || gateRead->value != gate || !readsRowOnce(c, gemm, gate) ||
+      unloweredWriter(cs.target.value, gemm) != &c)
+    return nullptr;
+  return &c;
+}
+
+/// Whether `y` can be a gated mix's rows against the GEMM row `row`: of
+/// row's shape and space, and there before the GEMM runs (an input, or a
+/// value an earlier loop nest writes).
+bool Lowering::mixableRows(const ir::Access &y, const std::string &row,
+                           const StmtInfo &gemm) const {
+  const ir::ValueDecl &yd = decl(y.value);
+  if (y.value == row || !(yd.shape == decl(row).shape) ||
+      yd.space != decl(row).space)
+    return false;
+  const auto w = writer_.find(y.value);
+  return yd.kind == ir::ValueKind::Input ||
+         (w != writer_.end() && infos_[w->second].nest < gemm.nest);
 }
 
 /// A reader `linear(row, w)` of a plain linear GEMM's finished output row,
