@@ -38,10 +38,10 @@
 
 #include <cmath>
 #include <cstdint>
-
-#include "templates/Activations.h"
 #include <math.h>
 #include <type_traits>
+
+#include "templates/Activations.h"
 
 #if defined(_OPENMP) && !defined(__CUDACC__)
 #include <omp.h>
