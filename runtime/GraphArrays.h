@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace hector::rt {
 
@@ -56,6 +57,10 @@ struct GraphArrays {
   /// its CSR position instead of loading it: one dependent load less in
   /// each edge's chain of loads (k -> edge id -> a value at the edge).
   bool dst_eid_is_identity = false;
+  /// Named padding, zero: GraphArrays has no unnamed padding bytes, so that
+  /// its bytes are its value (a launch graph's key holds them,
+  /// templates/LaunchGraphCache.h).
+  bool padding_after_dst_eid_is_identity[7] = {};
   /// [N+1] CSC by src: the edges out of node v are
   /// src_eid[src_ptr[v] .. src_ptr[v+1]).
   const int64_t *src_ptr = nullptr;
@@ -122,6 +127,10 @@ struct GraphArrays {
                 *sum_edge_entry = nullptr, *sum_edge_chunk = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
+
+static_assert(std::has_unique_object_representations_v<GraphArrays>,
+              "GraphArrays must have no unnamed padding: a launch graph's key "
+              "is its bytes");
 
 /// The order of the tensors of Graph::kernelArrays() (and of the Tensor[]
 /// the generated torch ops take). Count is the number of arrays.
