@@ -51,12 +51,10 @@ std::string bodyName(const ProgramLayout &p, Target target) {
 /// the double kernels, for checks, keep one instantiation.
 /// HECTOR_FIXED_HYPERS=0 turns it off (HostSwitches.h).
 void printFixedHypersDispatch(CodeWriter &w, const ProgramLayout &p,
-                              Target target) {
+                              Target target, const std::string &stream) {
   const std::string condition = fixedHypersCondition(p);
   const std::string args =
-      target == Target::Cuda ? "g, gv, b, hp, stream_handle" : "g, gv, b, hp";
-  w.raw("template <typename scalar_t>");
-  w.open(hostSignature(p, target, "scalar_t"));
+      target == Target::Cuda ? "g, gv, b, hp, " + stream : "g, gv, b, hp";
   if (!condition.empty()) {
     w.open("if constexpr (std::is_same_v<scalar_t, float>)");
     w.open(fmt::format("if (hector::trav::fixedHypersEnabled() && {})",
@@ -67,6 +65,48 @@ void printFixedHypersDispatch(CodeWriter &w, const ProgramLayout &p,
     w.close();
   }
   w.line("{}<scalar_t, false>({});", bodyName(p, target), args);
+}
+
+/// The launch key of a CUDA host function's call: every argument that
+/// decides its launches (templates/LaunchGraphCache.h). The hypers go in
+/// one by one, as Hypers has padding between its flags and its mask;
+/// LaunchKey::add rejects a struct with padding at compile time.
+void printLaunchKey(CodeWriter &w, const ProgramLayout &p) {
+  w.line("hector::templates::LaunchKey key;");
+  w.line("key.add(g);");
+  w.line("key.add(gv);");
+  w.line("key.add(b);");
+  for (const ir::HyperDecl &h : p.program().hypers)
+    w.line("key.add(hp.{});", h.name);
+  for (const char *flag : {"hector_deterministic", "hector_tf32",
+                           "hector_needed_outputs"})
+    w.line("key.add(hp.{});", flag);
+}
+
+/// The host function that the torch binding calls: the body, with
+/// kFixedHypers where the run's int hypers are the model's declared ones
+/// (printFixedHypersDispatch). On CUDA its launches go through the
+/// program's launch graph cache, which replays them from a CUDA graph when
+/// a call repeats an earlier call's launches (small graphs: where the two
+/// node-row launches do not run side by side, as under capture they
+/// cannot).
+void printHostEntry(CodeWriter &w, const ProgramLayout &p, Target target) {
+  w.raw("template <typename scalar_t>");
+  w.open(hostSignature(p, target, "scalar_t"));
+  if (target == Target::Cpu) {
+    printFixedHypersDispatch(w, p, target, "");
+    w.close();
+    return;
+  }
+  w.raw("// Never destroyed: graphs freed after the CUDA context is gone fail.");
+  w.line("static hector::templates::LaunchGraphCache &launch_graphs = *new "
+         "hector::templates::LaunchGraphCache;");
+  printLaunchKey(w, p);
+  w.open("launch_graphs.run(std::move(key), "
+         "!hector::trav::overlapLaunches(g.num_edges), "
+         "static_cast<cudaStream_t>(stream_handle), [&](cudaStream_t stream)");
+  printFixedHypersDispatch(w, p, target, "stream");
+  w.close(");");
   w.close();
 }
 
@@ -165,7 +205,7 @@ void printHostFunction(CodeWriter &w, const ProgramLayout &p, Target target,
   }
   w.close();
   w.blank();
-  printFixedHypersDispatch(w, p, target);
+  printHostEntry(w, p, target);
 }
 
 void printKernels(CodeWriter &w, const ProgramLayout &p, Target target) {
@@ -278,6 +318,7 @@ std::string emitKernelFile(const ProgramLayout &forward,
   w.blank();
   w.raw("#include \"templates/gemm/SegmentGemm.h\"");
   if (target == Target::Cuda) {
+    w.raw("#include \"templates/LaunchGraphCache.h\"");
     w.raw("#include \"templates/gemm/SegmentGemmCuda.h\"");
     w.raw("#include \"templates/traversal/TraversalCuda.h\"");
   }
@@ -289,6 +330,8 @@ std::string emitKernelFile(const ProgramLayout &forward,
   w.raw("#include <algorithm>");
   w.raw("#include <cstdint>");
   w.raw("#include <type_traits>");
+  if (target == Target::Cuda)
+    w.raw("#include <utility>");
   w.raw("#include <vector>");
   w.blank();
   w.open("namespace " + layerNamespace(forward.program().name));

@@ -3,6 +3,7 @@
 #include "kernels.h"
 
 #include "templates/gemm/SegmentGemm.h"
+#include "templates/LaunchGraphCache.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 #include "templates/traversal/TraversalCuda.h"
 #include "templates/traversal/FillRows.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hector_gen::rgat_pyg {
@@ -1497,13 +1499,28 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 
   template <typename scalar_t>
   void forward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const ForwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
-    if constexpr (std::is_same_v<scalar_t, float>) {
-      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
-        forward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
-        return;
+    // Never destroyed: graphs freed after the CUDA context is gone fail.
+    static hector::templates::LaunchGraphCache &launch_graphs = *new hector::templates::LaunchGraphCache;
+    hector::templates::LaunchKey key;
+    key.add(g);
+    key.add(gv);
+    key.add(b);
+    key.add(hp.in_dim);
+    key.add(hp.out_dim);
+    key.add(hp.heads);
+    key.add(hp.slope);
+    key.add(hp.hector_deterministic);
+    key.add(hp.hector_tf32);
+    key.add(hp.hector_needed_outputs);
+    launch_graphs.run(std::move(key), !hector::trav::overlapLaunches(g.num_edges), static_cast<cudaStream_t>(stream_handle), [&](cudaStream_t stream) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+          forward_cuda_body<scalar_t, true>(g, gv, b, hp, stream);
+          return;
+        }
       }
-    }
-    forward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+      forward_cuda_body<scalar_t, false>(g, gv, b, hp, stream);
+    });
   }
 
   template <typename scalar_t, bool kFixedHypers>
@@ -1846,13 +1863,28 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 
   template <typename scalar_t>
   void backward_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const BackwardBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
-    if constexpr (std::is_same_v<scalar_t, float>) {
-      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
-        backward_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
-        return;
+    // Never destroyed: graphs freed after the CUDA context is gone fail.
+    static hector::templates::LaunchGraphCache &launch_graphs = *new hector::templates::LaunchGraphCache;
+    hector::templates::LaunchKey key;
+    key.add(g);
+    key.add(gv);
+    key.add(b);
+    key.add(hp.in_dim);
+    key.add(hp.out_dim);
+    key.add(hp.heads);
+    key.add(hp.slope);
+    key.add(hp.hector_deterministic);
+    key.add(hp.hector_tf32);
+    key.add(hp.hector_needed_outputs);
+    launch_graphs.run(std::move(key), !hector::trav::overlapLaunches(g.num_edges), static_cast<cudaStream_t>(stream_handle), [&](cudaStream_t stream) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+          backward_cuda_body<scalar_t, true>(g, gv, b, hp, stream);
+          return;
+        }
       }
-    }
-    backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+      backward_cuda_body<scalar_t, false>(g, gv, b, hp, stream);
+    });
   }
 
   template <typename scalar_t, bool kFixedHypers>
@@ -2043,13 +2075,28 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
 
   template <typename scalar_t>
   void inference_cuda([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_unused]] const hector::rt::GraphValues<scalar_t> &gv, const InferenceBuffers<scalar_t> &b, const Hypers &hp, void *stream_handle) {
-    if constexpr (std::is_same_v<scalar_t, float>) {
-      if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
-        inference_cuda_body<scalar_t, true>(g, gv, b, hp, stream_handle);
-        return;
+    // Never destroyed: graphs freed after the CUDA context is gone fail.
+    static hector::templates::LaunchGraphCache &launch_graphs = *new hector::templates::LaunchGraphCache;
+    hector::templates::LaunchKey key;
+    key.add(g);
+    key.add(gv);
+    key.add(b);
+    key.add(hp.in_dim);
+    key.add(hp.out_dim);
+    key.add(hp.heads);
+    key.add(hp.slope);
+    key.add(hp.hector_deterministic);
+    key.add(hp.hector_tf32);
+    key.add(hp.hector_needed_outputs);
+    launch_graphs.run(std::move(key), !hector::trav::overlapLaunches(g.num_edges), static_cast<cudaStream_t>(stream_handle), [&](cudaStream_t stream) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim == 64 && hp.heads == 1) {
+          inference_cuda_body<scalar_t, true>(g, gv, b, hp, stream);
+          return;
+        }
       }
-    }
-    inference_cuda_body<scalar_t, false>(g, gv, b, hp, stream_handle);
+      inference_cuda_body<scalar_t, false>(g, gv, b, hp, stream);
+    });
   }
 
   // The scalar types the torch binding dispatches to.

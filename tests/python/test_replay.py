@@ -348,4 +348,7 @@ def test_cpu_graphs_run_eagerly(eager):
     with torch.no_grad():
         outs = [layer(g, x) for _ in range(4)]
     assert "_replays" not in g.__dict__
-    assert all(torch.equal(o, outs[0]) for o in outs)
+    # Equal up to the order of the CPU kernels' atomic adds, which the
+    # OpenMP threads' timing sets (on a 16-core host the calls' bits
+    # differed; on 2 cores they had not).
+    assert all(rel_err(o, outs[0]) <= TOL for o in outs)
