@@ -902,3 +902,49 @@ def test_device_busy_is_kernel_time_over_step_time():
                     Event(500.0, key="Activity Buffer Request")]
     # 4 ms of kernels over 2 steps: 2 ms per step of an 8 ms step.
     assert device_busy(Prof(), 8.0, 2) == (2.0, 0.25)
+
+
+def test_host_split_times_each_phase_of_the_harness_step():
+    """hector.bench.host_split: the phases of runner._step's step, each a
+    median of non-negative host times; the training step clears, runs the
+    forward, the loss and the backward (the parameter gets its gradient),
+    as runner._step's does."""
+    from types import SimpleNamespace
+
+    from hector.bench import host_split
+    from hector.bench.systems import Prepared
+
+    w = torch.nn.Parameter(torch.ones(4, 3))
+    x = torch.arange(8.0).view(2, 4)
+    calls = []
+
+    def forward():
+        calls.append(torch.is_grad_enabled())
+        return x @ w
+    prepared = Prepared(forward=forward, params=[w])
+    prob = SimpleNamespace(target=torch.zeros(2, 3))
+    cpu = torch.device("cpu")
+    ms = host_split.split(prepared, prob, "training", cpu, steps=3, warmup=1)
+    assert set(ms) == {"clear", "forward", "loss", "backward", "wait",
+                       "step"}
+    assert all(v >= 0 for v in ms.values()) and ms["step"] > 0
+    assert calls == [True] * 4
+    # d/dw of mean((x w)^2) = 2 x^T (x w) / 6.
+    assert torch.allclose(w.grad, x.t() @ (x @ w) / 3)
+    ms = host_split.split(prepared, prob, "inference", cpu, steps=2,
+                          warmup=0)
+    assert set(ms) == {"forward", "wait", "step"}
+    assert calls[-2:] == [False, False]
+    line = host_split.format_split("t", ms, "inference")
+    assert line.startswith("t: step ") and " forward " in line
+
+
+def test_host_split_prints_one_line_per_case(capsys):
+    from hector.bench import host_split
+
+    assert host_split.main(ONE_CPU_INFERENCE) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1
+    assert out[0].startswith("aifb-rgcn-pyg-rgcn-inference: step ")
+    with pytest.raises(SystemExit):
+        host_split.main(ONE_CPU_INFERENCE + ["--modes", "sideways"])
