@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
@@ -707,7 +708,10 @@ TEST_P(EmitterTest, DeterministicModeReachesEveryAtomic) {
   // A single-warp launch gets no heavy-row launch beside it.
   for (size_t at = cu.find("    // @trav_"); at != std::string::npos;) {
     const size_t next = cu.find("    // @trav_", at + 1);
-    const std::string launch = cu.substr(at, next - at);
+    // A launch ends at the next one or with its host function (the host
+    // entry after the body keys on hp.hector_deterministic too).
+    const size_t end = std::min(next, cu.find("\n  template <", at));
+    const std::string launch = cu.substr(at, end - at);
     if (countOf(launch, "hp.hector_deterministic);") > 0 &&
         countOf(launch, "heavy_launch") > 0) {
       EXPECT_EQ(countOf(launch, "const bool heavy_launch = "
@@ -1290,19 +1294,21 @@ TEST(EmitterFixedHypers, DeclaredIntHypersBecomeKernelConstants) {
     const std::string dispatch = textFrom(
         cu, std::string("void ") + entry + "_cuda([[maybe_unused]]", "\n  }\n");
     ASSERT_FALSE(dispatch.empty()) << entry;
-    const std::string args = "(g, gv, b, hp, stream_handle);";
+    // Inside the launch graph cache's body, on the stream it is given.
+    const std::string args = "(g, gv, b, hp, stream);";
     const size_t fixed = dispatch.find(
-        "if constexpr (std::is_same_v<scalar_t, float>) {\n      if "
+        "if constexpr (std::is_same_v<scalar_t, float>) {\n        if "
         "(hector::trav::fixedHypersEnabled() && hp.in_dim == 64 && hp.out_dim "
-        "== 64 && hp.heads == 1) {\n        " +
+        "== 64 && hp.heads == 1) {\n          " +
         std::string(entry) + "_cuda_body<scalar_t, true>" + args +
-        "\n        return;");
+        "\n          return;");
     const size_t general = dispatch.find(std::string(entry) +
                                          "_cuda_body<scalar_t, false>" + args);
     ASSERT_NE(fixed, std::string::npos) << dispatch;
     ASSERT_NE(general, std::string::npos) << dispatch;
     EXPECT_LT(fixed, general);
-    EXPECT_EQ(countOf(dispatch, "slope"), 0u);
+    // The float hyper is not compiled in: no comparison of it.
+    EXPECT_EQ(countOf(dispatch, "hp.slope =="), 0u);
   }
   // Every launch passes the flag on.
   const std::string body = textFrom(cu, "void forward_cuda_body(", "\n  }\n");
@@ -1347,6 +1353,45 @@ TEST(EmitterFixedHypers, CpuKernelsTakeTheDeclaredHypersToo) {
   const std::string body = textFrom(cpp, "void backward_cpu_body(", "\n  }\n");
   EXPECT_GT(countOf(body, "<scalar_t, kFixedHypers>(g, gv, b, hp);"), 0u);
   EXPECT_EQ(countOf(body, "<scalar_t>(g, gv, b, hp);"), 0u);
+}
+
+// Each CUDA host function runs its body through the program's launch graph
+// cache (templates/LaunchGraphCache.h), keyed by every argument that decides
+// its launches: the graph, its values, the buffers, each hyper and each flag
+// of Hypers. The C++ host functions have no cache.
+TEST(EmitterLaunchGraphs, CudaHostFunctionsKeyEveryArgument) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  const std::string &cu = fileText(*e, "kernels.cu");
+  EXPECT_EQ(countOf(cu, "#include \"templates/LaunchGraphCache.h\""), 1u);
+  for (const char *entry : {"forward", "backward", "inference"}) {
+    const std::string host = textFrom(
+        cu, std::string("void ") + entry + "_cuda([[maybe_unused]]", "\n  }\n");
+    ASSERT_FALSE(host.empty()) << entry;
+    EXPECT_EQ(countOf(host, "static hector::templates::LaunchGraphCache "
+                            "&launch_graphs = *new "
+                            "hector::templates::LaunchGraphCache;"),
+              1u)
+        << host;
+    for (const char *part :
+         {"g", "gv", "b", "hp.in_dim", "hp.out_dim", "hp.heads", "hp.slope",
+          "hp.hector_deterministic", "hp.hector_tf32",
+          "hp.hector_needed_outputs"})
+      EXPECT_EQ(countOf(host, std::string("key.add(") + part + ");"), 1u)
+          << entry << ": " << part;
+    const size_t run = host.find(
+        "launch_graphs.run(std::move(key), "
+        "!hector::trav::overlapLaunches(g.num_edges), "
+        "static_cast<cudaStream_t>(stream_handle), [&](cudaStream_t stream) {");
+    const size_t body = host.find(std::string(entry) + "_cuda_body<");
+    ASSERT_NE(run, std::string::npos) << host;
+    EXPECT_LT(run, body);
+    // The body launches on the cache's stream, never on the caller's.
+    EXPECT_EQ(countOf(host, "(g, gv, b, hp, stream_handle)"), 0u) << host;
+  }
+  const std::string &cpp = fileText(*e, "kernels_cpu.cpp");
+  EXPECT_EQ(countOf(cpp, "LaunchGraphCache"), 0u);
+  EXPECT_EQ(countOf(cpp, "LaunchKey"), 0u);
 }
 
 // The constants are whatever the module declares.
