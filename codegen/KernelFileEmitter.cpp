@@ -78,8 +78,8 @@ void printLaunchKey(CodeWriter &w, const ProgramLayout &p) {
   w.line("key.add(b);");
   for (const ir::HyperDecl &h : p.program().hypers)
     w.line("key.add(hp.{});", h.name);
-  for (const char *flag : {"hector_deterministic", "hector_tf32",
-                           "hector_needed_outputs"})
+  for (const char *flag :
+       {"hector_deterministic", "hector_tf32", "hector_needed_outputs"})
     w.line("key.add(hp.{});", flag);
 }
 
@@ -98,7 +98,8 @@ void printHostEntry(CodeWriter &w, const ProgramLayout &p, Target target) {
     w.close();
     return;
   }
-  w.raw("// Never destroyed: graphs freed after the CUDA context is gone fail.");
+  w.raw(
+      "// Never destroyed: graphs freed after the CUDA context is gone fail.");
   w.line("static hector::templates::LaunchGraphCache &launch_graphs = *new "
          "hector::templates::LaunchGraphCache;");
   printLaunchKey(w, p);

@@ -1373,10 +1373,9 @@ TEST(EmitterLaunchGraphs, CudaHostFunctionsKeyEveryArgument) {
                             "hector::templates::LaunchGraphCache;"),
               1u)
         << host;
-    for (const char *part :
-         {"g", "gv", "b", "hp.in_dim", "hp.out_dim", "hp.heads", "hp.slope",
-          "hp.hector_deterministic", "hp.hector_tf32",
-          "hp.hector_needed_outputs"})
+    for (const char *part : {"g", "gv", "b", "hp.in_dim", "hp.out_dim",
+                             "hp.heads", "hp.slope", "hp.hector_deterministic",
+                             "hp.hector_tf32", "hp.hector_needed_outputs"})
       EXPECT_EQ(countOf(host, std::string("key.add(") + part + ");"), 1u)
           << entry << ": " << part;
     const size_t run = host.find(

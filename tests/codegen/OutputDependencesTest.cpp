@@ -137,8 +137,7 @@ TEST(OutputDependencesTest, OnlyTheBackwardHostFunctionIsGuarded) {
     ASSERT_FALSE(backward.empty());
     // The forward's CUDA launch key holds the mask as it holds every
     // flag; nothing in the forward is guarded by it.
-    EXPECT_EQ(countOf(forward, "if (hp.hector_needed_outputs"), 0u)
-        << forward;
+    EXPECT_EQ(countOf(forward, "if (hp.hector_needed_outputs"), 0u) << forward;
     EXPECT_EQ(countOf(forward, "hector_needed_outputs"),
               target == Target::Cuda ? 1u : 0u)
         << forward;

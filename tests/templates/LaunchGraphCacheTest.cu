@@ -64,8 +64,8 @@ void addThroughCache(LaunchGraphCache &cache, const Counter &c, int amount,
   });
 }
 
-void expectStats(const LaunchGraphCache &cache, int64_t eager,
-                 int64_t captured, int64_t replayed, int64_t failed) {
+void expectStats(const LaunchGraphCache &cache, int64_t eager, int64_t captured,
+                 int64_t replayed, int64_t failed) {
   const LaunchGraphStats s = cache.stats();
   EXPECT_EQ(s.eager, eager);
   EXPECT_EQ(s.captured, captured);
