@@ -9,6 +9,14 @@ and from then on replays the graph: one launch instead of a dozen, and
 none of the host work, for a copy of each non-parameter input and of each
 result.
 
+The generated ops replay their own launches from CUDA graphs, without
+copies, when a call repeats an earlier call's arguments
+(templates/LaunchGraphCache.h, on by default; docs/perf-notes.md section
+85). Under this module's capture they run eagerly into it, so the two
+do not nest. What this module saves beyond those is the host work around
+the launches (the argument checks, the allocations, the autograd node),
+at the cost of the copies.
+
 It is off by default because on the benchmark's graphs it did not pay
 (H100, docs/perf-notes.md section 18): their kernels take 0.15 ms and more
 a call, the host work overlaps them when steps follow each other, and the
