@@ -8,14 +8,12 @@ side by side (not eligible: eager); bitwise in deterministic mode. A
 profile shows that steady training steps do replay (cudaGraphLaunch) and
 that the switch stops it. CUDA only."""
 
-import copy
-
 import pytest
 import torch
 
 from conftest import rel_err
 from test_generated import HUB_MODES, MODELS, set_hub_mode
-from test_replay import _graph, _layer, _x
+from test_replay import _graph, _layer, _x, train_against_reference
 
 # Replayed and eager launches run the same kernels; only the order of
 # floating-point atomics may differ between two runs.
@@ -45,52 +43,20 @@ def off(monkeypatch):
     return _Off(monkeypatch)
 
 
-def _train_against_eager(g, model, off, tol, steps=6):
-    ours = _layer(model, g)
-    ref = copy.deepcopy(ours)
-    opt_ours = torch.optim.SGD(ours.parameters(), lr=0.01)
-    opt_ref = torch.optim.SGD(ref.parameters(), lr=0.01)
-    for step in range(steps):
-        x_ours, x_ref = _x(g, step, True), _x(g, step, True)
-        out = ours(g, x_ours)
-        with off:
-            out_ref = ref(g, x_ref)
-        assert rel_err(out, out_ref) <= tol, f"{model}: step {step}"
-        probe = torch.linspace(-1, 1, out.numel(), device=g.device) \
-            .view_as(out)
-        (out * probe).sum().backward()
-        with off:
-            (out_ref * probe).sum().backward()
-        assert rel_err(x_ours.grad, x_ref.grad) <= tol, \
-            f"{model}: step {step}: d/dx"
-        for (name, p), q in zip(ours.named_parameters(), ref.parameters()):
-            assert rel_err(p.grad, q.grad) <= tol, \
-                f"{model}: step {step}: d/d{name}"
-        opt_ours.step()
-        opt_ref.step()
-        opt_ours.zero_grad(set_to_none=True)
-        opt_ref.zero_grad(set_to_none=True)
-        for (name, p), q in zip(ours.named_parameters(), ref.parameters()):
-            assert rel_err(p, q) <= tol, f"{model}: step {step}: {name}"
-            if tol:
-                with torch.no_grad():
-                    q.copy_(p)
-
-
 @cuda
 @pytest.mark.parametrize("hub_mode", list(HUB_MODES))
 @pytest.mark.parametrize("model", MODELS)
 def test_training_steps_match_eager_launches(model, hub_mode, off,
                                              monkeypatch):
     hubs = set_hub_mode(hub_mode, monkeypatch)
-    _train_against_eager(_graph(model, hubs), model, off, TOL)
+    train_against_reference(_graph(model, hubs), model, off, TOL)
 
 
 @cuda
 @pytest.mark.parametrize("hubs", [False, True], ids=["plain", "hubs"])
 @pytest.mark.parametrize("model", MODELS)
 def test_deterministic_training_is_bitwise(model, hubs, off, deterministic):
-    _train_against_eager(_graph(model, hubs), model, off, 0.0)
+    train_against_reference(_graph(model, hubs), model, off, 0.0)
 
 
 @cuda

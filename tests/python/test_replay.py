@@ -124,9 +124,19 @@ def test_deterministic_training_is_bitwise_eager(model, hubs, eager,
 
 
 def _train_and_compare(g, model, eager, tol):
-    """Six SGD steps of the same layer, replayed and eager: every step's
-    output, the gradients of the input and of every parameter, and the
-    parameters after the step."""
+    """train_against_reference with the reference eager; then the one
+    recording, with its backward, replayed from the third step on."""
+    train_against_reference(g, model, eager, tol)
+    recs = _recordings(g)
+    assert len(recs) == 1 and recs[0].backward is not None
+    assert recs[0].generation == 4
+
+
+def train_against_reference(g, model, reference, tol):
+    """Six SGD steps of the same layer, ours under the caller's settings and
+    a copy under the context `reference` (entered around each of its
+    calls): every step's output, the gradients of the input and of every
+    parameter, and the parameters after the step."""
     ours = _layer(model, g)
     ref = copy.deepcopy(ours)
     opt_ours = torch.optim.SGD(ours.parameters(), lr=0.01)
@@ -134,13 +144,13 @@ def _train_and_compare(g, model, eager, tol):
     for step in range(6):
         x_ours, x_ref = _x(g, step, True), _x(g, step, True)
         out = ours(g, x_ours)
-        with eager:
+        with reference:
             out_ref = ref(g, x_ref)
         assert rel_err(out, out_ref) <= tol, f"{model}: step {step}"
         probe = torch.linspace(-1, 1, out.numel(), device=g.device) \
             .view_as(out)
         (out * probe).sum().backward()
-        with eager:
+        with reference:
             (out_ref * probe).sum().backward()
         assert rel_err(x_ours.grad, x_ref.grad) <= tol, \
             f"{model}: step {step}: d/dx"
@@ -159,9 +169,6 @@ def _train_and_compare(g, model, eager, tol):
                 # so that the recording's addresses stay).
                 with torch.no_grad():
                     q.copy_(p)
-    recs = _recordings(g)
-    assert len(recs) == 1 and recs[0].backward is not None
-    assert recs[0].generation == 4
 
 
 @cuda

@@ -44,6 +44,16 @@ struct Counter {
   int *ptr = nullptr;
 };
 
+/// A non-blocking stream for one test.
+struct Stream {
+  Stream() {
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+              cudaSuccess);
+  }
+  ~Stream() { cudaStreamDestroy(s); }
+  cudaStream_t s = nullptr;
+};
+
 /// A key of the kernel's arguments, as the generated code makes one.
 LaunchKey keyOf(const int *counter, int amount) {
   LaunchKey key;
@@ -111,9 +121,8 @@ TEST(LaunchGraphCache, SecondCallCapturesAndLaterCallsReplay) {
 TEST(LaunchGraphCache, OtherKeysRunEagerlyAndTheOldestIsDropped) {
   if (!haveDevice())
     GTEST_SKIP() << "no CUDA device";
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
-            cudaSuccess);
+  Stream owned;
+  const cudaStream_t stream = owned.s;
   LaunchGraphCache cache;
   Counter c;
   int expected = 0;
@@ -132,7 +141,6 @@ TEST(LaunchGraphCache, OtherKeysRunEagerlyAndTheOldestIsDropped) {
   EXPECT_EQ(c.read(), expected);
   expectStats(cache, /*eager=*/2 + LaunchGraphCache::kKeys, /*captured=*/1,
               /*replayed=*/1, 0);
-  cudaStreamDestroy(stream);
 }
 
 TEST(LaunchGraphCache, IneligibleCallsAndTheSwitchRunEagerly) {
@@ -154,9 +162,8 @@ TEST(LaunchGraphCache, IneligibleCallsAndTheSwitchRunEagerly) {
 TEST(LaunchGraphCache, CallsOnACapturingStreamGoIntoThatCapture) {
   if (!haveDevice())
     GTEST_SKIP() << "no CUDA device";
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
-            cudaSuccess);
+  Stream owned;
+  const cudaStream_t stream = owned.s;
   LaunchGraphCache cache;
   Counter c;
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
@@ -173,7 +180,6 @@ TEST(LaunchGraphCache, CallsOnACapturingStreamGoIntoThatCapture) {
   expectStats(cache, /*eager=*/3, 0, 0, 0);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
 }
 
 TEST(LaunchGraphCache, AFailedCaptureLeavesItsKeyEager) {
