@@ -19,6 +19,9 @@ from test_replay import _graph, _layer, _x, train_against_reference
 # floating-point atomics may differ between two runs.
 TOL = 1e-5
 
+# Selected by `-k cuda` with the other CUDA tests (pyproject.toml).
+pytestmark = pytest.mark.cuda
+
 cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                           reason="CUDA is not available")
 

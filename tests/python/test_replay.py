@@ -24,6 +24,9 @@ from test_generated import HUB_MODES, MODELS, set_hub_mode
 TOL = 1e-5
 DIM = 8
 
+# Selected by `-k cuda` with the other CUDA tests (pyproject.toml).
+pytestmark = pytest.mark.cuda
+
 cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                           reason="CUDA is not available")
 
