@@ -27,13 +27,10 @@ import time
 
 import torch
 
+from .timing import _sync
+
 PHASES = {"training": ("clear", "forward", "loss", "backward", "wait"),
           "inference": ("forward", "wait")}
-
-
-def _sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def _phased_step(prepared, prob, mode, device):
