@@ -50,6 +50,7 @@
 // take them, with atomicAdd(double *) when atomic. The fast paths are float
 // only.
 #include "templates/DeviceQueries.h"
+#include "templates/gemm/DenseRowsMma.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 #include "templates/gemm/SegmentGemmMma.h"
 #include "templates/gemm/SegmentGemmRows.cuh"
@@ -1759,6 +1760,8 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (a.atomic && a.deterministic)
       return launchLinearOrdered(a, stream);
     if constexpr (std::is_same_v<T, float>) {
+      if (denseRowsMmaFits(a))
+        return launchDenseRowsMma(a, stream);
       if (linearMmaFits(a))
         return launchLinearMma(a, stream);
       // The other fast paths write one plain output buffer from one X row

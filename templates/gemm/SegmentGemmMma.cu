@@ -54,6 +54,7 @@
 #include "templates/gemm/SegmentGemmMma.h"
 
 #include "templates/DeviceQueries.h"
+#include "templates/gemm/MmaFragments.cuh"
 #include "templates/gemm/SegmentGemmRows.cuh"
 
 #include <cuda_pipeline.h>
@@ -74,11 +75,16 @@ using gemm_rows::singleWriter;
 using gemm_rows::sliceOfRow;
 using gemm_rows::storeOut;
 using gemm_rows::sumOuterRows;
+using mma_fragments::LaneQuad;
+using mma_fragments::loadFragments;
+using mma_fragments::mmaTf32;
+using mma_fragments::quadOfPairs;
+using mma_fragments::toTf32;
 
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = 32 * kMmaWarps;
 constexpr int kTileRows = 16 * kMmaWarps; // a warp's 16 rows each
-constexpr int kPassCols = 64;             // 8 mma tiles of 8 columns
+constexpr int kPassCols = mma_fragments::kWindowCols;
 constexpr int kPassTiles = kPassCols / 8;
 constexpr int kMaxK = 64;
 constexpr int kMaxN = 256;
@@ -165,31 +171,6 @@ struct TileRows {
   unsigned *slice; ///< weight slice; kNoSlice32: past M
 };
 
-/// x rounded to the nearest TF32 value (its bits, as mma takes them).
-__device__ __forceinline__ uint32_t toTf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
-
-/// d += a * b on one 16 x 8 x 8 TF32 tile (PTX fragment layouts: a holds
-/// rows g, g + 8 at columns t, t + 4; b rows t, t + 4 at column g; d rows
-/// g, g + 8 at columns 2t, 2t + 1; g = lane / 4, t = lane % 4).
-__device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
-                                        const uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%0, %1, %2, %3};"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
-                 "r"(b[1]));
-#else
-  (void)d, (void)a, (void)b;
-  __trap(); // tensorCoresUsable keeps older devices away
-#endif
-}
-
 /// A fragment's factors as TF32: the heads, and with kSplit the tails
 /// (x - head, rounded again).
 template <bool kSplit, int R> struct Tf32Parts {
@@ -230,25 +211,6 @@ __device__ __forceinline__ void mmaTerm(float (&d)[4],
     mmaTf32(d, a.head, bTail);
   }
   mmaTf32(d, a.head, bHead);
-}
-
-/// Four 8 x 4 fragments of 32-bit words from shared memory, one per
-/// register: lanes 8q .. 8q + 7 give the addresses of fragment q's rows
-/// (16 bytes each), and lane l receives word l % 4 of row l / 4 of each
-/// (ldmatrix on b16 pairs moves 32-bit words whole).
-__device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
-                                              const void *rowAddress) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-  const unsigned addr =
-      static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
-               "{%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-#else
-  (void)r, (void)rowAddress;
-  __trap(); // tensorCoresUsable keeps older devices away
-#endif
 }
 
 /// What staging one row of a tile needs from global memory: its id, the X
@@ -606,31 +568,6 @@ stageTile(const SegmentGemmArgs &a, int64_t row0, int64_t h, float *xs,
   const float *x = a.X + (l.src * a.H + h) * K;
   for (int q = 4 * half; q < K; q += 8)
     __pipeline_memcpy_async(xs + i * xStride + q, x + q, 16);
-}
-
-/// Stages the window of weight slice s, head h, whose output columns
-/// start at c0 into the weight planes (MmaSmem): row n - c0 of each plane
-/// holds column n's K weights, rounded to TF32 (head) and, with kSplit,
-/// what rounding left (tail, rounded again); rows past N hold zeros.
-/// Called by the whole block.
-template <bool kSplit, bool kTransW>
-__device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a, int64_t s,
-                                            int64_t h, int c0, uint32_t *head,
-                                            uint32_t *tail, int stride) {
-  const int K = int(a.K), N = int(a.N);
-  const float *w = a.W + (s * a.H + h) * K * N;
-  // Consecutive threads read consecutive words of W: along k when W is
-  // [N, K], along n when it is [K, N].
-  for (int e = threadIdx.x; e < kPassCols * K; e += kMmaThreads) {
-    const int row = kTransW ? e / K : e % kPassCols;
-    const int k = kTransW ? e % K : e / kPassCols;
-    const int n = c0 + row;
-    const float v = n < N ? __ldg(w + (kTransW ? n * K + k : k * N + n)) : 0.f;
-    const uint32_t hv = toTf32(v);
-    head[row * stride + k] = hv;
-    if constexpr (kSplit)
-      tail[row * stride + k] = toTf32(v - __uint_as_float(hv));
-  }
 }
 
 /// The least slice >= lowest among the tile's rows (kNoSlice32: none),
@@ -1061,7 +998,8 @@ __global__ void __launch_bounds__(kMmaThreads,
       lowest = s + 1;
       if (s != loaded) { // the same s on every warp: a block-wide branch
         __syncthreads(); // nobody reads the old slice any more
-        stageWeight<kSplit, kTransW>(a, s, h, c0, wHead, wTail, st);
+        mma_fragments::stageWeight<kSplit, kTransW, kMmaThreads>(
+            a, s, h, c0, wHead, wTail, st);
         __syncthreads();
         loaded = s;
       }
@@ -1176,17 +1114,9 @@ __global__ void __launch_bounds__(kMmaThreads,
         }
         const float2 v1 = finished(j + 1);
         if constexpr (kQuadStores) {
-          // Lane pair (t even, t + 1): the even lane stores tile j's
-          // columns 2t .. 2t + 3, the odd one tile j + 1's 2t - 2 .. 2t + 1.
-          const bool odd = t & 1;
-          const float2 give = odd ? v0 : v1;
-          const float2 got =
-              make_float2(__shfl_xor_sync(0xffffffffu, give.x, 1),
-                          __shfl_xor_sync(0xffffffffu, give.y, 1));
+          const LaneQuad quad = quadOfPairs(v0, v1, t);
           if (dst >= 0)
-            storeQuad(a, y + (odd ? 8 * j + 6 : 8 * j),
-                      odd ? make_float4(got.x, got.y, v1.x, v1.y)
-                          : make_float4(v0.x, v0.y, got.x, got.y));
+            storeQuad(a, y + 8 * j + quad.offset, quad.value);
         } else if (dst >= 0) {
           storePair(a, y + 8 * j, v0);
           storePair(a, y + 8 * j + 8, v1);

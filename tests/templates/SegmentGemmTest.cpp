@@ -5,6 +5,7 @@
 // a GPU is present (skipped otherwise).
 #include "templates/gemm/SegmentGemm.h"
 #ifdef HECTOR_TEMPLATES_CUDA
+#include "templates/gemm/DenseRowsMma.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 #include <cuda_runtime.h>
 #endif
@@ -871,6 +872,35 @@ std::vector<Case> cases() {
            Seg::RowType};
     c.transposeW = true;
     c.tf32 = true;
+    add(c);
+  }
+  // Dense rows (DenseRowsMma.h: TF32, K = 64, N a multiple of 64, rows in
+  // place, one slice): fewer rows than a warp's 16-row tile, a last tile
+  // cut short, several windows with W transposed, and enough rows that
+  // every warp of the resident wave takes several tiles through its ring.
+  {
+    Case c{"denseUnderOneWarpTileBias", Mode::Linear, 7, 64, 128};
+    c.tf32 = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
+  {
+    Case c{"denseTransposedWindows", Mode::Linear, 5001, 64, 192};
+    c.transposeW = true;
+    c.tf32 = true;
+    add(c);
+  }
+  {
+    Case c{"denseManyTilesAWarpBias", Mode::Linear, 150007, 64, 64};
+    c.tf32 = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
+  {
+    Case c{"denseWidestTransposedBias", Mode::Linear, 12003, 64, 256};
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::Shared;
     add(c);
   }
   // Runs of several tiles a block (a resident wave of 132 SMs holds at
@@ -2282,6 +2312,113 @@ TEST(SegmentGemmCuda, HeadFlagsChangeNothingWithOneHead) {
     ASSERT_NO_FATAL_FAILURE(cudaOutput(without, want));
     EXPECT_TRUE(sameBits(got, want)) << with.c.name;
   }
+}
+
+/// The dense-rows kernel's calls: each case of the table it takes, run
+/// once by it and once by the tiled kernel. Both round X and W to TF32 the
+/// same way and add the same products in the same order, then the bias, so
+/// their outputs agree bit for bit.
+TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  int checked = 0;
+  for (const Case &c : cases()) {
+    if (c.name.rfind("dense", 0) != 0)
+      continue;
+    const Problem<float> p = makeProblem<float>(c);
+    std::vector<float> dense, tiled;
+    const bool before = setDenseRowsForTesting(true);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, dense));
+    setDenseRowsForTesting(false);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, tiled));
+    setDenseRowsForTesting(before);
+    EXPECT_TRUE(sameBits(dense, tiled)) << c.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+/// Which calls the dense-rows kernel takes (DenseRowsMma.h): a dense TF32
+/// call of K = 64 and 64, 128 or 256 columns, with or without a bias or a
+/// transposed W; not one with anything that reads or writes rows elsewhere,
+/// weighs them, or needs other precision or shapes. The pointers are only
+/// checked for alignment, never read.
+TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseTf32Calls) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  int major = 0;
+  ASSERT_EQ(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0),
+      cudaSuccess);
+  if (major < 8)
+    GTEST_SKIP() << "no TF32 tensor cores";
+  alignas(16) static float words[16];
+  alignas(16) static int64_t ids[4];
+  SegmentGemmArgs dense;
+  dense.M = 1000;
+  dense.K = 64;
+  dense.N = 64;
+  dense.X = dense.W = words;
+  dense.Y = words;
+  dense.tf32 = true;
+  const bool before = setDenseRowsForTesting(true);
+  EXPECT_TRUE(denseRowsMmaFits(dense));
+  for (int64_t n : {128, 256}) {
+    SegmentGemmArgs a = dense;
+    a.N = n;
+    a.bias = words;
+    a.transposeW = true;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << n;
+  }
+  const std::vector<std::pair<const char *, void (*)(SegmentGemmArgs &)>>
+      others = {
+          {"exact fp32", [](SegmentGemmArgs &a) { a.tf32 = false; }},
+          {"K 32", [](SegmentGemmArgs &a) { a.K = 32; }},
+          {"N 96", [](SegmentGemmArgs &a) { a.N = 96; }},
+          {"N 320", [](SegmentGemmArgs &a) { a.N = 320; }},
+          {"two heads", [](SegmentGemmArgs &a) { a.H = 2; }},
+          {"row ids", [](SegmentGemmArgs &a) { a.rowIds = ids; }},
+          {"gather", [](SegmentGemmArgs &a) { a.gather = ids; }},
+          {"scatter", [](SegmentGemmArgs &a) { a.scatter = ids; }},
+          {"summed rows",
+           [](SegmentGemmArgs &a) {
+             a.sumPtr = ids;
+             a.sumRows = ids;
+           }},
+          {"two slices",
+           [](SegmentGemmArgs &a) {
+             a.numSlices = 2;
+             a.rowType = ids;
+           }},
+          {"segments", [](SegmentGemmArgs &a) { a.segmentPtr = ids; }},
+          {"accumulate", [](SegmentGemmArgs &a) { a.accumulate = true; }},
+          {"atomic",
+           [](SegmentGemmArgs &a) {
+             a.accumulate = true;
+             a.atomic = true;
+           }},
+          {"scale",
+           [](SegmentGemmArgs &a) {
+             a.epilogue = EpilogueOp::Mul;
+             a.scale = words;
+           }},
+          {"input op", [](SegmentGemmArgs &a) { a.inputOp = InputOp::Gelu; }},
+          {"output parts",
+           [](SegmentGemmArgs &a) {
+             a.N = 128;
+             a.yParts = 2;
+             a.yPart[0] = a.yPart[1] = words;
+           }},
+          {"unaligned X", [](SegmentGemmArgs &a) { a.X = words + 1; }},
+      };
+  for (const auto &[what, change] : others) {
+    SegmentGemmArgs a = dense;
+    change(a);
+    EXPECT_FALSE(denseRowsMmaFits(a)) << what;
+  }
+  setDenseRowsForTesting(false);
+  EXPECT_FALSE(denseRowsMmaFits(dense)) << "switched off";
+  setDenseRowsForTesting(before);
 }
 
 TEST(SegmentGemmCudaArgs, RejectsInconsistentArgs) {

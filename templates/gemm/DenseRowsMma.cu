@@ -1,0 +1,244 @@
+// The dense-rows kernel (DenseRowsMma.h says which calls it takes).
+//
+// Shape. A block stages its window of 64 output columns of W once, rounded
+// to TF32, as the tiled kernel does (MmaFragments.cuh stageWeight). Its
+// warps then work alone: warp w of the launch takes the 16-row tiles w,
+// w + W, w + 2W, ... (W warps in all, so that at any moment the warps
+// stream one region of X and Y), copies each tile's rows into a ring of
+// kDenseStages buffers of its own with cp.async, and keeps kDenseStages - 1
+// tiles in flight while it multiplies one. A warp waits only for its own copies
+// (cp.async groups, then __syncwarp so that every lane sees the others'),
+// never for the block: the tiled kernel's per-tile barriers, row lookups
+// and slice walks are what dense rows do not need. The epilogue adds the
+// bias (loaded once a lane) and stores quads (quadOfPairs) straight from
+// the accumulators.
+#include "templates/gemm/DenseRowsMma.h"
+
+#include "templates/DeviceQueries.h"
+#include "templates/gemm/MmaFragments.cuh"
+#include "templates/gemm/SegmentGemmMma.h"
+#include "templates/gemm/SegmentGemmRows.cuh"
+
+#include <cuda_pipeline.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace hector::templates {
+namespace {
+
+using gemm_rows::hostAligned16;
+using mma_fragments::kWindowCols;
+using mma_fragments::LaneQuad;
+using mma_fragments::loadFragments;
+using mma_fragments::mmaTf32;
+using mma_fragments::quadOfPairs;
+using mma_fragments::toTf32;
+
+constexpr int kDenseK = 64;
+/// Warps a block, and buffers in each warp's ring. On am's 1.89M rows (K =
+/// N = 64, TF32, bias; H100) the biased GEMM took 0.354 ms with 4 x 3
+/// (three blocks a multiprocessor), 0.350 with 8 x 3, 0.353 with 8 x 4 and
+/// 4 x 4, 0.356 with 8 x 2 and 0.367 with 4 x 2, against the tiled
+/// kernel's 0.468 (bench_segment_gemm, session 37 call a): once a
+/// multiprocessor keeps about two tiles a warp in flight, the shape hardly
+/// matters. 4 x 3 takes 70 KB of shared memory a block, which every sm_80
+/// and newer GPU grants (sm_86 and sm_89 at most 99 KB; 8 x 3 takes 122).
+constexpr int kDenseWarps = 4;
+constexpr int kDenseStages = 3;
+constexpr int kWarpRows = 16;        ///< a warp's tile: one mma row block
+constexpr int kStride = kDenseK + 4; ///< words a staged row (MmaSmem's)
+constexpr int kTileWords = kWarpRows * kStride;
+constexpr int kWindowTiles = kWindowCols / 8;
+/// 16-byte copies a lane makes a tile.
+constexpr int kCopiesPerLane = kWarpRows * kDenseK / 4 / 32;
+
+/// Bytes of shared memory: the weight plane (64 rows of kStride words),
+/// then each warp's ring.
+static_assert(kDenseStages >= 2, "a tile in flight while one is multiplied");
+constexpr size_t denseSmemBytes(int warps, int stages) {
+  return (size_t(kWindowCols) * kStride + size_t(warps) * stages * kTileWords) *
+         4;
+}
+
+template <bool kTransW, bool kBias>
+__global__ void __launch_bounds__(32 * kDenseWarps)
+    denseRowsMmaKernel(const SegmentGemmArgs a, int windows) {
+  extern __shared__ float4 denseSmem[];
+  uint32_t *const wPlane = reinterpret_cast<uint32_t *>(denseSmem);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float *const ring =
+      reinterpret_cast<float *>(wPlane + kWindowCols * kStride) +
+      warp * kDenseStages * kTileWords;
+  const int c0 = int(blockIdx.x % windows) * kWindowCols;
+  const int64_t warps = int64_t(gridDim.x / windows) * kDenseWarps;
+  const int64_t firstTile = int64_t(blockIdx.x / windows) * kDenseWarps + warp;
+  const int64_t M = a.M, N = a.N;
+  const int64_t tiles = (M + kWarpRows - 1) / kWarpRows;
+
+  // Starts copying tile `tile`'s rows into buffer b of the ring; rows past
+  // M are zeroed (their outputs are not stored, but the products read
+  // them). One commit group a call, also past the last tile, so that the
+  // waits below count groups the same way on every warp.
+  auto copyTile = [&](int64_t tile, int b) {
+    if (tile < tiles) {
+      float *const to = ring + b * kTileWords;
+      const int64_t row0 = tile * kWarpRows;
+#pragma unroll
+      for (int u = 0; u < kCopiesPerLane; ++u) {
+        // Two rows a warp instruction: 512 contiguous bytes of X.
+        const int c = lane + 32 * u, r = c / 16, word = 4 * (c % 16);
+        if (row0 + r < M)
+          __pipeline_memcpy_async(to + r * kStride + word,
+                                  a.X + (row0 + r) * kDenseK + word, 16);
+        else
+          *reinterpret_cast<float4 *>(to + r * kStride + word) =
+              make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+    }
+    __pipeline_commit();
+  };
+  // The first tiles' copies go out before the weight is staged, so that
+  // their trip to DRAM passes meanwhile.
+  for (int b = 0; b < kDenseStages - 1; ++b)
+    copyTile(firstTile + b * warps, b);
+  mma_fragments::stageWeight<false, kTransW, 32 * kDenseWarps>(
+      a, 0, 0, c0, wPlane, nullptr, kStride);
+  const int g = lane / 4, t = lane % 4;
+  float2 biasPair[kWindowTiles];
+#pragma unroll
+  for (int j = 0; j < kWindowTiles; ++j)
+    biasPair[j] = kBias ? __ldg(reinterpret_cast<const float2 *>(a.bias + c0 +
+                                                                 8 * j + 2 * t))
+                        : make_float2(0.f, 0.f);
+  __syncthreads(); // the weight plane
+
+  // The rows whose addresses this lane gives ldmatrix (SegmentGemmMma.cu's
+  // xLaneWord and wLaneWord for a warp's own 16 rows).
+  const int q = lane / 8, r = lane % 8;
+  const int xLaneWord = (r + 8 * (q & 1)) * kStride + 4 * (q >> 1);
+  const int wLaneWord = (8 * (q >> 1) + r) * kStride + 4 * (q & 1);
+  int b = 0;
+  for (int64_t tile = firstTile; tile < tiles; tile += warps) {
+    // The buffer the tile kDenseStages - 1 on goes to is the one multiplied in
+    // the step before; the __syncwarp closing that step let every lane
+    // finish reading it.
+    copyTile(tile + (kDenseStages - 1) * warps,
+             (b + kDenseStages - 1) % kDenseStages);
+    __pipeline_wait_prior(kDenseStages - 1); // this tile's copies (this lane's)
+    __syncwarp();                            // and every other lane's
+    const float *const x = ring + b * kTileWords;
+    float acc[kWindowTiles][4] = {};
+#pragma unroll
+    for (int k0 = 0; k0 < kDenseK; k0 += 8) {
+      uint32_t xw[4];
+      loadFragments(xw, x + xLaneWord + k0);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        xw[i] = toTf32(__uint_as_float(xw[i]));
+#pragma unroll
+      for (int j = 0; j < kWindowTiles; j += 2) {
+        uint32_t w[4];
+        loadFragments(w, wPlane + wLaneWord + 8 * j * kStride + k0);
+        mmaTf32(acc[j], xw, {w[0], w[1]});
+        mmaTf32(acc[j + 1], xw, {w[2], w[3]});
+      }
+    }
+    __syncwarp(); // the buffer's reads, before the next step copies into it
+    b = (b + 1) % kDenseStages;
+    // The epilogue: rows g and g + 8 of the tile, columns 2t, 2t + 1 of
+    // each mma tile, two tiles a quad.
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int64_t row = tile * kWarpRows + g + 8 * half;
+      float *const y = a.Y + row * N + c0 + 2 * t;
+#pragma unroll
+      for (int j = 0; j < kWindowTiles; j += 2) {
+        const float2 v0 = make_float2(acc[j][2 * half] + biasPair[j].x,
+                                      acc[j][2 * half + 1] + biasPair[j].y);
+        const float2 v1 =
+            make_float2(acc[j + 1][2 * half] + biasPair[j + 1].x,
+                        acc[j + 1][2 * half + 1] + biasPair[j + 1].y);
+        const LaneQuad quad = quadOfPairs(v0, v1, t);
+        if (row < M)
+          *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
+      }
+    }
+  }
+}
+
+/// HECTOR_GEMM_DENSE=0 turns the kernel off (read once);
+/// setDenseRowsForTesting overrides it.
+std::atomic<int> &denseOverride() {
+  static std::atomic<int> v{-1}; // -1: the environment decides
+  return v;
+}
+
+bool denseEnabled() {
+  static const bool byEnvironment = [] {
+    const char *text = std::getenv("HECTOR_GEMM_DENSE");
+    return !(text && std::strcmp(text, "0") == 0);
+  }();
+  const int o = denseOverride().load();
+  return o < 0 ? byEnvironment : o != 0;
+}
+
+template <bool kTransW, bool kBias>
+cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
+  const size_t smem = denseSmemBytes(kDenseWarps, kDenseStages);
+  const auto kernel = denseRowsMmaKernel<kTransW, kBias>;
+  const void *symbol = reinterpret_cast<const void *>(kernel);
+  HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
+  int sms = 0, perSm = 0;
+  HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
+  HECTOR_CUDA_TRY(
+      blocksPerMultiprocessor(symbol, 32 * kDenseWarps, smem, &perSm));
+  const int windows = int(a.N / kWindowCols);
+  const int64_t tiles = (a.M + kWarpRows - 1) / kWarpRows;
+  // One resident wave, its blocks shared by the windows (adjacent blocks
+  // take one run of rows in each window, so the X rows the first reads
+  // are in L2 for the others); no more blocks a window than give each
+  // warp a tile.
+  int64_t perWindow = int64_t(sms) * (perSm < 1 ? 1 : perSm) / windows;
+  perWindow = std::max<int64_t>(
+      1, std::min<int64_t>(perWindow, (tiles + kDenseWarps - 1) / kDenseWarps));
+  kernel<<<unsigned(perWindow * windows), 32 * kDenseWarps, smem, stream>>>(
+      a, windows);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+bool denseRowsMmaFits(const SegmentGemmArgs &a) {
+  if (!denseEnabled() || !a.tf32 || a.K != kDenseK || a.H != 1 ||
+      a.N % kWindowCols != 0)
+    return false;
+  if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights ||
+      a.inputOp != InputOp::None || a.yParts > 1)
+    return false;
+  if (a.numSlices > 1 || a.segmentPtr || a.rowType)
+    return false;
+  if (a.accumulate || a.atomic || a.epilogue != EpilogueOp::None || a.rowDotY ||
+      a.mixRows)
+    return false;
+  return linearMmaFits(a);
+}
+
+cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.transposeW)
+    return a.bias ? launchAs<true, true>(a, stream)
+                  : launchAs<true, false>(a, stream);
+  return a.bias ? launchAs<false, true>(a, stream)
+                : launchAs<false, false>(a, stream);
+}
+
+bool setDenseRowsForTesting(bool enabled) {
+  const bool before = denseEnabled();
+  denseOverride().store(enabled ? 1 : 0);
+  return before;
+}
+
+} // namespace hector::templates

@@ -1,0 +1,44 @@
+// DenseRowsMma.h: the GEMM template's kernel for dense rows, Y = X W
+// (+ bias), where row i reads X row i and writes Y row i with one weight:
+// RGCN's root GEMM (`x root + bias`) and RGAT's self-loop GEMM are such
+// calls over every node. Float, TF32 products (SegmentGemmArgs::tf32),
+// sm_80 and newer. Internal to templates/gemm: launchSegmentGemm
+// (SegmentGemm.cu) takes it for the calls it fits, before the tiled
+// tensor-core kernel (SegmentGemmMma.h).
+//
+// Why a kernel of its own: the tiled kernel serves gathers, scatters,
+// slices, summed rows and epilogues, and its blocks wait for one another
+// at every 64-row tile (the tile's lookups, copies and slices). On dense
+// rows it moved am's 1.89M rows (K = N = 64, TF32, bias) at 71% of the
+// copy bandwidth, against cuBLAS's 86% without the bias
+// (docs/perf-notes.md sections 71 and 86).
+#pragma once
+
+#include "templates/gemm/SegmentGemm.h"
+
+#include <cuda_runtime.h>
+
+namespace hector::templates {
+
+/// Whether the dense-rows kernel computes `a`: a call linearMmaFits
+/// accepts that is also TF32 (a.tf32), one head, K = 64, N a multiple of
+/// 64, rows read and written in place (no rowIds, gather, scatter, summed
+/// rows, input op or output parts), one weight slice, a plain store (not
+/// accumulate, atomic or an epilogue op; a bias shared by the rows is
+/// fine), and no row dot or gated mix; and the environment variable
+/// HECTOR_GEMM_DENSE is not "0" (read once: it is there to compare the
+/// kernels on one build).
+bool denseRowsMmaFits(const SegmentGemmArgs &a);
+
+/// Launches the dense-rows kernel for `a` on `stream` (denseRowsMmaFits
+/// must hold): a resident wave of blocks, one window of 64 output columns
+/// each, whose warps take 16-row tiles in turn and keep their next tiles'
+/// rows in flight in a ring of their own.
+cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream);
+
+/// Turns the kernel off (false) or back on for this process, whatever
+/// HECTOR_GEMM_DENSE says; returns the previous setting. For tests that
+/// compare it with the tiled kernel.
+bool setDenseRowsForTesting(bool enabled);
+
+} // namespace hector::templates

@@ -1,0 +1,107 @@
+// MmaFragments.cuh: the pieces of the GEMM template's tensor-core kernels
+// that both the tiled kernels (SegmentGemmMma.cu) and the dense-rows kernel
+// (DenseRowsMma.cu) build on: TF32 rounding, the m16n8k8 product, ldmatrix
+// fragments, a weight window staged into shared memory, and the quad that
+// two lanes of an epilogue store together. Internal to templates/gemm.
+#pragma once
+
+#include "templates/gemm/SegmentGemm.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace hector::templates::mma_fragments {
+
+/// Output columns a block multiplies at once: 8 mma tiles of 8 columns.
+constexpr int kWindowCols = 64;
+
+/// x rounded to the nearest TF32 value (its bits, as mma takes them).
+__device__ __forceinline__ uint32_t toTf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/// d += a * b on one 16 x 8 x 8 TF32 tile (PTX fragment layouts: a holds
+/// rows g, g + 8 at columns t, t + 4; b rows t, t + 4 at column g; d rows
+/// g, g + 8 at columns 2t, 2t + 1; g = lane / 4, t = lane % 4).
+__device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
+                                        const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
+                 "r"(b[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap(); // tensorCoresUsable keeps older devices away
+#endif
+}
+
+/// Four 8 x 4 fragments of 32-bit words from shared memory, one per
+/// register: lanes 8q .. 8q + 7 give the addresses of fragment q's rows
+/// (16 bytes each), and lane l receives word l % 4 of row l / 4 of each
+/// (ldmatrix on b16 pairs moves 32-bit words whole).
+__device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
+                                              const void *rowAddress) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  const unsigned addr =
+      static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+               "{%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+#else
+  (void)r, (void)rowAddress;
+  __trap(); // tensorCoresUsable keeps older devices away
+#endif
+}
+
+/// Stages the window of weight slice s, head h, whose output columns
+/// start at c0 into the weight planes (MmaSmem, or DenseRowsMma.cu's plane):
+/// row n - c0 of each plane holds column n's K weights, rounded to TF32 (head)
+/// and, with kSplit, what rounding left (tail, rounded again); rows past N hold
+/// zeros. Called by the whole block of kThreads threads.
+template <bool kSplit, bool kTransW, int kThreads>
+__device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a, int64_t s,
+                                            int64_t h, int c0, uint32_t *head,
+                                            uint32_t *tail, int stride) {
+  const int K = int(a.K), N = int(a.N);
+  const float *w = a.W + (s * a.H + h) * K * N;
+  // Consecutive threads read consecutive words of W: along k when W is
+  // [N, K], along n when it is [K, N].
+  for (int e = threadIdx.x; e < kWindowCols * K; e += kThreads) {
+    const int row = kTransW ? e / K : e % kWindowCols;
+    const int k = kTransW ? e % K : e / kWindowCols;
+    const int n = c0 + row;
+    const float v = n < N ? __ldg(w + (kTransW ? n * K + k : k * N + n)) : 0.f;
+    const uint32_t hv = toTf32(v);
+    head[row * stride + k] = hv;
+    if constexpr (kSplit)
+      tail[row * stride + k] = toTf32(v - __uint_as_float(hv));
+  }
+}
+
+/// What one lane of an epilogue stores for mma tiles j and j + 1 of a row:
+/// four adjacent columns as one 16-byte store instead of two 8-byte ones.
+/// Lane pair (t even, t + 1) swaps one pair by shuffle: the even lane
+/// stores tile j's columns 2t .. 2t + 3, the odd one tile j + 1's
+/// 2t - 2 .. 2t + 1. `v0` and `v1` are this lane's pairs (columns 2t,
+/// 2t + 1) of the two tiles. Every lane of the warp calls it.
+struct LaneQuad {
+  float4 value;
+  int offset; ///< columns past tile j's column 2t
+};
+__device__ __forceinline__ LaneQuad quadOfPairs(float2 v0, float2 v1, int t) {
+  const bool odd = t & 1;
+  const float2 give = odd ? v0 : v1;
+  const float2 got = make_float2(__shfl_xor_sync(0xffffffffu, give.x, 1),
+                                 __shfl_xor_sync(0xffffffffu, give.y, 1));
+  return odd ? LaneQuad{make_float4(got.x, got.y, v1.x, v1.y), 6}
+             : LaneQuad{make_float4(v0.x, v0.y, got.x, got.y), 0};
+}
+
+} // namespace hector::templates::mma_fragments
