@@ -26,6 +26,8 @@
 //   - for a key whose capture failed (an unsupported call): eager for good.
 #pragma once
 
+#include "templates/CudaHost.h"
+
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -35,7 +37,6 @@
 #include <iterator>
 #include <list>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -113,12 +114,12 @@ public:
   /// Errors of an eager body propagate; the key is then not remembered.
   template <typename Body>
   void run(LaunchKey key, bool eligible, cudaStream_t stream, Body &&body) {
-    if (!eligible || !launchGraphsEnabled() || capturing(stream)) {
+    if (!eligible || !launchGraphsEnabled() || cuda_host::capturing(stream)) {
       runEagerly(body, stream);
       return;
     }
     int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_host::check(cudaGetDevice(&device), "cudaGetDevice");
     key.add(device);
     key.add(stream);
     key.addEnvironment();
@@ -145,7 +146,7 @@ public:
       }
       ++captured_;
     }
-    check(cudaGraphLaunch(it->exec, stream), "cudaGraphLaunch");
+    cuda_host::check(cudaGraphLaunch(it->exec, stream), "cudaGraphLaunch");
     ++replayed_;
   }
 
@@ -170,18 +171,6 @@ private:
     cudaGraphExec_t exec = nullptr;
     bool failed = false;
   };
-
-  static void check(cudaError_t err, const char *what) {
-    if (err != cudaSuccess)
-      throw std::runtime_error(std::string("hector: CUDA error in ") + what +
-                               ": " + cudaGetErrorString(err));
-  }
-
-  static bool capturing(cudaStream_t stream) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
-    return status != cudaStreamCaptureStatusNone;
-  }
 
   template <typename Body> void runEagerly(Body &body, cudaStream_t stream) {
     body(stream);

@@ -1,7 +1,8 @@
 // The dense-rows kernel (DenseRowsMma.h says which calls it takes).
 //
 // Shape. A block stages its window of 64 output columns of W once, rounded
-// to TF32, as the tiled kernel does (MmaFragments.cuh stageWeight). Its
+// to TF32 (and, for products exact to fp32, what rounding left), as the
+// tiled kernel does (MmaFragments.cuh stageWeight). Its
 // warps then work alone: warp w of the launch takes the 16-row tiles w,
 // w + W, w + 2W, ... (W warps in all, so that at any moment the warps
 // stream one region of X and Y), copies each tile's rows into a ring of
@@ -34,9 +35,9 @@ using gemm_rows::hostAligned16;
 using mma_fragments::kWindowCols;
 using mma_fragments::LaneQuad;
 using mma_fragments::loadFragments;
-using mma_fragments::mmaTf32;
+using mma_fragments::mmaTerm;
 using mma_fragments::quadOfPairs;
-using mma_fragments::toTf32;
+using mma_fragments::Tf32Parts;
 
 constexpr int kDenseK = 64;
 /// Warps a block, and buffers in each warp's ring. On am's 1.89M rows (K =
@@ -45,8 +46,9 @@ constexpr int kDenseK = 64;
 /// 4 x 4, 0.356 with 8 x 2 and 0.367 with 4 x 2, against the tiled
 /// kernel's 0.468 (bench_segment_gemm, session 37 call a): once a
 /// multiprocessor keeps about two tiles a warp in flight, the shape hardly
-/// matters. 4 x 3 takes 70 KB of shared memory a block, which every sm_80
-/// and newer GPU grants (sm_86 and sm_89 at most 99 KB; 8 x 3 takes 122).
+/// matters. 4 x 3 takes 70 KB of shared memory a block (87 KB with the
+/// tails' plane of exact products), which every sm_80 and newer GPU grants
+/// (sm_86 and sm_89 at most 99 KB; 8 x 3 takes 122).
 constexpr int kDenseWarps = 4;
 constexpr int kDenseStages = 3;
 constexpr int kWarpRows = 16;        ///< a warp's tile: one mma row block
@@ -56,22 +58,29 @@ constexpr int kWindowTiles = kWindowCols / 8;
 /// 16-byte copies a lane makes a tile.
 constexpr int kCopiesPerLane = kWarpRows * kDenseK / 4 / 32;
 
-/// Bytes of shared memory: the weight plane (64 rows of kStride words),
-/// then each warp's ring.
+/// Words of one weight plane: the window's 64 rows of kStride words.
+constexpr int kPlaneWords = kWindowCols * kStride;
+
+/// Bytes of shared memory: the weight planes (TF32 heads, and with kSplit
+/// their tails), then each warp's ring.
 static_assert(kDenseStages >= 2, "a tile in flight while one is multiplied");
-constexpr size_t denseSmemBytes(int warps, int stages) {
-  return (size_t(kWindowCols) * kStride + size_t(warps) * stages * kTileWords) *
+constexpr size_t denseSmemBytes(bool split) {
+  return (size_t(split ? 2 : 1) * kPlaneWords +
+          size_t(kDenseWarps) * kDenseStages * kTileWords) *
          4;
 }
 
-template <bool kTransW, bool kBias>
+/// kSplit: products exact to fp32 (three TF32 products a term, as the
+/// tiled kernel makes them, SegmentGemmMma.h); else one TF32 product.
+template <bool kSplit, bool kTransW, bool kBias>
 __global__ void __launch_bounds__(32 * kDenseWarps)
     denseRowsMmaKernel(const SegmentGemmArgs a, int windows) {
   extern __shared__ float4 denseSmem[];
-  uint32_t *const wPlane = reinterpret_cast<uint32_t *>(denseSmem);
+  uint32_t *const wHead = reinterpret_cast<uint32_t *>(denseSmem);
+  uint32_t *const wTail = wHead + (kSplit ? kPlaneWords : 0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float *const ring =
-      reinterpret_cast<float *>(wPlane + kWindowCols * kStride) +
+      reinterpret_cast<float *>(wHead + (kSplit ? 2 : 1) * kPlaneWords) +
       warp * kDenseStages * kTileWords;
   const int c0 = int(blockIdx.x % windows) * kWindowCols;
   const int64_t warps = int64_t(gridDim.x / windows) * kDenseWarps;
@@ -105,8 +114,8 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   // their trip to DRAM passes meanwhile.
   for (int b = 0; b < kDenseStages - 1; ++b)
     copyTile(firstTile + b * warps, b);
-  mma_fragments::stageWeight<false, kTransW, 32 * kDenseWarps>(
-      a, 0, 0, c0, wPlane, nullptr, kStride);
+  mma_fragments::stageWeight<kSplit, kTransW, 32 * kDenseWarps>(
+      a, 0, 0, c0, wHead, wTail, kStride);
   const int g = lane / 4, t = lane % 4;
   float2 biasPair[kWindowTiles];
 #pragma unroll
@@ -114,7 +123,7 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     biasPair[j] = kBias ? __ldg(reinterpret_cast<const float2 *>(a.bias + c0 +
                                                                  8 * j + 2 * t))
                         : make_float2(0.f, 0.f);
-  __syncthreads(); // the weight plane
+  __syncthreads(); // the weight planes
 
   // The rows whose addresses this lane gives ldmatrix (SegmentGemmMma.cu's
   // xLaneWord and wLaneWord for a warp's own 16 rows).
@@ -136,15 +145,18 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     for (int k0 = 0; k0 < kDenseK; k0 += 8) {
       uint32_t xw[4];
       loadFragments(xw, x + xLaneWord + k0);
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        xw[i] = toTf32(__uint_as_float(xw[i]));
+      const float xv[4] = {__uint_as_float(xw[0]), __uint_as_float(xw[1]),
+                           __uint_as_float(xw[2]), __uint_as_float(xw[3])};
+      const Tf32Parts<kSplit, 4> af(xv);
 #pragma unroll
       for (int j = 0; j < kWindowTiles; j += 2) {
-        uint32_t w[4];
-        loadFragments(w, wPlane + wLaneWord + 8 * j * kStride + k0);
-        mmaTf32(acc[j], xw, {w[0], w[1]});
-        mmaTf32(acc[j + 1], xw, {w[2], w[3]});
+        const int word = wLaneWord + 8 * j * kStride + k0;
+        uint32_t bh[4], bt[4] = {};
+        loadFragments(bh, wHead + word);
+        if constexpr (kSplit)
+          loadFragments(bt, wTail + word);
+        mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
+        mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
       }
     }
     __syncwarp(); // the buffer's reads, before the next step copies into it
@@ -186,10 +198,10 @@ bool denseEnabled() {
   return o < 0 ? byEnvironment : o != 0;
 }
 
-template <bool kTransW, bool kBias>
+template <bool kSplit, bool kTransW, bool kBias>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
-  const size_t smem = denseSmemBytes(kDenseWarps, kDenseStages);
-  const auto kernel = denseRowsMmaKernel<kTransW, kBias>;
+  const size_t smem = denseSmemBytes(kSplit);
+  const auto kernel = denseRowsMmaKernel<kSplit, kTransW, kBias>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -210,11 +222,19 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+template <bool kSplit>
+cudaError_t launchWithWeight(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.transposeW)
+    return a.bias ? launchAs<kSplit, true, true>(a, stream)
+                  : launchAs<kSplit, true, false>(a, stream);
+  return a.bias ? launchAs<kSplit, false, true>(a, stream)
+                : launchAs<kSplit, false, false>(a, stream);
+}
+
 } // namespace
 
 bool denseRowsMmaFits(const SegmentGemmArgs &a) {
-  if (!denseEnabled() || !a.tf32 || a.K != kDenseK || a.H != 1 ||
-      a.N % kWindowCols != 0)
+  if (!denseEnabled() || a.K != kDenseK || a.H != 1 || a.N % kWindowCols != 0)
     return false;
   if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights ||
       a.inputOp != InputOp::None || a.yParts > 1)
@@ -228,11 +248,8 @@ bool denseRowsMmaFits(const SegmentGemmArgs &a) {
 }
 
 cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream) {
-  if (a.transposeW)
-    return a.bias ? launchAs<true, true>(a, stream)
-                  : launchAs<true, false>(a, stream);
-  return a.bias ? launchAs<false, true>(a, stream)
-                : launchAs<false, false>(a, stream);
+  return a.tf32 ? launchWithWeight<false>(a, stream)
+                : launchWithWeight<true>(a, stream);
 }
 
 bool setDenseRowsForTesting(bool enabled) {

@@ -1,10 +1,11 @@
 // DenseRowsMma.h: the GEMM template's kernel for dense rows, Y = X W
 // (+ bias), where row i reads X row i and writes Y row i with one weight:
 // RGCN's root GEMM (`x root + bias`) and RGAT's self-loop GEMM are such
-// calls over every node. Float, TF32 products (SegmentGemmArgs::tf32),
-// sm_80 and newer. Internal to templates/gemm: launchSegmentGemm
-// (SegmentGemm.cu) takes it for the calls it fits, before the tiled
-// tensor-core kernel (SegmentGemmMma.h).
+// calls over every node. Float, sm_80 and newer; products exact to fp32
+// (three TF32 products a term) or, with SegmentGemmArgs::tf32, one TF32
+// product, as the tiled kernel makes them. Internal to templates/gemm:
+// launchSegmentGemm (SegmentGemm.cu) takes it for the calls it fits,
+// before the tiled tensor-core kernel (SegmentGemmMma.h).
 //
 // Why a kernel of its own: the tiled kernel serves gathers, scatters,
 // slices, summed rows and epilogues, and its blocks wait for one another
@@ -21,11 +22,11 @@
 namespace hector::templates {
 
 /// Whether the dense-rows kernel computes `a`: a call linearMmaFits
-/// accepts that is also TF32 (a.tf32), one head, K = 64, N a multiple of
-/// 64, rows read and written in place (no rowIds, gather, scatter, summed
-/// rows, input op or output parts), one weight slice, a plain store (not
-/// accumulate, atomic or an epilogue op; a bias shared by the rows is
-/// fine), and no row dot or gated mix; and the environment variable
+/// accepts with one head, K = 64, N a multiple of 64, rows read and
+/// written in place (no rowIds, gather, scatter, summed rows, input op or
+/// output parts), one weight slice, a plain store (not accumulate, atomic
+/// or an epilogue op; a bias shared by the rows is fine), and no row dot
+/// or gated mix; and the environment variable
 /// HECTOR_GEMM_DENSE is not "0" (read once: it is there to compare the
 /// kernels on one build).
 bool denseRowsMmaFits(const SegmentGemmArgs &a);

@@ -1,6 +1,7 @@
 // MmaFragments.cuh: the pieces of the GEMM template's tensor-core kernels
 // that both the tiled kernels (SegmentGemmMma.cu) and the dense-rows kernel
-// (DenseRowsMma.cu) build on: TF32 rounding, the m16n8k8 product, ldmatrix
+// (DenseRowsMma.cu) build on: TF32 rounding and the split of a factor into
+// TF32 head and tail, the m16n8k8 product, ldmatrix
 // fragments, a weight window staged into shared memory, and the quad that
 // two lanes of an epilogue store together. Internal to templates/gemm.
 #pragma once
@@ -39,6 +40,47 @@ __device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
   (void)d, (void)a, (void)b;
   __trap(); // tensorCoresUsable keeps older devices away
 #endif
+}
+
+/// A fragment's factors as TF32: the heads, and with kSplit the tails
+/// (x - head, rounded again).
+template <bool kSplit, int R> struct Tf32Parts {
+  uint32_t head[R];
+  uint32_t tail[R];
+  __device__ __forceinline__ explicit Tf32Parts(const float (&x)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      head[i] = toTf32(x[i]);
+      if constexpr (kSplit)
+        tail[i] = toTf32(x[i] - __uint_as_float(head[i]));
+    }
+  }
+};
+
+/// d += a * b to fp32 accuracy (three products, tails first so that the
+/// small terms are added before the large one) or in one TF32 product.
+template <bool kSplit>
+__device__ __forceinline__ void mmaTerm(float (&d)[4],
+                                        const Tf32Parts<kSplit, 4> &a,
+                                        const Tf32Parts<kSplit, 2> &b) {
+  if constexpr (kSplit) {
+    mmaTf32(d, a.tail, b.head);
+    mmaTf32(d, a.head, b.tail);
+  }
+  mmaTf32(d, a.head, b.head);
+}
+
+/// mmaTerm with the B factor already split (the staged weight planes):
+/// the same three products in the same order.
+template <bool kSplit>
+__device__ __forceinline__ void
+mmaTerm(float (&d)[4], const Tf32Parts<kSplit, 4> &a,
+        const uint32_t (&bHead)[2], const uint32_t (&bTail)[2]) {
+  if constexpr (kSplit) {
+    mmaTf32(d, a.tail, bHead);
+    mmaTf32(d, a.head, bTail);
+  }
+  mmaTf32(d, a.head, bHead);
 }
 
 /// Four 8 x 4 fragments of 32-bit words from shared memory, one per

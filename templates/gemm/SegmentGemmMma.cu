@@ -77,8 +77,10 @@ using gemm_rows::storeOut;
 using gemm_rows::sumOuterRows;
 using mma_fragments::LaneQuad;
 using mma_fragments::loadFragments;
+using mma_fragments::mmaTerm;
 using mma_fragments::mmaTf32;
 using mma_fragments::quadOfPairs;
+using mma_fragments::Tf32Parts;
 using mma_fragments::toTf32;
 
 constexpr int kMmaWarps = 4;
@@ -170,48 +172,6 @@ struct TileRows {
   float *scale;    ///< the epilogue's scalar (1 without one)
   unsigned *slice; ///< weight slice; kNoSlice32: past M
 };
-
-/// A fragment's factors as TF32: the heads, and with kSplit the tails
-/// (x - head, rounded again).
-template <bool kSplit, int R> struct Tf32Parts {
-  uint32_t head[R];
-  uint32_t tail[R];
-  __device__ __forceinline__ explicit Tf32Parts(const float (&x)[R]) {
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      head[i] = toTf32(x[i]);
-      if constexpr (kSplit)
-        tail[i] = toTf32(x[i] - __uint_as_float(head[i]));
-    }
-  }
-};
-
-/// d += a * b to fp32 accuracy (three products, tails first so that the
-/// small terms are added before the large one) or in one TF32 product.
-template <bool kSplit>
-__device__ __forceinline__ void mmaTerm(float (&d)[4],
-                                        const Tf32Parts<kSplit, 4> &a,
-                                        const Tf32Parts<kSplit, 2> &b) {
-  if constexpr (kSplit) {
-    mmaTf32(d, a.tail, b.head);
-    mmaTf32(d, a.head, b.tail);
-  }
-  mmaTf32(d, a.head, b.head);
-}
-
-/// mmaTerm with the B factor already split (the staged weight planes):
-/// the same three products in the same order.
-template <bool kSplit>
-__device__ __forceinline__ void mmaTerm(float (&d)[4],
-                                        const Tf32Parts<kSplit, 4> &a,
-                                        const uint32_t (&bHead)[2],
-                                        const uint32_t (&bTail)[2]) {
-  if constexpr (kSplit) {
-    mmaTf32(d, a.tail, bHead);
-    mmaTf32(d, a.head, bTail);
-  }
-  mmaTf32(d, a.head, bHead);
-}
 
 /// What staging one row of a tile needs from global memory: its id, the X
 /// row it gathers, the output row it scatters to, its epilogue scale and

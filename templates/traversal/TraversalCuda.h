@@ -2,6 +2,7 @@
 // the generated CUDA code (Traversal.h has the device side).
 #pragma once
 
+#include "templates/CudaHost.h"
 #include "templates/DeviceQueries.h"
 #include "templates/traversal/HostSwitches.h"
 #include "templates/traversal/HubSplit.h"
@@ -20,12 +21,9 @@
 
 namespace hector::trav {
 
-/// Throws std::runtime_error naming `what` when `err` is an error.
-inline void check(cudaError_t err, const char *what) {
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("hector: CUDA error in ") + what +
-                             ": " + cudaGetErrorString(err));
-}
+/// Throws std::runtime_error naming `what` when `err` is an error (the
+/// generated host code calls it as hector::trav::check).
+using templates::cuda_host::check;
 
 /// A launch of a traversal kernel: warps per block and dynamic shared
 /// memory for `scratchSize` scalars of `scalarBytes` each per warp.
@@ -264,13 +262,8 @@ inline bool overlapLaunches(int64_t edges) {
   return edges >= envCount("HECTOR_HEAVY_FIRST_EDGES", kHeavyFirstEdges);
 }
 
-/// Whether `stream` is being captured into a CUDA graph (hector/replay.py
-/// records small graphs' ops; a caller may capture any).
-inline bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
-  return status != cudaStreamCaptureStatusNone;
-}
+/// Whether `stream` is being captured into a CUDA graph.
+using templates::cuda_host::capturing;
 
 /// The streams of a node-row kernel's heavy and warp launches; `forked`
 /// when the warp launch went to the side stream (joinLaunches then makes

@@ -874,7 +874,7 @@ std::vector<Case> cases() {
     c.tf32 = true;
     add(c);
   }
-  // Dense rows (DenseRowsMma.h: TF32, K = 64, N a multiple of 64, rows in
+  // Dense rows (DenseRowsMma.h: K = 64, N a multiple of 64, rows in
   // place, one slice): fewer rows than a warp's 16-row tile, a last tile
   // cut short, several windows with W transposed, and enough rows that
   // every warp of the resident wave takes several tiles through its ring.
@@ -894,6 +894,17 @@ std::vector<Case> cases() {
     Case c{"denseManyTilesAWarpBias", Mode::Linear, 150007, 64, 64};
     c.tf32 = true;
     c.bias = Bias::Shared;
+    add(c);
+  }
+  // The same without TF32 (products exact to fp32: three a term).
+  {
+    Case c{"denseExactBias", Mode::Linear, 30011, 64, 64};
+    c.bias = Bias::Shared;
+    add(c);
+  }
+  {
+    Case c{"denseExactTransposedWindows", Mode::Linear, 3001, 64, 128};
+    c.transposeW = true;
     add(c);
   }
   {
@@ -2315,9 +2326,10 @@ TEST(SegmentGemmCuda, HeadFlagsChangeNothingWithOneHead) {
 }
 
 /// The dense-rows kernel's calls: each case of the table it takes, run
-/// once by it and once by the tiled kernel. Both round X and W to TF32 the
-/// same way and add the same products in the same order, then the bias, so
-/// their outputs agree bit for bit.
+/// once by it and once by the tiled kernel. Both round X and W to TF32 (and
+/// split them into heads and tails for exact products) the same way and add
+/// the same products in the same order, then the bias, so their outputs
+/// agree bit for bit.
 TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
@@ -2335,13 +2347,13 @@ TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
     EXPECT_TRUE(sameBits(dense, tiled)) << c.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(checked, 6);
 }
 
-/// Which calls the dense-rows kernel takes (DenseRowsMma.h): a dense TF32
-/// call of K = 64 and 64, 128 or 256 columns, with or without a bias or a
-/// transposed W; not one with anything that reads or writes rows elsewhere,
-/// weighs them, or needs other precision or shapes. The pointers are only
+/// Which calls the dense-rows kernel takes (DenseRowsMma.h): a dense call
+/// of K = 64 and 64, 128 or 256 columns, TF32 or exact, with or without a
+/// bias or a transposed W; not one with anything that reads or writes rows
+/// elsewhere, weighs them, or needs other shapes. The pointers are only
 /// checked for alignment, never read.
 TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseTf32Calls) {
   if (!haveGpu())
@@ -2369,10 +2381,11 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseTf32Calls) {
     a.bias = words;
     a.transposeW = true;
     EXPECT_TRUE(denseRowsMmaFits(a)) << n;
+    a.tf32 = false;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << n << " exact";
   }
   const std::vector<std::pair<const char *, void (*)(SegmentGemmArgs &)>>
       others = {
-          {"exact fp32", [](SegmentGemmArgs &a) { a.tf32 = false; }},
           {"K 32", [](SegmentGemmArgs &a) { a.K = 32; }},
           {"N 96", [](SegmentGemmArgs &a) { a.N = 96; }},
           {"N 320", [](SegmentGemmArgs &a) { a.N = 320; }},
