@@ -2,17 +2,17 @@
 //
 // Shape. A block stages its window of 64 output columns of W once, rounded
 // to TF32 (and, for products exact to fp32, what rounding left), as the
-// tiled kernel does (MmaFragments.cuh stageWeight). Its
-// warps then work alone: warp w of the launch takes the 16-row tiles w,
-// w + W, w + 2W, ... (W warps in all, so that at any moment the warps
-// stream one region of X and Y), copies each tile's rows into a ring of
-// kDenseStages buffers of its own with cp.async, and keeps kDenseStages - 1
-// tiles in flight while it multiplies one. A warp waits only for its own copies
-// (cp.async groups, then __syncwarp so that every lane sees the others'),
-// never for the block: the tiled kernel's per-tile barriers, row lookups
-// and slice walks are what dense rows do not need. The epilogue adds the
-// bias (loaded once a lane) and stores quads (quadOfPairs) straight from
-// the accumulators.
+// tiled kernel does (MmaFragments.cuh stageWeight). Its warps then work
+// alone: warp w of the launch takes the 16-row tiles w, w + W, w + 2W, ...
+// (W warps in all, so that at any moment the warps stream one region of X
+// and Y), copies each tile's rows into a ring of kDenseStages buffers of
+// its own with cp.async, and keeps kDenseStages - 1 tiles in flight while
+// it multiplies one. A warp waits only for its own copies (cp.async
+// groups, then __syncwarp so that every lane sees the others'), never for
+// the block: the tiled kernel's per-tile barriers, row lookups and slice
+// walks are what dense rows do not need. The epilogue adds the bias
+// (loaded once a lane) and stores quads (quadOfPairs) straight from the
+// accumulators.
 #include "templates/gemm/DenseRowsMma.h"
 
 #include "templates/DeviceQueries.h"
@@ -31,7 +31,6 @@
 namespace hector::templates {
 namespace {
 
-using gemm_rows::hostAligned16;
 using mma_fragments::kWindowCols;
 using mma_fragments::LaneQuad;
 using mma_fragments::loadFragments;
@@ -132,8 +131,8 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   const int wLaneWord = (8 * (q >> 1) + r) * kStride + 4 * (q & 1);
   int b = 0;
   for (int64_t tile = firstTile; tile < tiles; tile += warps) {
-    // The buffer the tile kDenseStages - 1 on goes to is the one multiplied in
-    // the step before; the __syncwarp closing that step let every lane
+    // The buffer the tile kDenseStages - 1 on goes to is the one multiplied
+    // in the step before; the __syncwarp closing that step let every lane
     // finish reading it.
     copyTile(tile + (kDenseStages - 1) * warps,
              (b + kDenseStages - 1) % kDenseStages);

@@ -896,6 +896,13 @@ std::vector<Case> cases() {
     c.bias = Bias::Shared;
     add(c);
   }
+  {
+    Case c{"denseWidestTransposedBias", Mode::Linear, 12003, 64, 256};
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
   // The same without TF32 (products exact to fp32: three a term).
   {
     Case c{"denseExactBias", Mode::Linear, 30011, 64, 64};
@@ -905,13 +912,6 @@ std::vector<Case> cases() {
   {
     Case c{"denseExactTransposedWindows", Mode::Linear, 3001, 64, 128};
     c.transposeW = true;
-    add(c);
-  }
-  {
-    Case c{"denseWidestTransposedBias", Mode::Linear, 12003, 64, 256};
-    c.transposeW = true;
-    c.tf32 = true;
-    c.bias = Bias::Shared;
     add(c);
   }
   // Runs of several tiles a block (a resident wave of 132 SMs holds at
@@ -2355,7 +2355,7 @@ TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
 /// bias or a transposed W; not one with anything that reads or writes rows
 /// elsewhere, weighs them, or needs other shapes. The pointers are only
 /// checked for alignment, never read.
-TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseTf32Calls) {
+TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
   int major = 0;
