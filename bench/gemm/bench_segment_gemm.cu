@@ -13,8 +13,9 @@
 // bias epilogue, to tell whether the root GEMM's 40% of DRAM bandwidth
 // (docs/perf-notes.md sections 57 and 69) is the template's or the shape's.
 // CUDA events, 5 warm-up runs, median of 20. Usage: bench_segment_gemm [M] [N]
-// (default 2^20 rows, N = 64); HECTOR_GEMM_MMA=0 times the CUDA-core
-// kernels instead of the tensor-core one.
+// [root] (default 2^20 rows, N = 64; `root`: the TF32 + bias case alone);
+// HECTOR_GEMM_MMA=0 times the CUDA-core kernels instead of the tensor-core
+// ones, HECTOR_GEMM_DENSE=0 the tiled kernel instead of the dense-rows one.
 #include "bench/gemm/BenchTiming.h"
 #include "templates/gemm/SegmentGemmCuda.h"
 
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -209,8 +211,13 @@ static void benchTf32Bias(int M, int K, int N, const float *X, const float *W,
 int main(int argc, char **argv) {
   const int M = argc > 1 ? std::atoi(argv[1]) : 1 << 20;
   const int K = 64, N = argc > 2 ? std::atoi(argv[2]) : 64;
-  if (M < 1 || N < 1) {
-    std::fprintf(stderr, "usage: bench_segment_gemm [M >= 1] [N >= 1]\n");
+  // `root`: the TF32 + bias case alone, without the others' inputs (their
+  // host-side random fill and the double calls took most of a run's 15 s
+  // at am's rows, session 37 call a).
+  const bool rootOnly = argc > 3 && std::strcmp(argv[3], "root") == 0;
+  if (M < 1 || N < 1 || (argc > 3 && !rootOnly) || argc > 4) {
+    std::fprintf(stderr,
+                 "usage: bench_segment_gemm [M >= 1] [N >= 1] [root]\n");
     return 2;
   }
   cudaDeviceProp prop;
@@ -219,10 +226,27 @@ int main(int argc, char **argv) {
 
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> hX(size_t(M) * K), hW(K * N), hB(size_t(M) * N);
+  std::vector<float> hX(size_t(M) * K), hW(K * N),
+      hB(rootOnly ? 0 : size_t(M) * N);
   for (float &v : hX) v = d(rng);
   for (float &v : hW) v = d(rng);
   for (float &v : hB) v = d(rng);
+  if (rootOnly) {
+    float *X, *W, *Y1, *Y2;
+    CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
+    CHECK_CUDA(cudaMalloc(&W, hW.size() * 4));
+    CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 4));
+    CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 4));
+    CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
+    cublasHandle_t handle;
+    CHECK_CUBLAS(cublasCreate(&handle));
+    benchTf32Bias(M, K, N, X, W, Y1, Y2, handle);
+    CHECK_CUBLAS(cublasDestroy(handle));
+    for (float *p : {X, W, Y1, Y2})
+      CHECK_CUDA(cudaFree(p));
+    return 0;
+  }
 
   float *X, *W, *B, *Y1, *Y2, *dW1, *dW2;
   CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
