@@ -231,14 +231,14 @@ int main(int argc, char **argv) {
   for (float &v : hX) v = d(rng);
   for (float &v : hW) v = d(rng);
   for (float &v : hB) v = d(rng);
+  float *X, *W, *Y1, *Y2;
+  CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
+  CHECK_CUDA(cudaMalloc(&W, hW.size() * 4));
+  CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 4));
+  CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 4));
+  CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
   if (rootOnly) {
-    float *X, *W, *Y1, *Y2;
-    CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
-    CHECK_CUDA(cudaMalloc(&W, hW.size() * 4));
-    CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 4));
-    CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 4));
-    CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 4, cudaMemcpyHostToDevice));
-    CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
     cublasHandle_t handle;
     CHECK_CUBLAS(cublasCreate(&handle));
     benchTf32Bias(M, K, N, X, W, Y1, Y2, handle);
@@ -248,16 +248,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  float *X, *W, *B, *Y1, *Y2, *dW1, *dW2;
-  CHECK_CUDA(cudaMalloc(&X, hX.size() * 4));
-  CHECK_CUDA(cudaMalloc(&W, hW.size() * 4));
+  float *B, *dW1, *dW2;
   CHECK_CUDA(cudaMalloc(&B, hB.size() * 4));
-  CHECK_CUDA(cudaMalloc(&Y1, size_t(M) * N * 4));
-  CHECK_CUDA(cudaMalloc(&Y2, size_t(M) * N * 4));
   CHECK_CUDA(cudaMalloc(&dW1, K * N * 4));
   CHECK_CUDA(cudaMalloc(&dW2, K * N * 4));
-  CHECK_CUDA(cudaMemcpy(X, hX.data(), hX.size() * 4, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(W, hW.data(), hW.size() * 4, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(B, hB.data(), hB.size() * 4, cudaMemcpyHostToDevice));
 
   // Row ids: the identity, and a random permutation.
