@@ -27,9 +27,12 @@ inline constexpr int64_t kHeavyRowEdges = 128;
 /// The most edges of one (destination, relation) segment a summed-rows
 /// GEMM row sums (GraphArrays::sum_chunk_ptr): longer segments are cut
 /// into chunks that add into the same output row, so that a hub's segment
-/// does not keep one block of the GEMM busy (bench_summed_rows: 16 to 32
-/// ran best on am, mag and wikikg2, docs/perf-notes.md section 55).
-inline constexpr int64_t kSumChunkEdges = 32;
+/// does not keep one block of the GEMM busy. 64: with the summed kernel's
+/// cp.async ring, bench_summed_rows ran 48 to 96 about alike and 1% to 4%
+/// faster than 32 on am, mag and wikikg2, weighted rows too (H100,
+/// docs/perf-notes.md section 87; 16 to 32 were best with the older
+/// staging of section 55).
+inline constexpr int64_t kSumChunkEdges = 64;
 
 /// The graph as the generated kernels see it: raw pointers (all on one
 /// device) plus sizes.

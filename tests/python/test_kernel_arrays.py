@@ -25,7 +25,7 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 # GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
-SUM_CHUNK_EDGES = 32
+SUM_CHUNK_EDGES = 64
 FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
 
 
@@ -118,13 +118,13 @@ def no_edges(device):
 
 
 def hub_segment(device):
-    """A segment longer than two chunks: 70 edges into node 2 of
+    """A segment longer than two chunks: 140 edges into node 2 of
     relation 1, among a few others."""
     g = random_graph(device=device)
-    src = torch.tensor([0, 1] * 35 + [3, 4, 2], device=device)
-    dst = torch.tensor([2] * 70 + [2, 0, 4], device=device)
+    src = torch.tensor([0, 1] * 70 + [3, 4, 2], device=device)
+    dst = torch.tensor([2] * 140 + [2, 0, 4], device=device)
     g.edge_index = torch.stack([src, dst])
-    g.edge_type = torch.tensor([1] * 70 + [0, 1, 1], device=device)
+    g.edge_type = torch.tensor([1] * 140 + [0, 1, 1], device=device)
     g.num_nodes, g.num_etypes, g.num_ntypes = 5, 2, 1
     g.node_type = torch.zeros(5, dtype=torch.int64, device=device)
     return g
