@@ -229,15 +229,20 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     if (g.epilogue) {
       w.line("a.epilogue = hector::templates::EpilogueOp::{};",
              g.epilogue->op == ir::OpKind::Div ? "Div" : "Mul");
-      w.line("a.scale = {};", dataPtr(layout, g, g.epilogue->scalar));
       if (g.epilogue->scalar.global)
         throw EmitError{where(g) + ": a global epilogue scalar"};
-      // Summed rows read the scalar at their chunk's first edge: the same
-      // on the whole segment (the verifier checked it is rel_in_degree).
-      w.line("a.scaleGather = {};",
-             g.summedBySegment
-                 ? std::string("g.sum_chunk_eid")
-                 : indexArray(g, g.rows, g.epilogue->scalar.path));
+      if (g.summedBySegment) {
+        // The scalar is rel_in_degree (the verifier checked it), the same
+        // on the whole segment: its copy once a chunk is read with one
+        // load a row, not through the chunk's first edge (sum_chunk_eid),
+        // which cost 2% to 4% of the summed GEMM (docs/perf-notes.md
+        // section 87).
+        w.line("a.scale = gv.sum_chunk_rel_in_degree;");
+      } else {
+        w.line("a.scale = {};", dataPtr(layout, g, g.epilogue->scalar));
+        w.line("a.scaleGather = {};",
+               indexArray(g, g.rows, g.epilogue->scalar.path));
+      }
       w.line("a.scalePerHead = {};", g.epilogue->perHead ? "true" : "false");
     }
   }

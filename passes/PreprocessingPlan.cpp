@@ -59,6 +59,16 @@ public:
          inst);
   }
 
+  /// A summed GEMM's divisor (rel_in_degree, the same on a segment) once
+  /// a chunk, read at the chunk's row.
+  void chunkDivisors(const std::string &inst) {
+    need("sum_chunk_rel_in_degree",
+         {{"kind", "chunk_value"},
+          {"value", "rel_in_degree"},
+          {"read_at", "sum_chunk_eid"}},
+         inst);
+  }
+
   /// A GEMM once a chunk: its rows are the chunks, its readers find an
   /// edge's row through sum_edge_chunk.
   void chunkRows(const std::string &inst) {
@@ -138,9 +148,12 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   case intra::RowDomain::Edges:
     if (g.perChunk)
       plan.chunkRows(g.name);
-    else if (g.summedBySegment)
+    else if (g.summedBySegment) {
       // rows: chunks of (etype, dst) segments
       plan.sumChunks(g.name, g.sumWeights.has_value());
+      if (g.epilogue)
+        plan.chunkDivisors(g.name);
+    }
     else if (segmented)
       plan.sortedCoo(*g.segmentBy, g.name);
     break;

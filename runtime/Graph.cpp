@@ -230,6 +230,11 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
       (startsHere.cumsum(0) - 1).index_select(0, edgeEntry));
   set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
   set(GraphArray::SumChunkEid, chunkEid);
+  // The divisor of each chunk's segment where a summed GEMM reads it (set
+  // by ensureKernelArrays before this).
+  set(GraphArray::SumChunkRelInDegree,
+      arrays[static_cast<size_t>(GraphArray::RelInDegree)].index_select(
+          0, chunkEid));
   // Chunks are in etype order: their etypes ascend.
   set(GraphArray::SumChunkEtypePtr,
       segmentPointers(etype.index_select(0, chunkEid), numEtypes_));

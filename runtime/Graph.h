@@ -98,7 +98,8 @@ private:
   void ensurePairs() const;
   void ensureKernelArrays(EdgeOrder order) const;
   /// The sum_chunk_* arrays (GraphArrays.h) of the edges src, dst, etype
-  /// in the kernels' numbering, into `arrays`.
+  /// in the kernels' numbering, into `arrays` (whose rel_in_degree is set:
+  /// sum_chunk_rel_in_degree reads it).
   void setSumChunks(std::vector<torch::Tensor> &arrays,
                     const torch::Tensor &src, const torch::Tensor &dst,
                     const torch::Tensor &etype) const;

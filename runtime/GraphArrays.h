@@ -45,6 +45,10 @@ struct GraphArrays {
   const int64_t *ntype = nullptr;                                 // [N]
   const float *in_degree = nullptr, *out_degree = nullptr;        // [N] float32
   const float *rel_in_degree = nullptr;                           // [E] float32
+  /// [C] float32: rel_in_degree at each summed-rows chunk's first edge
+  /// (sum_chunk_eid), the divisor of its segment's mean read with one load
+  /// a chunk instead of two dependent ones (docs/perf-notes.md section 87).
+  const float *sum_chunk_rel_in_degree = nullptr;
   /// [E] edge ids stably sorted by etype.
   const int64_t *etype_sorted_eid = nullptr;
   /// [R+1] segment pointers into etype_sorted_eid.
@@ -179,6 +183,7 @@ enum class GraphArray : int {
   SumChunkEdge,
   SumEdgeEntry,
   SumEdgeChunk,
+  SumChunkRelInDegree,
   Count
 };
 
@@ -271,6 +276,8 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "sum_edge_entry";
   case GraphArray::SumEdgeChunk:
     return "sum_edge_chunk";
+  case GraphArray::SumChunkRelInDegree:
+    return "sum_chunk_rel_in_degree";
   case GraphArray::Count:
     break;
   }
@@ -279,11 +286,14 @@ constexpr const char *graphArrayName(GraphArray a) {
 
 /// The graph values of the IR (in_degree, out_degree, rel_in_degree) in
 /// the scalar type of a generated kernel: the float32 arrays of
-/// GraphArrays for float kernels, float64 copies for double kernels.
+/// GraphArrays for float kernels, float64 copies for double kernels. Also
+/// rel_in_degree once a summed-rows chunk (GraphArrays::
+/// sum_chunk_rel_in_degree), the divisor a summed RGCN GEMM reads.
 template <typename T> struct GraphValues {
-  const T *in_degree = nullptr;     ///< [N]
-  const T *out_degree = nullptr;    ///< [N]
-  const T *rel_in_degree = nullptr; ///< [E]
+  const T *in_degree = nullptr;               ///< [N]
+  const T *out_degree = nullptr;              ///< [N]
+  const T *rel_in_degree = nullptr;           ///< [E]
+  const T *sum_chunk_rel_in_degree = nullptr; ///< [C]
 };
 
 } // namespace hector::rt

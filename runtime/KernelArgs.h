@@ -47,6 +47,7 @@ GraphValues<T> graphValues(const std::vector<at::Tensor> &arrays,
   gv.in_degree = pick(GraphArray::InDegree);
   gv.out_degree = pick(GraphArray::OutDegree);
   gv.rel_in_degree = pick(GraphArray::RelInDegree);
+  gv.sum_chunk_rel_in_degree = pick(GraphArray::SumChunkRelInDegree);
   return gv;
 }
 

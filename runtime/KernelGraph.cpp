@@ -16,7 +16,7 @@ using rt::GraphArray;
 
 bool isFloatArray(GraphArray a) {
   return a == GraphArray::InDegree || a == GraphArray::OutDegree ||
-         a == GraphArray::RelInDegree;
+         a == GraphArray::RelInDegree || a == GraphArray::SumChunkRelInDegree;
 }
 
 /// "<argName>: array '<name>'", the start of every message about one array.
@@ -136,6 +136,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
       return {r + 1, "num_etypes + 1"};
     case GraphArray::SumChunkDst:
     case GraphArray::SumChunkEid:
+    case GraphArray::SumChunkRelInDegree:
       return {c, "num_sum_chunks (len(sum_chunk_dst))"};
     case GraphArray::SumChunkPtr:
       return {c + 1, "num_sum_chunks + 1"};
@@ -193,6 +194,7 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.in_degree = floats(GraphArray::InDegree);
   g.out_degree = floats(GraphArray::OutDegree);
   g.rel_in_degree = floats(GraphArray::RelInDegree);
+  g.sum_chunk_rel_in_degree = floats(GraphArray::SumChunkRelInDegree);
   g.etype_sorted_eid = ints(GraphArray::EtypeSortedEid);
   g.etype_ptr = ints(GraphArray::EtypePtr);
   g.dst_ptr = ints(GraphArray::DstPtr);

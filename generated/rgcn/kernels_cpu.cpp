@@ -226,8 +226,7 @@ void backward_trav_3([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
       a.deterministic = hp.hector_deterministic;
       a.scatterSortedInSegments = true;
       a.epilogue = hector::templates::EpilogueOp::Div;
-      a.scale = gv.rel_in_degree;
-      a.scaleGather = g.sum_chunk_eid;
+      a.scale = gv.sum_chunk_rel_in_degree;
       a.scalePerHead = false;
       hector::templates::segmentGemmCpu(a);
     }

@@ -337,10 +337,12 @@ TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
            {"a.M = g.num_sum_chunks;", "a.sumPtr = g.sum_chunk_ptr;",
             "a.sumRows = g.sum_chunk_src;",
             "a.segmentPtr = g.sum_chunk_etype_ptr;", "a.Y = b.h;",
-            "a.scatter = g.sum_chunk_dst;", "a.scaleGather = g.sum_chunk_eid;",
-            "a.accumulate = true;", "a.atomic = true;",
-            "a.scatterSortedInSegments = true;"})
+            "a.scatter = g.sum_chunk_dst;",
+            "a.scale = gv.sum_chunk_rel_in_degree;", "a.accumulate = true;",
+            "a.atomic = true;", "a.scatterSortedInSegments = true;"})
         EXPECT_EQ(countOf(launch, line), 1u) << file << ": " << line;
+      // The divisor is read once a chunk, not through its first edge.
+      EXPECT_EQ(countOf(launch, "a.scaleGather"), 0u) << file;
       EXPECT_EQ(countOf(launch, "a.gather"), 0u) << file;
       EXPECT_EQ(countOf(launch, "a.rowIds"), 0u) << file;
     }

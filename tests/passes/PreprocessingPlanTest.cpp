@@ -53,7 +53,7 @@ const ExpectedPlan kPlans[] = {
     // segment (the plan lowers the model as written, without compact
     // materialization): no CSR at all, and the segments' chunks instead of
     // the etype-sorted edges.
-    {"rgcn_pyg", {"rel_in_degree", "sum_chunks"}},
+    {"rgcn_pyg", {"rel_in_degree", "sum_chunks", "sum_chunk_rel_in_degree"}},
     {"rgat_pyg", {"csr_by_dst", "etype_ptr", "etype_sorted_coo"}},
     {"hgt_pyg",
      {"csr_by_dst", "etype_ptr", "etype_sorted_coo", "ntype_ptr",
@@ -121,13 +121,19 @@ TEST(PreprocessingPlanTest, SummedGemmsNeedTheSegmentChunks) {
   ir::Module m =
       passtest::parseVerified(passtest::summedMessagesModule(), "summed.ir");
   nlohmann::json plan = planFor(m);
-  // The chunks replace the etype-sorted edge list of a GEMM over edges.
+  // The chunks replace the etype-sorted edge list of a GEMM over edges;
+  // its divisor is read once a chunk.
   EXPECT_EQ(entries(plan),
-            (std::set<std::string>{"rel_in_degree", "sum_chunks"}));
+            (std::set<std::string>{"rel_in_degree", "sum_chunks",
+                                   "sum_chunk_rel_in_degree"}));
   EXPECT_EQ(users(plan, "sum_chunks"), std::vector<std::string>{"gemm_0"});
   EXPECT_EQ(plan["arrays"]["sum_chunks"]["arrays"],
             nlohmann::json({"sum_chunk_ptr", "sum_chunk_src", "sum_chunk_dst",
                             "sum_chunk_eid", "sum_chunk_etype_ptr"}));
+  EXPECT_EQ(users(plan, "sum_chunk_rel_in_degree"),
+            std::vector<std::string>{"gemm_0"});
+  EXPECT_EQ(plan["arrays"]["sum_chunk_rel_in_degree"]["value"],
+            "rel_in_degree");
 }
 
 TEST(PreprocessingPlanTest, OutgoingLoopsNeedTheTranspose) {

@@ -21,12 +21,13 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "heavy_dst_edge_ptr", "heavy_src_edge_ptr", "sum_chunk_ptr",
          "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
          "sum_chunk_etype_ptr", "sum_chunk_edge", "sum_edge_entry",
-         "sum_edge_chunk"]
+         "sum_edge_chunk", "sum_chunk_rel_in_degree"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 # GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
 SUM_CHUNK_EDGES = 64
-FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree"}
+FLOAT_ARRAYS = {"in_degree", "out_degree", "rel_in_degree",
+                "sum_chunk_rel_in_degree"}
 
 
 def segments(keys, num_segments):
@@ -102,6 +103,8 @@ def reference(data):
     ref["sum_edge_chunk"] = [chunk_of_entry[order.index(i)]
                              for i in range(len(order))]
     ref["sum_chunk_dst"] = [dst[i] for i in chunk_eid]
+    ref["sum_chunk_rel_in_degree"] = [ref["rel_in_degree"][i]
+                                      for i in chunk_eid]
     ref["sum_chunk_etype_ptr"] = [
         sum(1 for i in chunk_eid if etype[i] < k) for k in range(r + 1)]
     return ref

@@ -204,6 +204,8 @@ TEST(Graph, KernelArrays) {
       {GraphArray::SumEdgeEntry, {3, 0, 4, 1, 2, 5, 6}},
       // And chunk: e1 e3 in chunk 0, e4 in 1, e0 in 2, e2 in 3, e5 e6 in 4.
       {GraphArray::SumEdgeChunk, {2, 0, 3, 0, 1, 4, 4}},
+      // rel_in_degree at the chunks' first edges e1 e4 e0 e2 e5.
+      {GraphArray::SumChunkRelInDegree, {2, 1, 1, 1, 2}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -212,7 +214,8 @@ TEST(Graph, KernelArrays) {
     const torch::Tensor &t = array(arrays, a);
     SCOPED_TRACE(rt::graphArrayName(a));
     bool isFloat = a == GraphArray::InDegree || a == GraphArray::OutDegree ||
-                   a == GraphArray::RelInDegree;
+                   a == GraphArray::RelInDegree ||
+                   a == GraphArray::SumChunkRelInDegree;
     EXPECT_EQ(t.scalar_type(), isFloat ? torch::kFloat : torch::kLong);
     EXPECT_EQ(t.dim(), 1);
     EXPECT_TRUE(t.is_contiguous());
@@ -356,6 +359,8 @@ TEST(GraphArrayNames, AreTheFieldNames) {
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkEdge), "sum_chunk_edge");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumEdgeEntry), "sum_edge_entry");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::SumEdgeChunk), "sum_edge_chunk");
+  EXPECT_STREQ(rt::graphArrayName(GraphArray::SumChunkRelInDegree),
+               "sum_chunk_rel_in_degree");
   EXPECT_STREQ(rt::graphArrayName(GraphArray::Count), "?");
   // constexpr: usable where the generated code needs a compile-time name.
   static_assert(rt::graphArrayName(GraphArray::PairPtr)[0] == 'p');
@@ -407,6 +412,7 @@ TEST(GraphArraysFromTensors, PointsAtTheKernelArrays) {
   EXPECT_EQ(ga.sum_chunk_edge, ptr(GraphArray::SumChunkEdge));
   EXPECT_EQ(ga.sum_edge_entry, ptr(GraphArray::SumEdgeEntry));
   EXPECT_EQ(ga.sum_edge_chunk, ptr(GraphArray::SumEdgeChunk));
+  EXPECT_EQ(ga.sum_chunk_rel_in_degree, ptr(GraphArray::SumChunkRelInDegree));
   EXPECT_EQ(ga.num_heavy_dst, 0); // no node has more than 128 edges
   EXPECT_EQ(ga.num_heavy_src, 0);
   EXPECT_EQ(ga.heavy_row_edges, rt::kHeavyRowEdges);

@@ -228,8 +228,7 @@ backward_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.deterministic = hp.hector_deterministic;
       a.scatterSortedInSegments = true;
       a.epilogue = hector::templates::EpilogueOp::Div;
-      a.scale = gv.rel_in_degree;
-      a.scaleGather = g.sum_chunk_eid;
+      a.scale = gv.sum_chunk_rel_in_degree;
       a.scalePerHead = false;
       a.tf32 = hp.hector_tf32;
       hector::trav::check(hector::templates::launchSegmentGemm(a, stream), "forward_gemm_1");

@@ -277,16 +277,18 @@ class Graph:
         * ``sum_chunk_ptr`` [C+1], ``sum_chunk_src`` [E], ``sum_chunk_dst``,
           ``sum_chunk_eid`` [C], ``sum_chunk_etype_ptr`` [R+1]: the
           (destination, edge type) segments in ascending (edge type,
-          destination) order, cut into C chunks of at most 32 edges (the
+          destination) order, cut into C chunks of at most 64 edges (the
           rows of a summed-rows GEMM): chunk c sums the sources
           ``sum_chunk_src[sum_chunk_ptr[c]:sum_chunk_ptr[c+1]]``, adds into
           ``sum_chunk_dst[c]`` and starts at edge ``sum_chunk_eid[c]``;
           ``sum_chunk_edge`` [E] is the edge of each summed source (the
           entry a weighted sum reads its edge's weight for) and
           ``sum_edge_entry`` [E] its inverse (each edge's entry), and
-          ``sum_edge_chunk`` [E] each edge's chunk.
+          ``sum_edge_chunk`` [E] each edge's chunk;
+          ``sum_chunk_rel_in_degree`` [C] is ``rel_in_degree`` at each
+          chunk's first edge (the divisor a summed RGCN GEMM reads).
 
-        All are int64 except the three degree arrays.
+        All are int64 except the four degree arrays.
         """
         return list(self.cpp().kernel_arrays(edge_order))
 
