@@ -24,7 +24,9 @@
 // unweighted call's is what the weights' loads cost. Beside it, once a
 // graph, the other GEMM such a layer needs (RGAT's source score): one
 // scalar a (source, relation) pair, x_u . (W_r k), a call over the pairs
-// with N = 1.
+// with N = 1. A fourth time is the summed call with its divisor read as
+// the generated RGCN reads it: a per-edge array (rel_in_degree) at each
+// chunk's first edge (scaleGather = sum_chunk_eid).
 //
 // Input: a graph file from dump_graph.py (int64 N, E, R, then src[E],
 // dst[E], etype[E]). Output: per cap and TF32 setting, the calls' times
@@ -236,6 +238,18 @@ int main(int argc, char **argv) {
             *dDst = toDevice(c.dst), *dRel = toDevice(c.relPtr),
             *dType = toDevice(c.rowType);
     float *dSize = toDevice(segSize), *dWeight = toDevice(entryWeight);
+    // The divisor as the generated RGCN reads it: a per-edge array (the
+    // graph's rel_in_degree) at each chunk's first edge (sum_chunk_eid),
+    // a dependent lookup a row instead of one per-chunk load.
+    std::vector<float> edgeScale(g.E);
+    std::vector<int64_t> firstEdge(c.dst.size());
+    for (size_t r = 0; r + 1 < c.sumPtr.size(); ++r) {
+      firstEdge[r] = c.edge[c.sumPtr[r]];
+      for (int64_t j = c.sumPtr[r]; j < c.sumPtr[r + 1]; ++j)
+        edgeScale[c.edge[j]] = segSize[r];
+    }
+    float *dEdgeScale = toDevice(edgeScale);
+    int64_t *dFirstEdge = toDevice(firstEdge);
     {
       const bool tf32 = cfg.tf32;
       SegmentGemmArgs rootCall;
@@ -265,6 +279,10 @@ int main(int argc, char **argv) {
       sum.scale = dSize;
       sum.accumulate = sum.atomic = true;
       sum.tf32 = tf32;
+
+      SegmentGemmArgs byEdge = sum;
+      byEdge.scale = dEdgeScale;
+      byEdge.scaleGather = dFirstEdge;
 
       SegmentGemmArgs weighted = sum;
       weighted.epilogue = EpilogueOp::None;
@@ -299,20 +317,28 @@ int main(int argc, char **argv) {
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(sum, nullptr)); });
       const float tWeighted =
           timeMs([&] { CHECK_CUDA(launchSegmentGemm(weighted, nullptr)); });
+      const double byEdgeErr = errorOf([&] {
+        CHECK_CUDA(launchSegmentGemm(rootCall, nullptr));
+        CHECK_CUDA(launchSegmentGemm(byEdge, nullptr));
+      });
+      const float tByEdge =
+          timeMs([&] { CHECK_CUDA(launchSegmentGemm(byEdge, nullptr)); });
       if (diag)
         diagnose(sum, c, g);
       std::printf("cap %-6lld block %-6lld tf32 %d  segments %lld chunks %lld"
                   "  root %.3f ms  summed %.3f ms  forward %.3f ms"
                   "  floor x%.2f  rel err %.2e  weighted %.3f ms"
+                  "  rel err %.2e  summed, divisor by edge id %.3f ms"
                   "  rel err %.2e\n",
                   (long long)std::min<int64_t>(cap, 999999), (long long)block,
                   int(tf32), (long long)c.segments, (long long)c.dst.size(),
                   tRoot, tSum, tFwd, tFwd / floorMs, err / refScale, tWeighted,
-                  weightedErr / refScale);
+                  weightedErr / refScale, tByEdge, byEdgeErr / refScale);
       std::fflush(stdout);
     }
     for (void *p : {(void *)dPtr, (void *)dRows, (void *)dDst, (void *)dRel,
-                    (void *)dType, (void *)dSize, (void *)dWeight})
+                    (void *)dType, (void *)dSize, (void *)dWeight,
+                    (void *)dEdgeScale, (void *)dFirstEdge})
       CHECK_CUDA(cudaFree(p));
   }
   return 0;
