@@ -236,7 +236,7 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
         // on the whole segment: its copy once a chunk is read with one
         // load a row, not through the chunk's first edge (sum_chunk_eid),
         // which cost 2% to 4% of the summed GEMM (docs/perf-notes.md
-        // section 87).
+        // section 89).
         w.line("a.scale = gv.sum_chunk_rel_in_degree;");
       } else {
         w.line("a.scale = {};", dataPtr(layout, g, g.epilogue->scalar));

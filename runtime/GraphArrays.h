@@ -28,9 +28,9 @@ inline constexpr int64_t kHeavyRowEdges = 128;
 /// GEMM row sums (GraphArrays::sum_chunk_ptr): longer segments are cut
 /// into chunks that add into the same output row, so that a hub's segment
 /// does not keep one block of the GEMM busy. 64: with the summed kernel's
-/// cp.async ring, bench_summed_rows ran 48 to 96 about alike and 1% to 4%
+/// cp.async ring, bench_summed_rows ran 48 to 96 about alike and 1% to 3%
 /// faster than 32 on am, mag and wikikg2, weighted rows too (H100,
-/// docs/perf-notes.md section 87; 16 to 32 were best with the older
+/// docs/perf-notes.md section 88; 16 to 32 were best with the older
 /// staging of section 55).
 inline constexpr int64_t kSumChunkEdges = 64;
 
@@ -47,7 +47,7 @@ struct GraphArrays {
   const float *rel_in_degree = nullptr;                           // [E] float32
   /// [C] float32: rel_in_degree at each summed-rows chunk's first edge
   /// (sum_chunk_eid), the divisor of its segment's mean read with one load
-  /// a chunk instead of two dependent ones (docs/perf-notes.md section 87).
+  /// a chunk instead of two dependent ones (docs/perf-notes.md section 89).
   const float *sum_chunk_rel_in_degree = nullptr;
   /// [E] edge ids stably sorted by etype.
   const int64_t *etype_sorted_eid = nullptr;
