@@ -195,7 +195,8 @@ const torch::Tensor &Graph::pairEtype() const {
 
 void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
                          const torch::Tensor &src, const torch::Tensor &dst,
-                         const torch::Tensor &etype) const {
+                         const torch::Tensor &etype,
+                         const torch::Tensor &relInDegree) const {
   using rt::GraphArray;
   auto set = [&](GraphArray a, const torch::Tensor &t) {
     setArray(arrays, a, t);
@@ -230,11 +231,8 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
       (startsHere.cumsum(0) - 1).index_select(0, edgeEntry));
   set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
   set(GraphArray::SumChunkEid, chunkEid);
-  // The divisor of each chunk's segment where a summed GEMM reads it (set
-  // by ensureKernelArrays before this).
-  set(GraphArray::SumChunkRelInDegree,
-      arrays[static_cast<size_t>(GraphArray::RelInDegree)].index_select(
-          0, chunkEid));
+  // The divisor of each chunk's segment, where a summed GEMM reads it.
+  set(GraphArray::SumChunkRelInDegree, relInDegree.index_select(0, chunkEid));
   // Chunks are in etype order: their etypes ascend.
   set(GraphArray::SumChunkEtypePtr,
       segmentPointers(etype.index_select(0, chunkEid), numEtypes_));
@@ -272,7 +270,8 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::Ntype, ntype_);
   set(GraphArray::InDegree, derived_.inDegree.to(torch::kFloat));
   set(GraphArray::OutDegree, derived_.outDegree.to(torch::kFloat));
-  set(GraphArray::RelInDegree, relInDegree.to(torch::kFloat));
+  const torch::Tensor relInDegreeFloat = relInDegree.to(torch::kFloat);
+  set(GraphArray::RelInDegree, relInDegreeFloat);
 
   auto [sortedEtype, etypeSortedEid] = stableSort(etype);
   set(GraphArray::EtypeSortedEid, etypeSortedEid);
@@ -339,7 +338,7 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::SrcCsrDst, dst.index_select(0, srcEid));
   set(GraphArray::SrcCsrEtype, etype.index_select(0, srcEid));
   set(GraphArray::SrcCsrPair, edgePair.index_select(0, srcEid));
-  setSumChunks(arrays, src, dst, etype);
+  setSumChunks(arrays, src, dst, etype, relInDegreeFloat);
   cached = std::move(arrays);
 }
 

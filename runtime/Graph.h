@@ -98,11 +98,12 @@ private:
   void ensurePairs() const;
   void ensureKernelArrays(EdgeOrder order) const;
   /// The sum_chunk_* arrays (GraphArrays.h) of the edges src, dst, etype
-  /// in the kernels' numbering, into `arrays` (whose rel_in_degree is set:
-  /// sum_chunk_rel_in_degree reads it).
+  /// and their float32 relInDegree in the kernels' numbering, into
+  /// `arrays`.
   void setSumChunks(std::vector<torch::Tensor> &arrays,
                     const torch::Tensor &src, const torch::Tensor &dst,
-                    const torch::Tensor &etype) const;
+                    const torch::Tensor &etype,
+                    const torch::Tensor &relInDegree) const;
   /// [E] dst * R + etype: each edge's (destination, relation) as one key,
   /// ascending in that order.
   torch::Tensor dstEtypeKeys() const;
