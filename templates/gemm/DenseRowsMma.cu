@@ -1,18 +1,23 @@
 // The dense-rows kernel (DenseRowsMma.h says which calls it takes).
 //
-// Shape. A block stages its window of 64 output columns of W once, rounded
-// to TF32 (and, for products exact to fp32, what rounding left), as the
-// tiled kernel does (MmaFragments.cuh stageWeight). Its warps then work
-// alone: warp w of the launch takes the 16-row tiles w, w + W, w + 2W, ...
-// (W warps in all, so that at any moment the warps stream one region of X
-// and Y), copies each tile's rows into a ring of kDenseStages buffers of
-// its own with cp.async, and keeps kDenseStages - 1 tiles in flight while
-// it multiplies one. A warp waits only for its own copies (cp.async
-// groups, then __syncwarp so that every lane sees the others'), never for
-// the block: the tiled kernel's per-tile barriers, row lookups and slice
-// walks are what dense rows do not need. The epilogue adds the bias
-// (loaded once a lane) and stores quads (quadOfPairs) straight from the
-// accumulators.
+// Shape. A block stages its window of 64 output columns of its slice's W
+// once, rounded to TF32 (and, for products exact to fp32, what rounding
+// left), as the tiled kernel does (MmaFragments.cuh stageWeight). Its warps
+// then work alone: warp w of a slice's W warps takes the slice's 16-row
+// tiles w, w + W, w + 2W, ..., copies each tile's rows into a ring of
+// kDenseStages buffers of its own with cp.async, and keeps kDenseStages - 1
+// tiles in flight while it multiplies one. A warp waits only for its own
+// copies (cp.async groups, then __syncwarp so that every lane sees the
+// others'), never for the block: the tiled kernel's per-tile barriers, row
+// lookups and slice walks are what dense rows do not need. The epilogue
+// adds the bias (loaded once a lane) and stores quads (quadOfPairs)
+// straight from the accumulators.
+//
+// Slices. With segmentPtr (rows sorted by slice, as a graph's nodes are by
+// type), each slice gets blocks of its own in every window, in proportion
+// to its tiles and at least one (denseBlockSlice), so that a block stages
+// one weight and its tiles never straddle two slices: a slice's tiles
+// start at its first row.
 #include "templates/gemm/DenseRowsMma.h"
 
 #include "templates/DeviceQueries.h"
@@ -56,6 +61,11 @@ constexpr int kTileWords = kWarpRows * kStride;
 constexpr int kWindowTiles = kWindowCols / 8;
 /// 16-byte copies a lane makes a tile.
 constexpr int kCopiesPerLane = kWarpRows * kDenseK / 4 / 32;
+/// The most weight slices a call may have: every slice adds a block to
+/// each window, and every block walks the slices' sizes to find its own.
+/// Node types are a handful (am 7, mag 4); RGCN's 100-odd relations are
+/// summed rows, which this kernel does not take anyway.
+constexpr int64_t kDenseMaxSlices = 32;
 
 /// Words of one weight plane: the window's 64 rows of kStride words.
 constexpr int kPlaneWords = kWindowCols * kStride;
@@ -69,11 +79,69 @@ constexpr size_t denseSmemBytes(bool split) {
          4;
 }
 
+/// The slices a call's rows fall in: segmentPtr's, or one of all M rows.
+__device__ __forceinline__ int64_t denseSlices(const SegmentGemmArgs &a) {
+  return a.segmentPtr ? a.numSlices : 1;
+}
+__device__ __forceinline__ int64_t sliceStart(const SegmentGemmArgs &a,
+                                              int64_t s) {
+  return a.segmentPtr ? a.segmentPtr[s] : s * a.M;
+}
+__device__ __forceinline__ int64_t tilesOf(int64_t rows) {
+  return (rows + kWarpRows - 1) / kWarpRows;
+}
+
+/// A block's share of the rows: slice s, rows [lo, hi), block `index` of
+/// the slice's `blocks` in its window.
+struct DenseBlock {
+  int64_t s = -1, lo = 0, hi = 0, index = 0, blocks = 0;
+};
+
+/// Which slice block `b` of a window works on, when each window has
+/// `spread` blocks to share out plus one a slice: slice s gets
+/// 1 + spread * tiles(s) / tiles(all) of them (none when it has no rows),
+/// but no more than give each of its warps a tile. A block past every
+/// slice's share gets s = -1. Every thread computes the same (a few dozen
+/// reads of segmentPtr, from cache after the first warp's).
+__device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
+                                      int64_t spread) {
+  const int64_t S = denseSlices(a);
+  int64_t allTiles = 0;
+  for (int64_t s = 0; s < S; ++s)
+    allTiles += tilesOf(sliceStart(a, s + 1) - sliceStart(a, s));
+  DenseBlock d;
+  if (allTiles == 0)
+    return d;
+  int64_t first = 0; // the slice's first block in the window
+  for (int64_t s = 0; s < S; ++s) {
+    const int64_t lo = sliceStart(a, s), hi = sliceStart(a, s + 1);
+    const int64_t tiles = tilesOf(hi - lo);
+    const int64_t blocks =
+        tiles == 0 ? 0
+                   : min(1 + spread * tiles / allTiles,
+                         (tiles + kDenseWarps - 1) / kDenseWarps);
+    if (b < first + blocks) {
+      d.s = s;
+      d.lo = lo;
+      d.hi = hi;
+      d.index = b - first;
+      d.blocks = blocks;
+      return d;
+    }
+    first += blocks;
+  }
+  return d;
+}
+
 /// kSplit: products exact to fp32 (three TF32 products a term, as the
 /// tiled kernel makes them, SegmentGemmMma.h); else one TF32 product.
 template <bool kSplit, bool kTransW, bool kBias>
 __global__ void __launch_bounds__(32 * kDenseWarps)
-    denseRowsMmaKernel(const SegmentGemmArgs a, int windows) {
+    denseRowsMmaKernel(const SegmentGemmArgs a, int windows, int64_t spread) {
+  const DenseBlock mine =
+      denseBlockSlice(a, int64_t(blockIdx.x / windows), spread);
+  if (mine.s < 0)
+    return; // the whole block: the launch's spare blocks
   extern __shared__ float4 denseSmem[];
   uint32_t *const wHead = reinterpret_cast<uint32_t *>(denseSmem);
   uint32_t *const wTail = wHead + (kSplit ? kPlaneWords : 0);
@@ -82,10 +150,15 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
       reinterpret_cast<float *>(wHead + (kSplit ? 2 : 1) * kPlaneWords) +
       warp * kDenseStages * kTileWords;
   const int c0 = int(blockIdx.x % windows) * kWindowCols;
-  const int64_t warps = int64_t(gridDim.x / windows) * kDenseWarps;
-  const int64_t firstTile = int64_t(blockIdx.x / windows) * kDenseWarps + warp;
-  const int64_t M = a.M, N = a.N;
-  const int64_t tiles = (M + kWarpRows - 1) / kWarpRows;
+  const int64_t warps = mine.blocks * kDenseWarps;
+  const int64_t firstTile = mine.index * kDenseWarps + warp;
+  const int64_t rowEnd = mine.hi;
+  const int64_t tiles = tilesOf(mine.hi - mine.lo);
+  // Where the window's columns of output row `row` start: Y's row, or the
+  // row of the output part the window lies in (linearMmaFits: parts are
+  // whole windows wide).
+  float *const yWindow = outputAt(a, 0, 0, c0);
+  const int64_t yStride = a.yParts > 1 ? a.N / a.yParts : a.N;
 
   // Starts copying tile `tile`'s rows into buffer b of the ring; rows past
   // M are zeroed (their outputs are not stored, but the products read
@@ -94,12 +167,12 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   auto copyTile = [&](int64_t tile, int b) {
     if (tile < tiles) {
       float *const to = ring + b * kTileWords;
-      const int64_t row0 = tile * kWarpRows;
+      const int64_t row0 = mine.lo + tile * kWarpRows;
 #pragma unroll
       for (int u = 0; u < kCopiesPerLane; ++u) {
         // Two rows a warp instruction: 512 contiguous bytes of X.
         const int c = lane + 32 * u, r = c / 16, word = 4 * (c % 16);
-        if (row0 + r < M)
+        if (row0 + r < rowEnd)
           __pipeline_memcpy_async(to + r * kStride + word,
                                   a.X + (row0 + r) * kDenseK + word, 16);
         else
@@ -114,14 +187,16 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   for (int b = 0; b < kDenseStages - 1; ++b)
     copyTile(firstTile + b * warps, b);
   mma_fragments::stageWeight<kSplit, kTransW, 32 * kDenseWarps>(
-      a, 0, 0, c0, wHead, wTail, kStride);
+      a, mine.s, 0, c0, wHead, wTail, kStride);
   const int g = lane / 4, t = lane % 4;
   float2 biasPair[kWindowTiles];
 #pragma unroll
   for (int j = 0; j < kWindowTiles; ++j)
-    biasPair[j] = kBias ? __ldg(reinterpret_cast<const float2 *>(a.bias + c0 +
-                                                                 8 * j + 2 * t))
-                        : make_float2(0.f, 0.f);
+    biasPair[j] =
+        kBias ? __ldg(reinterpret_cast<const float2 *>(
+                    a.bias + (a.biasPerSlice ? mine.s * a.N : 0) + c0 +
+                    8 * j + 2 * t))
+              : make_float2(0.f, 0.f);
   __syncthreads(); // the weight planes
 
   // The rows whose addresses this lane gives ldmatrix (SegmentGemmMma.cu's
@@ -164,8 +239,8 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     // each mma tile, two tiles a quad.
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int64_t row = tile * kWarpRows + g + 8 * half;
-      float *const y = a.Y + row * N + c0 + 2 * t;
+      const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
+      float *const y = yWindow + row * yStride + 2 * t;
 #pragma unroll
       for (int j = 0; j < kWindowTiles; j += 2) {
         const float2 v0 = make_float2(acc[j][2 * half] + biasPair[j].x,
@@ -174,7 +249,7 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
             make_float2(acc[j + 1][2 * half] + biasPair[j + 1].x,
                         acc[j + 1][2 * half + 1] + biasPair[j + 1].y);
         const LaneQuad quad = quadOfPairs(v0, v1, t);
-        if (row < M)
+        if (row < rowEnd)
           *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
       }
     }
@@ -208,16 +283,19 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   HECTOR_CUDA_TRY(
       blocksPerMultiprocessor(symbol, 32 * kDenseWarps, smem, &perSm));
   const int windows = int(a.N / kWindowCols);
-  const int64_t tiles = (a.M + kWarpRows - 1) / kWarpRows;
+  const int64_t slices = a.segmentPtr ? a.numSlices : 1;
   // One resident wave, its blocks shared by the windows (adjacent blocks
-  // take one run of rows in each window, so the X rows the first reads
-  // are in L2 for the others); no more blocks a window than give each
-  // warp a tile.
-  int64_t perWindow = int64_t(sms) * (perSm < 1 ? 1 : perSm) / windows;
-  perWindow = std::max<int64_t>(
-      1, std::min<int64_t>(perWindow, (tiles + kDenseWarps - 1) / kDenseWarps));
-  kernel<<<unsigned(perWindow * windows), 32 * kDenseWarps, smem, stream>>>(
-      a, windows);
+  // take one run of a slice's rows in each window, so the X rows the first
+  // reads are in L2 for the others) and, in each window, by the slices:
+  // one block a slice plus `spread` shared out by their sizes
+  // (denseBlockSlice). The kernel leaves a slice no more blocks than give
+  // each warp a tile; the blocks left over return at once.
+  const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm) / windows;
+  const int64_t tiles = (a.M + kWarpRows - 1) / kWarpRows;
+  const int64_t spread = std::max<int64_t>(
+      0, std::min(resident - slices, (tiles + kDenseWarps - 1) / kDenseWarps));
+  kernel<<<unsigned((spread + slices) * windows), 32 * kDenseWarps, smem,
+           stream>>>(a, windows, spread);
   return cudaGetLastError();
 }
 
@@ -236,9 +314,11 @@ bool denseRowsMmaFits(const SegmentGemmArgs &a) {
   if (!denseEnabled() || a.K != kDenseK || a.H != 1 || a.N % kWindowCols != 0)
     return false;
   if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights ||
-      a.inputOp != InputOp::None || a.yParts > 1)
+      a.inputOp != InputOp::None)
     return false;
-  if (a.numSlices > 1 || a.segmentPtr || a.rowType)
+  // Slices only as segments of consecutive rows, and a handful of them.
+  if (a.rowType || (a.numSlices > 1 && !a.segmentPtr) ||
+      a.numSlices > kDenseMaxSlices)
     return false;
   if (a.accumulate || a.atomic || a.epilogue != EpilogueOp::None || a.rowDotY ||
       a.mixRows)

@@ -1,11 +1,13 @@
 // DenseRowsMma.h: the GEMM template's kernel for dense rows, Y = X W
-// (+ bias), where row i reads X row i and writes Y row i with one weight:
-// RGCN's root GEMM (`x root + bias`) and RGAT's self-loop GEMM are such
-// calls over every node. Float, sm_80 and newer; products exact to fp32
-// (three TF32 products a term) or, with SegmentGemmArgs::tf32, one TF32
-// product, as the tiled kernel makes them. Internal to templates/gemm:
-// launchSegmentGemm (SegmentGemm.cu) takes it for the calls it fits,
-// before the tiled tensor-core kernel (SegmentGemmMma.h).
+// (+ bias), where row i reads X row i and writes Y row i with the weight of
+// its slice: RGCN's root GEMM (`x root + bias`) and RGAT's self-loop GEMM
+// over every node, and HGT's kqv projection, one weight and bias a node
+// type (segments of a graph whose nodes are numbered by type). Float,
+// sm_80 and newer; products exact to fp32 (three TF32 products a term) or,
+// with SegmentGemmArgs::tf32, one TF32 product, as the tiled kernel makes
+// them. Internal to templates/gemm: launchSegmentGemm (SegmentGemm.cu)
+// takes it for the calls it fits, before the tiled tensor-core kernel
+// (SegmentGemmMma.h).
 //
 // Why a kernel of its own: the tiled kernel serves gathers, scatters,
 // slices, summed rows and epilogues, and its blocks wait for one another
@@ -23,18 +25,19 @@ namespace hector::templates {
 
 /// Whether the dense-rows kernel computes `a`: a call linearMmaFits
 /// accepts with one head, K = 64, N a multiple of 64, rows read and
-/// written in place (no rowIds, gather, scatter, summed rows, input op or
-/// output parts), one weight slice, a plain store (not accumulate, atomic
-/// or an epilogue op; a bias shared by the rows is fine), and no row dot
-/// or gated mix; and the environment variable
-/// HECTOR_GEMM_DENSE is not "0" (read once: it is there to compare the
-/// kernels on one build).
+/// written in place (no rowIds, gather, scatter, summed rows or input op),
+/// one weight slice or at most 32 given as segments of consecutive rows
+/// (segmentPtr, not rowType; a bias shared or one a slice), a plain store
+/// (not accumulate, atomic or an epilogue op) to Y or to output parts
+/// whole windows wide, and no row dot or gated mix; and the environment
+/// variable HECTOR_GEMM_DENSE is not "0" (read once: it is there to
+/// compare the kernels on one build).
 bool denseRowsMmaFits(const SegmentGemmArgs &a);
 
 /// Launches the dense-rows kernel for `a` on `stream` (denseRowsMmaFits
 /// must hold): a resident wave of blocks, one window of 64 output columns
-/// each, whose warps take 16-row tiles in turn and keep their next tiles'
-/// rows in flight in a ring of their own.
+/// and one slice each, whose warps take the slice's 16-row tiles in turn
+/// and keep their next tiles' rows in flight in a ring of their own.
 cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream);
 
 /// Turns the kernel off (false) or back on for this process, whatever

@@ -914,6 +914,50 @@ std::vector<Case> cases() {
     c.transposeW = true;
     add(c);
   }
+  // Slices as segments of consecutive rows (a graph's nodes numbered by
+  // type): HGT's kqv projection (three windows, each its own output part,
+  // a bias a slice); segments that are empty, shorter than a warp's tile
+  // or hold most of the rows; the most slices the kernel takes.
+  {
+    Case c{"denseSegmentsPartsBiasPerSlice", Mode::Linear, 20011, 64, 192, 1,
+           7, Seg::Ptr};
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::PerSlice;
+    c.yParts = 3;
+    add(c);
+  }
+  {
+    Case c{"denseSegmentsEmptySkewed", Mode::Linear, 40009, 64, 128, 1, 6,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.skewedSegments = true;
+    c.tf32 = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+  }
+  {
+    Case c{"denseSegmentsUnderOneWarpTile", Mode::Linear, 11, 64, 64, 1, 4,
+           Seg::Ptr};
+    c.tf32 = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
+  {
+    Case c{"denseSegmentsMostSlices", Mode::Linear, 9001, 64, 64, 1, 32,
+           Seg::Ptr};
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+  }
+  {
+    Case c{"denseExactSegmentsParts", Mode::Linear, 3001, 64, 128, 1, 3,
+           Seg::Ptr};
+    c.bias = Bias::PerSlice;
+    c.yParts = 2;
+    add(c);
+  }
   // Runs of several tiles a block (a resident wave of 132 SMs holds at
   // most about 600 blocks of 64 rows, so 200 K rows give each block 5 or
   // more): each tile's rows are looked up during the tile before, and its
@@ -2347,14 +2391,16 @@ TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
     EXPECT_TRUE(sameBits(dense, tiled)) << c.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 11);
 }
 
 /// Which calls the dense-rows kernel takes (DenseRowsMma.h): a dense call
 /// of K = 64 and 64, 128 or 256 columns, TF32 or exact, with or without a
-/// bias or a transposed W; not one with anything that reads or writes rows
-/// elsewhere, weighs them, or needs other shapes. The pointers are only
-/// checked for alignment, never read.
+/// bias or a transposed W, with up to 32 slices as segments and output
+/// parts a window wide or wider; not one with anything that reads or
+/// writes rows elsewhere, weighs them, slices them by a type array, or
+/// needs other shapes. The pointers are only checked for alignment, never
+/// read.
 TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
@@ -2384,6 +2430,21 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
     a.tf32 = false;
     EXPECT_TRUE(denseRowsMmaFits(a)) << n << " exact";
   }
+  {
+    // Node types as segments, a bias each, and a window an output part
+    // (HGT's kqv projection); up to 32 slices.
+    SegmentGemmArgs a = dense;
+    a.N = 192;
+    a.numSlices = 7;
+    a.segmentPtr = ids;
+    a.bias = words;
+    a.biasPerSlice = true;
+    a.yParts = 3;
+    a.yPart[0] = a.yPart[1] = a.yPart[2] = words;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << "segments and parts";
+    a.numSlices = 32;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << "32 segments";
+  }
   const std::vector<std::pair<const char *, void (*)(SegmentGemmArgs &)>>
       others = {
           {"K 32", [](SegmentGemmArgs &a) { a.K = 32; }},
@@ -2403,7 +2464,13 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
              a.numSlices = 2;
              a.rowType = ids;
            }},
-          {"segments", [](SegmentGemmArgs &a) { a.segmentPtr = ids; }},
+          {"33 segments",
+           [](SegmentGemmArgs &a) {
+             a.numSlices = 33;
+             a.segmentPtr = ids;
+           }},
+          {"two slices, no segments",
+           [](SegmentGemmArgs &a) { a.numSlices = 2; }},
           {"accumulate", [](SegmentGemmArgs &a) { a.accumulate = true; }},
           {"atomic",
            [](SegmentGemmArgs &a) {
@@ -2416,11 +2483,11 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
              a.scale = words;
            }},
           {"input op", [](SegmentGemmArgs &a) { a.inputOp = InputOp::Gelu; }},
-          {"output parts",
+          {"output parts narrower than a window",
            [](SegmentGemmArgs &a) {
              a.N = 128;
-             a.yParts = 2;
-             a.yPart[0] = a.yPart[1] = words;
+             a.yParts = 4;
+             a.yPart[0] = a.yPart[1] = a.yPart[2] = a.yPart[3] = words;
            }},
           {"unaligned X", [](SegmentGemmArgs &a) { a.X = words + 1; }},
       };
