@@ -77,7 +77,11 @@ void printSegments(CodeWriter &w, const GemmInstance &g) {
     w.line("a.segmentPtr = g.pair_ptr;");
     w.line("a.numSlices = g.num_etypes;");
   } else if (g.rows == RowDomain::Nodes && is({A::NType})) {
-    w.line("a.rowIds = g.ntype_sorted_nodes;");
+    // Nodes numbered by type are their own type order: without row ids
+    // the call reads and writes rows in place, which the dense-rows kernel
+    // takes (templates/gemm/DenseRowsMma.h).
+    w.line("a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : "
+           "g.ntype_sorted_nodes;");
     w.line("a.segmentPtr = g.ntype_ptr;");
     w.line("a.numSlices = g.num_ntypes;");
   } else if (g.rows == RowDomain::Edges && is({A::Src, A::NType})) {

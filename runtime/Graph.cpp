@@ -125,6 +125,12 @@ torch::Tensor Graph::dstEtypeKeys() const {
   return dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
 }
 
+bool Graph::nodesNumberedByType() const {
+  const int64_t n = ntype_.size(0);
+  return n < 2 ||
+         (ntype_.slice(0, 1) >= ntype_.slice(0, 0, n - 1)).all().item<bool>();
+}
+
 void Graph::ensureRelInDegree() const {
   if (derived_.relInDegree.defined())
     return;
@@ -278,14 +284,20 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::EtypePtr, segmentPointers(sortedEtype, numEtypes_));
 
   // type_iota is 0, 1, 2, ...; so is dst_eid in the dst numbering, whose
-  // edges are sorted by destination already. There both are the start of
-  // one arange, which tells the kernels so (GraphArrays::
-  // dst_eid_is_identity, runtime/KernelGraph.cpp), and no sort is needed.
+  // edges are sorted by destination already, and so is ntype_sorted_nodes
+  // when the nodes are numbered by type. There they are the start of one
+  // arange, which tells the kernels so (GraphArrays::dst_eid_is_identity
+  // and ntype_sorted_nodes_is_identity, runtime/KernelGraph.cpp), and no
+  // sort is needed.
   const int64_t e = src.size(0),
                 typeIotaLength = std::max(numEtypes_, numNtypes_) + 1;
-  torch::Tensor iota = torch::arange(
-      order == EdgeOrder::ByDst ? std::max(typeIotaLength, e) : typeIotaLength,
-      src_.options());
+  const bool nodesByType = nodesNumberedByType();
+  int64_t iotaLength = typeIotaLength;
+  if (order == EdgeOrder::ByDst)
+    iotaLength = std::max(iotaLength, e);
+  if (nodesByType)
+    iotaLength = std::max(iotaLength, numNodes_);
+  torch::Tensor iota = torch::arange(iotaLength, src_.options());
   torch::Tensor sortedDst, dstEid;
   if (order == EdgeOrder::ByDst) {
     TORCH_INTERNAL_ASSERT(
@@ -318,9 +330,14 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::PairPtr, segmentPointers(derived_.pairEtype, numEtypes_));
   set(GraphArray::EdgePair, edgePair);
 
-  auto [sortedNtype, ntypeSortedNodes] = stableSort(ntype_);
-  set(GraphArray::NtypeSortedNodes, ntypeSortedNodes);
-  set(GraphArray::NtypePtr, segmentPointers(sortedNtype, numNtypes_));
+  if (nodesByType) {
+    set(GraphArray::NtypeSortedNodes, iota.narrow(0, 0, numNodes_));
+    set(GraphArray::NtypePtr, segmentPointers(ntype_, numNtypes_));
+  } else {
+    auto [sortedNtype, ntypeSortedNodes] = stableSort(ntype_);
+    set(GraphArray::NtypeSortedNodes, ntypeSortedNodes);
+    set(GraphArray::NtypePtr, segmentPointers(sortedNtype, numNtypes_));
+  }
   set(GraphArray::EdgeSrcNtype, ntype_.index_select(0, src));
   set(GraphArray::EdgeDstNtype, ntype_.index_select(0, dst));
   set(GraphArray::PairSrcNtype, ntype_.index_select(0, derived_.pairSrc));

@@ -64,10 +64,16 @@ struct GraphArrays {
   /// its CSR position instead of loading it: one dependent load less in
   /// each edge's chain of loads (k -> edge id -> a value at the edge).
   bool dst_eid_is_identity = false;
+  /// ntype_sorted_nodes[k] == k: the nodes are numbered by type, as a
+  /// heterograph flattened one type after another is (Graph::kernelArrays
+  /// then makes ntype_sorted_nodes the start of type_iota's arange). A
+  /// GEMM over the nodes by type then reads and writes rows in place
+  /// (no rowIds), which the dense-rows kernel takes.
+  bool ntype_sorted_nodes_is_identity = false;
   /// Named padding, zero: GraphArrays has no unnamed padding bytes, so that
   /// its bytes are its value (a launch graph's key holds them,
   /// templates/LaunchGraphCache.h).
-  bool padding_after_dst_eid_is_identity[7] = {};
+  bool padding_after_identity_flags[6] = {};
   /// [N+1] CSC by src: the edges out of node v are
   /// src_eid[src_ptr[v] .. src_ptr[v+1]).
   const int64_t *src_ptr = nullptr;

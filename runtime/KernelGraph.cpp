@@ -24,19 +24,25 @@ std::string arrayText(const std::string &argName, GraphArray a) {
   return argName + ": array '" + rt::graphArrayName(a) + "'";
 }
 
-/// Whether dst_eid is 0, 1, 2, ... as far as the tensors tell without
+/// Whether `ids` is 0, 1, 2, ... as far as the tensors tell without
 /// reading them: it starts where type_iota (an arange by definition)
-/// starts, in the same storage, which holds both (Graph::kernelArrays in
-/// the dst numbering). HECTOR_DST_EID_IDENTITY=0 loads the ids anyway (A/B
-/// runs on one build; read once per process).
+/// starts, in the same storage, which holds both (Graph::kernelArrays makes
+/// dst_eid so in the dst numbering, and ntype_sorted_nodes when the nodes
+/// are numbered by type).
+bool startsTheArange(const at::Tensor &ids, const at::Tensor &typeIota) {
+  return ids.numel() > 0 && ids.data_ptr() == typeIota.data_ptr() &&
+         ids.storage().is_alias_of(typeIota.storage());
+}
+
+/// Whether dst_eid is the identity (startsTheArange).
+/// HECTOR_DST_EID_IDENTITY=0 loads the ids anyway (A/B runs on one build;
+/// read once per process).
 bool dstEidIsIdentity(const at::Tensor &dstEid, const at::Tensor &typeIota) {
   static const bool enabled = [] {
     const char *text = std::getenv("HECTOR_DST_EID_IDENTITY");
     return !(text && std::string(text) == "0");
   }();
-  return enabled && dstEid.numel() > 0 &&
-         dstEid.data_ptr() == typeIota.data_ptr() &&
-         dstEid.storage().is_alias_of(typeIota.storage());
+  return enabled && startsTheArange(dstEid, typeIota);
 }
 
 /// The expected length of an array, with the size it follows.
@@ -208,6 +214,8 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.pair_ptr = ints(GraphArray::PairPtr);
   g.edge_pair = ints(GraphArray::EdgePair);
   g.ntype_sorted_nodes = ints(GraphArray::NtypeSortedNodes);
+  g.ntype_sorted_nodes_is_identity = startsTheArange(
+      arr(GraphArray::NtypeSortedNodes), arr(GraphArray::TypeIota));
   g.ntype_ptr = ints(GraphArray::NtypePtr);
   g.edge_src_ntype = ints(GraphArray::EdgeSrcNtype);
   g.edge_dst_ntype = ints(GraphArray::EdgeDstNtype);

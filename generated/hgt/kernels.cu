@@ -1810,7 +1810,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.H = 1;
       a.X = b.t_0;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = false;
@@ -1983,7 +1983,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.grad_h_0;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = true;
@@ -2005,7 +2005,7 @@ backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.t;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;

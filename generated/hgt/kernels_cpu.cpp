@@ -1690,7 +1690,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.t_0;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = false;
@@ -1807,7 +1807,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_h_0;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = true;
@@ -1828,7 +1828,7 @@ void backward_trav_15([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.t;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;

@@ -2276,7 +2276,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.H = 1;
       a.X = b.x;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2379,7 +2379,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.H = 1;
       a.X = b.a_0;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2537,7 +2537,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2559,7 +2559,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2787,7 +2787,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2809,7 +2809,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2916,7 +2916,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.H = 1;
       a.X = b.x;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -3024,7 +3024,7 @@ inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.X = b.agg_0;
       a.inputOp = hector::templates::InputOp::Gelu;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;

@@ -2208,7 +2208,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.x;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2266,7 +2266,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.a_0;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2388,7 +2388,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2409,7 +2409,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2534,7 +2534,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2555,7 +2555,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2635,7 +2635,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.x;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2700,7 +2700,7 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.X = b.agg_0;
       a.inputOp = hector::templates::InputOp::Gelu;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;

@@ -349,6 +349,28 @@ TEST(EmitterSummedRows, RgcnPygSumsItsSegmentsIntoTheRootGemmsOutput) {
   }
 }
 
+// HGT-PyG's kqv projection: a GEMM over the nodes by type, cut into k, q
+// and v. Nodes numbered by type (GraphArrays::
+// ntype_sorted_nodes_is_identity) are read and written in place, without
+// row ids, so that the dense-rows kernel can take the call; other graphs
+// keep the sorted ids.
+TEST(EmitterNodeTypes, NodesNumberedByTypeNeedNoRowIds) {
+  std::optional<Emitted> e = compileAndEmit("hgt_pyg");
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    const std::string kqv =
+        textFrom(text, "// @gemm_0: linear GEMM, rows nodes", "\n    }\n");
+    ASSERT_FALSE(kqv.empty()) << file;
+    for (const char *line :
+         {"a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : "
+          "g.ntype_sorted_nodes;",
+          "a.segmentPtr = g.ntype_ptr;", "a.numSlices = g.num_ntypes;",
+          "a.yParts = 3;", "a.biasPerSlice = true;"})
+      EXPECT_EQ(countOf(kqv, line), 1u) << file << ": " << line;
+  }
+}
+
 // RGAT-PyG's inference program: the attention weights' traversal writes
 // alpha in the summed entries' order (through sum_edge_entry), then one
 // GEMM summed by segment adds each chunk's sources, each times its entry's

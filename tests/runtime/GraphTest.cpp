@@ -299,6 +299,35 @@ TEST(Graph, DstNumberingMarksItsDstEidAsTheIdentity) {
   EXPECT_FALSE(graphArraysFromTensors(shifted, "graph").dst_eid_is_identity);
 }
 
+// Nodes numbered by type (a heterograph flattened one type after another)
+// are their own type order: ntype_sorted_nodes is then the start of
+// type_iota's arange in either edge numbering, and the kernels' arrays say
+// so. Nodes of interleaved types keep a sorted copy of their own.
+TEST(Graph, NodesNumberedByTypeMarkTheirTypeOrderAsTheIdentity) {
+  // 6 nodes of types 0 0 1 1 1 2; e0: 0->2 r0, e1: 5->0 r1, e2: 3->4 r0.
+  Graph byType(longs({0, 5, 3}), longs({2, 0, 4}), longs({0, 1, 0}),
+               longs({0, 0, 1, 1, 1, 2}), 6, 2, 3);
+  for (runtime::EdgeOrder order :
+       {runtime::EdgeOrder::Given, runtime::EdgeOrder::ByDst}) {
+    SCOPED_TRACE(order == runtime::EdgeOrder::ByDst ? "by dst" : "given");
+    const std::vector<torch::Tensor> &arrays = byType.kernelArrays(order);
+    EXPECT_EQ(values(array(arrays, GraphArray::NtypeSortedNodes)),
+              (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(values(array(arrays, GraphArray::NtypePtr)),
+              (std::vector<int64_t>{0, 2, 5, 6}));
+    EXPECT_EQ(values(array(arrays, GraphArray::TypeIota)),
+              (std::vector<int64_t>{0, 1, 2, 3})); // max(R, T) + 1 entries
+    EXPECT_TRUE(graphArraysFromTensors(arrays, "graph")
+                    .ntype_sorted_nodes_is_identity);
+  }
+  Graph interleaved = makeKernelGraph(); // types 1 0 1 0 0 1
+  const std::vector<torch::Tensor> &arrays = interleaved.kernelArrays();
+  EXPECT_EQ(values(array(arrays, GraphArray::NtypeSortedNodes)),
+            (std::vector<int64_t>{1, 3, 4, 0, 2, 5}));
+  EXPECT_FALSE(
+      graphArraysFromTensors(arrays, "graph").ntype_sorted_nodes_is_identity);
+}
+
 // In the dst numbering the incoming CSR order is the edge order: the
 // dst_csr_* arrays are the per-edge arrays themselves, not copies. In the
 // given numbering they are gathers of their own.

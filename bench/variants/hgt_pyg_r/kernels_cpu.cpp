@@ -1835,7 +1835,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.x;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -1895,7 +1895,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.H = 1;
       a.X = b.a_0;
       a.gather = nullptr;
-      a.rowIds = g.ntype_sorted_nodes;
+      a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
       a.segmentPtr = g.ntype_ptr;
       a.numSlices = g.num_ntypes;
       a.transposeW = true;
@@ -2015,7 +2015,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2036,7 +2036,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_a;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2165,7 +2165,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
@@ -2186,7 +2186,7 @@ void backward_trav_13([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
         a.H = 1;
         a.X = b.grad_kqv;
         a.gather = nullptr;
-        a.rowIds = g.ntype_sorted_nodes;
+        a.rowIds = g.ntype_sorted_nodes_is_identity ? nullptr : g.ntype_sorted_nodes;
         a.segmentPtr = g.ntype_ptr;
         a.numSlices = g.num_ntypes;
         a.transposeW = false;
