@@ -116,10 +116,10 @@ __device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
   for (int64_t s = 0; s < S; ++s) {
     const int64_t lo = sliceStart(a, s), hi = sliceStart(a, s + 1);
     const int64_t tiles = tilesOf(hi - lo);
-    const int64_t blocks =
-        tiles == 0 ? 0
-                   : min(1 + spread * tiles / allTiles,
-                         (tiles + kDenseWarps - 1) / kDenseWarps);
+    const int64_t blocks = tiles == 0
+                               ? 0
+                               : min(1 + spread * tiles / allTiles,
+                                     (tiles + kDenseWarps - 1) / kDenseWarps);
     if (b < first + blocks) {
       d.s = s;
       d.lo = lo;
@@ -192,11 +192,10 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   float2 biasPair[kWindowTiles];
 #pragma unroll
   for (int j = 0; j < kWindowTiles; ++j)
-    biasPair[j] =
-        kBias ? __ldg(reinterpret_cast<const float2 *>(
-                    a.bias + (a.biasPerSlice ? mine.s * a.N : 0) + c0 +
-                    8 * j + 2 * t))
-              : make_float2(0.f, 0.f);
+    biasPair[j] = kBias ? __ldg(reinterpret_cast<const float2 *>(
+                              a.bias + (a.biasPerSlice ? mine.s * a.N : 0) +
+                              c0 + 8 * j + 2 * t))
+                        : make_float2(0.f, 0.f);
   __syncthreads(); // the weight planes
 
   // The rows whose addresses this lane gives ldmatrix (SegmentGemmMma.cu's

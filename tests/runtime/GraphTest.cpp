@@ -317,8 +317,8 @@ TEST(Graph, NodesNumberedByTypeMarkTheirTypeOrderAsTheIdentity) {
               (std::vector<int64_t>{0, 2, 5, 6}));
     EXPECT_EQ(values(array(arrays, GraphArray::TypeIota)),
               (std::vector<int64_t>{0, 1, 2, 3})); // max(R, T) + 1 entries
-    EXPECT_TRUE(graphArraysFromTensors(arrays, "graph")
-                    .ntype_sorted_nodes_is_identity);
+    EXPECT_TRUE(
+        graphArraysFromTensors(arrays, "graph").ntype_sorted_nodes_is_identity);
   }
   Graph interleaved = makeKernelGraph(); // types 1 0 1 0 0 1
   const std::vector<torch::Tensor> &arrays = interleaved.kernelArrays();

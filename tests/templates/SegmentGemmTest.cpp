@@ -919,8 +919,9 @@ std::vector<Case> cases() {
   // a bias a slice); segments that are empty, shorter than a warp's tile
   // or hold most of the rows; the most slices the kernel takes.
   {
-    Case c{"denseSegmentsPartsBiasPerSlice", Mode::Linear, 20011, 64, 192, 1,
-           7, Seg::Ptr};
+    Case c{"denseSegmentsPartsBiasPerSlice", Mode::Linear, 20011, 64, 192};
+    c.S = 7;
+    c.seg = Seg::Ptr;
     c.transposeW = true;
     c.tf32 = true;
     c.bias = Bias::PerSlice;
@@ -928,8 +929,9 @@ std::vector<Case> cases() {
     add(c);
   }
   {
-    Case c{"denseSegmentsEmptySkewed", Mode::Linear, 40009, 64, 128, 1, 6,
-           Seg::Ptr};
+    Case c{"denseSegmentsEmptySkewed", Mode::Linear, 40009, 64, 128};
+    c.S = 6;
+    c.seg = Seg::Ptr;
     c.emptySegments = true;
     c.skewedSegments = true;
     c.tf32 = true;
@@ -937,23 +939,26 @@ std::vector<Case> cases() {
     add(c);
   }
   {
-    Case c{"denseSegmentsUnderOneWarpTile", Mode::Linear, 11, 64, 64, 1, 4,
-           Seg::Ptr};
+    Case c{"denseSegmentsUnderOneWarpTile", Mode::Linear, 11, 64, 64};
+    c.S = 4;
+    c.seg = Seg::Ptr;
     c.tf32 = true;
     c.bias = Bias::Shared;
     add(c);
   }
   {
-    Case c{"denseSegmentsMostSlices", Mode::Linear, 9001, 64, 64, 1, 32,
-           Seg::Ptr};
+    Case c{"denseSegmentsMostSlices", Mode::Linear, 9001, 64, 64};
+    c.S = 32;
+    c.seg = Seg::Ptr;
     c.transposeW = true;
     c.tf32 = true;
     c.bias = Bias::PerSlice;
     add(c);
   }
   {
-    Case c{"denseExactSegmentsParts", Mode::Linear, 3001, 64, 128, 1, 3,
-           Seg::Ptr};
+    Case c{"denseExactSegmentsParts", Mode::Linear, 3001, 64, 128};
+    c.S = 3;
+    c.seg = Seg::Ptr;
     c.bias = Bias::PerSlice;
     c.yParts = 2;
     add(c);
