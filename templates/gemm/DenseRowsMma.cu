@@ -135,7 +135,10 @@ __device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
 
 /// kSplit: products exact to fp32 (three TF32 products a term, as the
 /// tiled kernel makes them, SegmentGemmMma.h); else one TF32 product.
-template <bool kSplit, bool kTransW, bool kBias>
+/// kMix: a gated mix (SegmentGemmArgs::mixRows; only with a bias, the one
+/// use being HGT's output projection), made as the tiled kernel makes it:
+/// g acc + (g b + (1 - g) m).
+template <bool kSplit, bool kTransW, bool kBias, bool kMix>
 __global__ void __launch_bounds__(32 * kDenseWarps)
     denseRowsMmaKernel(const SegmentGemmArgs a, int windows, int64_t spread) {
   const DenseBlock mine =
@@ -161,9 +164,9 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   const int64_t yStride = a.yParts > 1 ? a.N / a.yParts : a.N;
 
   // Starts copying tile `tile`'s rows into buffer b of the ring; rows past
-  // M are zeroed (their outputs are not stored, but the products read
-  // them). One commit group a call, also past the last tile, so that the
-  // waits below count groups the same way on every warp.
+  // the slice's end are zeroed (their outputs are not stored, but the
+  // products read them). One commit group a call, also past the last
+  // tile, so that the waits below count groups the same way on every warp.
   auto copyTile = [&](int64_t tile, int b) {
     if (tile < tiles) {
       float *const to = ring + b * kTileWords;
@@ -196,6 +199,8 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
                               a.bias + (a.biasPerSlice ? mine.s * a.N : 0) +
                               c0 + 8 * j + 2 * t))
                         : make_float2(0.f, 0.f);
+  // A gated mix's gate is one a slice, so one a block.
+  const float gate = kMix ? mixGateAt(a, mine.s) : 1.f;
   __syncthreads(); // the weight planes
 
   // The rows whose addresses this lane gives ldmatrix (SegmentGemmMma.cu's
@@ -210,6 +215,23 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     // finish reading it.
     copyTile(tile + (kDenseStages - 1) * warps,
              (b + kDenseStages - 1) % kDenseStages);
+    // A gated mix's values at this lane's two rows and columns, loaded
+    // before the tile's copies are waited for and its products made, so
+    // that their trip to DRAM passes meanwhile (as the tiled kernel loads
+    // them, docs/perf-notes.md section 84).
+    float2 mixPair[kMix ? 2 : 1][kMix ? kWindowTiles : 1];
+    if constexpr (kMix) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
+        const float *const m = a.mixRows + row * a.N + c0 + 2 * t;
+#pragma unroll
+        for (int j = 0; j < kWindowTiles; ++j)
+          mixPair[half][j] =
+              row < rowEnd ? __ldg(reinterpret_cast<const float2 *>(m + 8 * j))
+                           : make_float2(0.f, 0.f);
+      }
+    }
     __pipeline_wait_prior(kDenseStages - 1); // this tile's copies (this lane's)
     __syncwarp();                            // and every other lane's
     const float *const x = ring + b * kTileWords;
@@ -218,6 +240,14 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     for (int k0 = 0; k0 < kDenseK; k0 += 8) {
       uint32_t xw[4];
       loadFragments(xw, x + xLaneWord + k0);
+      // The input op on the fragment: each X element of the window is in
+      // one lane's fragment once, so it is applied once a window.
+      if (a.inputOp != InputOp::None) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          xw[i] =
+              __float_as_uint(applyInputOp(a.inputOp, __uint_as_float(xw[i])));
+      }
       const float xv[4] = {__uint_as_float(xw[0]), __uint_as_float(xw[1]),
                            __uint_as_float(xw[2]), __uint_as_float(xw[3])};
       const Tf32Parts<kSplit, 4> af(xv);
@@ -240,13 +270,22 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     for (int half = 0; half < 2; ++half) {
       const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
       float *const y = yWindow + row * yStride + 2 * t;
+      // Tile j's finished pair of this lane's columns; with a mix, the
+      // bias pair takes the mix's term first, as in the tiled kernel.
+      auto finished = [&](int j) {
+        float2 add = biasPair[j];
+        float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
+        if constexpr (kMix) {
+          const float2 m = mixPair[half][j];
+          add.x = gate * add.x + (1.f - gate) * m.x;
+          add.y = gate * add.y + (1.f - gate) * m.y;
+          v = make_float2(gate * v.x, gate * v.y);
+        }
+        return make_float2(v.x + add.x, v.y + add.y);
+      };
 #pragma unroll
       for (int j = 0; j < kWindowTiles; j += 2) {
-        const float2 v0 = make_float2(acc[j][2 * half] + biasPair[j].x,
-                                      acc[j][2 * half + 1] + biasPair[j].y);
-        const float2 v1 =
-            make_float2(acc[j + 1][2 * half] + biasPair[j + 1].x,
-                        acc[j + 1][2 * half + 1] + biasPair[j + 1].y);
+        const float2 v0 = finished(j), v1 = finished(j + 1);
         const LaneQuad quad = quadOfPairs(v0, v1, t);
         if (row < rowEnd)
           *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
@@ -271,10 +310,10 @@ bool denseEnabled() {
   return o < 0 ? byEnvironment : o != 0;
 }
 
-template <bool kSplit, bool kTransW, bool kBias>
+template <bool kSplit, bool kTransW, bool kBias, bool kMix = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   const size_t smem = denseSmemBytes(kSplit);
-  const auto kernel = denseRowsMmaKernel<kSplit, kTransW, kBias>;
+  const auto kernel = denseRowsMmaKernel<kSplit, kTransW, kBias, kMix>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
@@ -300,6 +339,9 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
 
 template <bool kSplit>
 cudaError_t launchWithWeight(const SegmentGemmArgs &a, cudaStream_t stream) {
+  if (a.mixRows) // with a bias (denseRowsMmaFits)
+    return a.transposeW ? launchAs<kSplit, true, true, true>(a, stream)
+                        : launchAs<kSplit, false, true, true>(a, stream);
   if (a.transposeW)
     return a.bias ? launchAs<kSplit, true, true>(a, stream)
                   : launchAs<kSplit, true, false>(a, stream);
@@ -312,15 +354,16 @@ cudaError_t launchWithWeight(const SegmentGemmArgs &a, cudaStream_t stream) {
 bool denseRowsMmaFits(const SegmentGemmArgs &a) {
   if (!denseEnabled() || a.K != kDenseK || a.H != 1 || a.N % kWindowCols != 0)
     return false;
-  if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights ||
-      a.inputOp != InputOp::None)
+  if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights)
     return false;
   // Slices only as segments of consecutive rows, and a handful of them.
   if (a.rowType || (a.numSlices > 1 && !a.segmentPtr) ||
       a.numSlices > kDenseMaxSlices)
     return false;
-  if (a.accumulate || a.atomic || a.epilogue != EpilogueOp::None || a.rowDotY ||
-      a.mixRows)
+  if (a.accumulate || a.atomic || a.epilogue != EpilogueOp::None || a.rowDotY)
+    return false;
+  // A gated mix is instantiated with a bias only (HGT's output projection).
+  if (a.mixRows && !a.bias)
     return false;
   return linearMmaFits(a);
 }

@@ -1,8 +1,10 @@
 // DenseRowsMma.h: the GEMM template's kernel for dense rows, Y = X W
 // (+ bias), where row i reads X row i and writes Y row i with the weight of
 // its slice: RGCN's root GEMM (`x root + bias`) and RGAT's self-loop GEMM
-// over every node, and HGT's kqv projection, one weight and bias a node
-// type (segments of a graph whose nodes are numbered by type). Float,
+// over every node, and HGT's kqv and output projections, one weight and
+// bias a node type (segments of a graph whose nodes are numbered by type),
+// the latter reading gelu of its input and mixing its rows with a gated
+// skip. Float,
 // sm_80 and newer; products exact to fp32 (three TF32 products a term) or,
 // with SegmentGemmArgs::tf32, one TF32 product, as the tiled kernel makes
 // them. Internal to templates/gemm: launchSegmentGemm (SegmentGemm.cu)
@@ -25,11 +27,12 @@ namespace hector::templates {
 
 /// Whether the dense-rows kernel computes `a`: a call linearMmaFits
 /// accepts with one head, K = 64, N a multiple of 64, rows read and
-/// written in place (no rowIds, gather, scatter, summed rows or input op),
-/// one weight slice or at most 32 given as segments of consecutive rows
-/// (segmentPtr, not rowType; a bias shared or one a slice), a plain store
-/// (not accumulate, atomic or an epilogue op) to Y or to output parts
-/// whole windows wide, and no row dot or gated mix; and the environment
+/// written in place (no rowIds, gather, scatter or summed rows; an input
+/// op is fine), one weight slice or at most 32 given as segments of
+/// consecutive rows (segmentPtr, not rowType; a bias shared or one a
+/// slice), a plain store (not accumulate, atomic or an epilogue op) to Y
+/// or to output parts whole windows wide, no row dot, and a gated mix only
+/// beside a bias; and the environment
 /// variable HECTOR_GEMM_DENSE is not "0" (read once: it is there to
 /// compare the kernels on one build).
 bool denseRowsMmaFits(const SegmentGemmArgs &a);

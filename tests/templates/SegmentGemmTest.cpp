@@ -963,6 +963,39 @@ std::vector<Case> cases() {
     c.yParts = 2;
     add(c);
   }
+  // HGT's output projection: gelu of the input, a bias a node type, W
+  // transposed, and in the inference program the gated skip (mixRows);
+  // TF32 and exact.
+  {
+    Case c{"denseGeluMixBiasPerSlice", Mode::Linear, 30011, 64, 64};
+    c.S = 5;
+    c.seg = Seg::Ptr;
+    c.geluInput = true;
+    c.gatedMix = true;
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+  }
+  {
+    Case c{"denseExactGeluMixWindows", Mode::Linear, 2001, 64, 128};
+    c.S = 3;
+    c.seg = Seg::Ptr;
+    c.geluInput = true;
+    c.gatedMix = true;
+    c.bias = Bias::Shared;
+    add(c);
+  }
+  {
+    Case c{"denseGeluBiasPerSlice", Mode::Linear, 5003, 64, 64};
+    c.S = 2;
+    c.seg = Seg::Ptr;
+    c.geluInput = true;
+    c.transposeW = true;
+    c.tf32 = true;
+    c.bias = Bias::PerSlice;
+    add(c);
+  }
   // Runs of several tiles a block (a resident wave of 132 SMs holds at
   // most about 600 blocks of 64 rows, so 200 K rows give each block 5 or
   // more): each tile's rows are looked up during the tile before, and its
@@ -2396,13 +2429,14 @@ TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
     EXPECT_TRUE(sameBits(dense, tiled)) << c.name;
     ++checked;
   }
-  EXPECT_EQ(checked, 11);
+  EXPECT_EQ(checked, 14);
 }
 
 /// Which calls the dense-rows kernel takes (DenseRowsMma.h): a dense call
 /// of K = 64 and 64, 128 or 256 columns, TF32 or exact, with or without a
-/// bias or a transposed W, with up to 32 slices as segments and output
-/// parts a window wide or wider; not one with anything that reads or
+/// bias or a transposed W, with up to 32 slices as segments, output parts
+/// a window wide or wider, gelu input and a gated mix beside a bias; not
+/// one with anything that reads or
 /// writes rows elsewhere, weighs them, slices them by a type array, or
 /// needs other shapes. The pointers are only checked for alignment, never
 /// read.
@@ -2450,6 +2484,15 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
     a.numSlices = 32;
     EXPECT_TRUE(denseRowsMmaFits(a)) << "32 segments";
   }
+  {
+    // HGT's output projection: gelu input, and a gated mix beside a bias.
+    SegmentGemmArgs a = dense;
+    a.inputOp = InputOp::Gelu;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << "gelu input";
+    a.bias = words;
+    a.mixRows = a.mixGate = words;
+    EXPECT_TRUE(denseRowsMmaFits(a)) << "gated mix and bias";
+  }
   const std::vector<std::pair<const char *, void (*)(SegmentGemmArgs &)>>
       others = {
           {"K 32", [](SegmentGemmArgs &a) { a.K = 32; }},
@@ -2487,7 +2530,8 @@ TEST(SegmentGemmCuda, DenseRowsTakeOnlyDenseCalls) {
              a.epilogue = EpilogueOp::Mul;
              a.scale = words;
            }},
-          {"input op", [](SegmentGemmArgs &a) { a.inputOp = InputOp::Gelu; }},
+          {"gated mix without a bias",
+           [](SegmentGemmArgs &a) { a.mixRows = a.mixGate = words; }},
           {"output parts narrower than a window",
            [](SegmentGemmArgs &a) {
              a.N = 128;
