@@ -136,8 +136,8 @@ __device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
 /// kSplit: products exact to fp32 (three TF32 products a term, as the
 /// tiled kernel makes them, SegmentGemmMma.h); else one TF32 product.
 /// kMix: a gated mix (SegmentGemmArgs::mixRows; only with a bias, the one
-/// use being HGT's output projection), made as the tiled kernel makes it:
-/// g acc + (g b + (1 - g) m).
+/// use being HGT's output projection), made as the tiled kernel makes it
+/// (MmaFragments.cuh mixAddend, mixValue).
 template <bool kSplit, bool kTransW, bool kBias, bool kMix>
 __global__ void __launch_bounds__(32 * kDenseWarps)
     denseRowsMmaKernel(const SegmentGemmArgs a, int windows, int64_t spread) {
@@ -270,18 +270,16 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     for (int half = 0; half < 2; ++half) {
       const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
       float *const y = yWindow + row * yStride + 2 * t;
-      // Tile j's finished pair of this lane's columns; with a mix, the
-      // bias pair takes the mix's term first, as in the tiled kernel.
+      // Tile j's finished pair of this lane's columns (a mix's as the
+      // tiled kernel makes it, mixAddend and mixValue).
       auto finished = [&](int j) {
-        float2 add = biasPair[j];
-        float2 v = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
-        if constexpr (kMix) {
-          const float2 m = mixPair[half][j];
-          add.x = gate * add.x + (1.f - gate) * m.x;
-          add.y = gate * add.y + (1.f - gate) * m.y;
-          v = make_float2(gate * v.x, gate * v.y);
-        }
-        return make_float2(v.x + add.x, v.y + add.y);
+        const float a0 = acc[j][2 * half], a1 = acc[j][2 * half + 1];
+        if constexpr (kMix)
+          return mma_fragments::mixValue(
+              a0, a1,
+              mma_fragments::mixAddend(biasPair[j], mixPair[half][j], gate),
+              gate);
+        return make_float2(a0 + biasPair[j].x, a1 + biasPair[j].y);
       };
 #pragma unroll
       for (int j = 0; j < kWindowTiles; j += 2) {

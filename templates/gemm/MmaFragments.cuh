@@ -2,8 +2,9 @@
 // that both the tiled kernels (SegmentGemmMma.cu) and the dense-rows kernel
 // (DenseRowsMma.cu) build on: TF32 rounding and the split of a factor into
 // TF32 head and tail, the m16n8k8 product, ldmatrix
-// fragments, a weight window staged into shared memory, and the quad that
-// two lanes of an epilogue store together. Internal to templates/gemm.
+// fragments, a weight window staged into shared memory, the quad that
+// two lanes of an epilogue store together, and a gated mix's rounding.
+// Internal to templates/gemm.
 #pragma once
 
 #include "templates/gemm/SegmentGemm.h"
@@ -125,6 +126,24 @@ __device__ __forceinline__ void stageWeight(const SegmentGemmArgs &a, int64_t s,
     if constexpr (kSplit)
       tail[row * stride + k] = toTf32(v - __uint_as_float(hv));
   }
+}
+
+/// A gated mix (SegmentGemmArgs::mixRows) of a lane's pair of columns:
+/// g (acc + b) + (1 - g) m, made as g acc + (g b + (1 - g) m) so that the
+/// second term is one addend a column (a kernel may fold it into the bias
+/// it holds). Every rounding is spelled out (no contraction left to the
+/// compiler), so that the tiled and the dense-rows kernel, which compute
+/// the same products, store the same bits.
+__device__ __forceinline__ float2 mixAddend(float2 bias, float2 mix,
+                                            float gate) {
+  const float keep = __fsub_rn(1.f, gate);
+  return make_float2(__fmaf_rn(gate, bias.x, __fmul_rn(keep, mix.x)),
+                     __fmaf_rn(gate, bias.y, __fmul_rn(keep, mix.y)));
+}
+__device__ __forceinline__ float2 mixValue(float acc0, float acc1,
+                                           float2 addend, float gate) {
+  return make_float2(__fmaf_rn(gate, acc0, addend.x),
+                     __fmaf_rn(gate, acc1, addend.y));
 }
 
 /// What one lane of an epilogue stores for mma tiles j and j + 1 of a row:

@@ -1030,18 +1030,16 @@ __global__ void __launch_bounds__(kMmaThreads,
       constexpr bool kBatchBias = kFused && !kSum;
       float2 biasPair[kBatchBias ? kPassTiles : 1];
       // A gated mix: the value is g acc + (g b + (1 - g) mix), its second
-      // term folded into the bias pairs.
+      // term folded into the bias pairs (MmaFragments.cuh mixAddend).
       const float gate = mixGate[half];
       if constexpr (kBatchBias) {
 #pragma unroll
         for (int j = 0; j < kPassTiles; ++j) {
           biasPair[j] =
               loadBiasPair(j < nTiles && bias ? bias + 8 * j : nullptr);
-          if constexpr (kMix) {
-            const float2 m = mixPair[half][j];
-            biasPair[j].x = gate * biasPair[j].x + (1.f - gate) * m.x;
-            biasPair[j].y = gate * biasPair[j].y + (1.f - gate) * m.y;
-          }
+          if constexpr (kMix)
+            biasPair[j] =
+                mma_fragments::mixAddend(biasPair[j], mixPair[half][j], gate);
         }
       }
       float dot = 0.f;
@@ -1052,12 +1050,13 @@ __global__ void __launch_bounds__(kMmaThreads,
           b = biasPair[j];
         else
           b = loadBiasPair(bias ? bias + 8 * j : nullptr);
-        const float2 v = finishPair<kFused>(
-            a,
-            kMix ? make_float2(gate * acc[j][2 * half],
-                               gate * acc[j][2 * half + 1])
-                 : make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
-            b, sc);
+        // A mix has no epilogue scale (checkSegmentGemmArgs).
+        const float2 v =
+            kMix ? mma_fragments::mixValue(acc[j][2 * half],
+                                           acc[j][2 * half + 1], b, gate)
+                 : finishPair<kFused>(
+                       a, make_float2(acc[j][2 * half], acc[j][2 * half + 1]),
+                       b, sc);
         if constexpr (kRowDot)
           dot += v.x * dotW[j][0] + v.y * dotW[j][1];
         return v;
