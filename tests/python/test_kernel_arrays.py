@@ -274,6 +274,28 @@ def test_destination_ordered_arrays_are_those_of_the_sorted_graph(graph,
     assert given["src"].tolist() == data.src.tolist()
 
 
+@pytest.mark.parametrize("order", ["given", "dst"])
+def test_nodes_numbered_by_type_are_their_own_type_order(order, device):
+    """A heterograph flattened one type after another (conftest's typed
+    graph) has ntype_sorted_nodes 0, 1, 2, ... as the start of type_iota's
+    storage, in either edge numbering: the kernels see that and run the
+    node-type GEMMs on rows in place. Interleaved types keep a sorted copy
+    of their own."""
+    g = random_typed_graph(device=device).hector()
+    named = dict(zip(NAMES, g.kernel_arrays(order)))
+    assert named["ntype_sorted_nodes"].tolist() == list(range(g.num_nodes))
+    assert (named["ntype_sorted_nodes"].data_ptr()
+            == named["type_iota"].data_ptr())
+    assert named["type_iota"].numel() == max(g.num_etypes, g.num_ntypes) + 1
+    mixed = random_graph(device=device)
+    assert mixed.node_type.diff().lt(0).any(), "types must interleave"
+    named = dict(zip(NAMES, mixed.hector().kernel_arrays(order)))
+    assert (named["ntype_sorted_nodes"].data_ptr()
+            != named["type_iota"].data_ptr())
+    assert named["ntype_sorted_nodes"].tolist() == sorted(
+        range(mixed.num_nodes), key=lambda v: mixed.node_type[v].item())
+
+
 def test_an_unknown_edge_order_is_rejected(device):
     g = random_graph(device=device).hector()
     with pytest.raises(ValueError, match="edge_order: expected 'given' or "

@@ -254,7 +254,11 @@ class Graph:
           type r are ``pair_ptr[r]:pair_ptr[r+1]``; ``edge_pair`` [E]: the
           pair of each edge;
         * ``ntype_sorted_nodes`` [N] (node ids stably sorted by type) and
-          ``ntype_ptr`` [T+1];
+          ``ntype_ptr`` [T+1]. When the nodes are numbered by type (a
+          heterograph flattened one type after another),
+          ``ntype_sorted_nodes`` is 0, 1, 2, ... and the start of
+          ``type_iota``'s storage: the kernels see that and run the GEMMs
+          over the nodes by type on rows in place;
         * ``edge_src_ntype``, ``edge_dst_ntype`` [E], ``pair_src_ntype`` [P]:
           node types of the endpoints;
         * ``type_iota`` [max(R, T)+1]: 0, 1, 2, ... In the ``"dst"``
