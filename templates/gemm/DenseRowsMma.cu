@@ -2,7 +2,9 @@
 //
 // Shape. A block stages its window of 64 output columns of its slice's W
 // once, rounded to TF32 (and, for products exact to fp32, what rounding
-// left), as the tiled kernel does (MmaFragments.cuh stageWeight). Its warps
+// left), as the tiled kernel does (MmaFragments.cuh stageWeight); in TF32
+// calls of two or three windows it stages all of them and multiplies each
+// tile it reads by each in turn, so that X is read once. Its warps
 // then work alone: warp w of a slice's W warps takes the slice's 16-row
 // tiles w, w + W, w + 2W, ..., copies each tile's rows into a ring of
 // kDenseStages buffers of its own with cp.async, and keeps kDenseStages - 1
@@ -67,14 +69,18 @@ constexpr int kCopiesPerLane = kWarpRows * kDenseK / 4 / 32;
 /// summed rows, which this kernel does not take anyway.
 constexpr int64_t kDenseMaxSlices = 32;
 
+/// The most windows one block multiplies on each staged tile (TF32 only):
+/// three planes and the rings take 104 KB, two blocks a multiprocessor.
+constexpr int kDenseBlockWindowsMax = 3;
+
 /// Words of one weight plane: the window's 64 rows of kStride words.
 constexpr int kPlaneWords = kWindowCols * kStride;
 
-/// Bytes of shared memory: the weight planes (TF32 heads, and with kSplit
-/// their tails), then each warp's ring.
+/// Bytes of shared memory: the weight planes of `windows` windows (TF32
+/// heads, and with kSplit their tails), then each warp's ring.
 static_assert(kDenseStages >= 2, "a tile in flight while one is multiplied");
-constexpr size_t denseSmemBytes(bool split) {
-  return (size_t(split ? 2 : 1) * kPlaneWords +
+constexpr size_t denseSmemBytes(bool split, int windows) {
+  return (size_t(split ? 2 : 1) * windows * kPlaneWords +
           size_t(kDenseWarps) * kDenseStages * kTileWords) *
          4;
 }
@@ -138,11 +144,19 @@ __device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
 /// kMix: a gated mix (SegmentGemmArgs::mixRows; only with a bias, the one
 /// use being HGT's output projection), made as the tiled kernel makes it
 /// (MmaFragments.cuh mixAddend, mixValue).
-template <bool kSplit, bool kTransW, bool kBias, bool kMix>
+/// kAllWindows: the block multiplies every window of the call, one after
+/// another on each staged tile, so that each X row is read once, not once
+/// a window (TF32, no mix, at most kDenseBlockWindowsMax windows); else
+/// the launch's blocks take one window each.
+template <bool kSplit, bool kTransW, bool kBias, bool kMix, bool kAllWindows>
 __global__ void __launch_bounds__(32 * kDenseWarps)
     denseRowsMmaKernel(const SegmentGemmArgs a, int windows, int64_t spread) {
+  static_assert(!kAllWindows || (!kSplit && !kMix),
+                "all windows a block: TF32 products and no mix");
+  const int gridWindows = kAllWindows ? 1 : windows;
+  const int blockWindows = kAllWindows ? windows : 1;
   const DenseBlock mine =
-      denseBlockSlice(a, int64_t(blockIdx.x / windows), spread);
+      denseBlockSlice(a, int64_t(blockIdx.x / gridWindows), spread);
   if (mine.s < 0)
     return; // the whole block: the launch's spare blocks
   extern __shared__ float4 denseSmem[];
@@ -150,17 +164,17 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   uint32_t *const wTail = wHead + (kSplit ? kPlaneWords : 0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   float *const ring =
-      reinterpret_cast<float *>(wHead + (kSplit ? 2 : 1) * kPlaneWords) +
+      reinterpret_cast<float *>(wHead +
+                                (kSplit ? 2 : 1) * blockWindows * kPlaneWords) +
       warp * kDenseStages * kTileWords;
-  const int c0 = int(blockIdx.x % windows) * kWindowCols;
+  // The block's first (kAllWindows: only) window's first column.
+  const int c0 = int(blockIdx.x % gridWindows) * kWindowCols;
   const int64_t warps = mine.blocks * kDenseWarps;
   const int64_t firstTile = mine.index * kDenseWarps + warp;
   const int64_t rowEnd = mine.hi;
   const int64_t tiles = tilesOf(mine.hi - mine.lo);
-  // Where the window's columns of output row `row` start: Y's row, or the
-  // row of the output part the window lies in (linearMmaFits: parts are
-  // whole windows wide).
-  float *const yWindow = outputAt(a, 0, 0, c0);
+  // Output rows' strides: Y's, or those of the output part a window lies
+  // in (linearMmaFits: parts are whole windows wide).
   const int64_t yStride = a.yParts > 1 ? a.N / a.yParts : a.N;
 
   // Starts copying tile `tile`'s rows into buffer b of the ring; rows past
@@ -189,16 +203,26 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
   // their trip to DRAM passes meanwhile.
   for (int b = 0; b < kDenseStages - 1; ++b)
     copyTile(firstTile + b * warps, b);
-  mma_fragments::stageWeight<kSplit, kTransW, 32 * kDenseWarps>(
-      a, mine.s, 0, c0, wHead, wTail, kStride);
+  for (int w = 0; w < blockWindows; ++w)
+    mma_fragments::stageWeight<kSplit, kTransW, 32 * kDenseWarps>(
+        a, mine.s, 0, c0 + w * kWindowCols, wHead + w * kPlaneWords, wTail,
+        kStride);
   const int g = lane / 4, t = lane % 4;
-  float2 biasPair[kWindowTiles];
+  // This lane's bias pair of mma tile j of the window at column c.
+  auto loadBiasPair = [&](int c, int j) {
+    return kBias ? __ldg(reinterpret_cast<const float2 *>(
+                       a.bias + (a.biasPerSlice ? mine.s * a.N : 0) + c +
+                       8 * j + 2 * t))
+                 : make_float2(0.f, 0.f);
+  };
+  // One window a block: its bias pairs, loaded once. All windows: loaded
+  // at each window's turn (from L1).
+  float2 biasPair[kAllWindows ? 1 : kWindowTiles];
+  if constexpr (!kAllWindows) {
 #pragma unroll
-  for (int j = 0; j < kWindowTiles; ++j)
-    biasPair[j] = kBias ? __ldg(reinterpret_cast<const float2 *>(
-                              a.bias + (a.biasPerSlice ? mine.s * a.N : 0) +
-                              c0 + 8 * j + 2 * t))
-                        : make_float2(0.f, 0.f);
+    for (int j = 0; j < kWindowTiles; ++j)
+      biasPair[j] = loadBiasPair(c0, j);
+  }
   // A gated mix's gate is one a slice, so one a block.
   const float gate = kMix ? mixGateAt(a, mine.s) : 1.f;
   __syncthreads(); // the weight planes
@@ -235,60 +259,74 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
     __pipeline_wait_prior(kDenseStages - 1); // this tile's copies (this lane's)
     __syncwarp();                            // and every other lane's
     const float *const x = ring + b * kTileWords;
-    float acc[kWindowTiles][4] = {};
+#pragma unroll 1
+    for (int w = 0; w < blockWindows; ++w) {
+      const int cw = c0 + w * kWindowCols;
+      const uint32_t *const head = wHead + w * kPlaneWords;
+      float2 bias[kWindowTiles];
 #pragma unroll
-    for (int k0 = 0; k0 < kDenseK; k0 += 8) {
-      uint32_t xw[4];
-      loadFragments(xw, x + xLaneWord + k0);
-      // The input op on the fragment: each X element of the window is in
-      // one lane's fragment once, so it is applied once a window.
-      if (a.inputOp != InputOp::None) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          xw[i] =
-              __float_as_uint(applyInputOp(a.inputOp, __uint_as_float(xw[i])));
+      for (int j = 0; j < kWindowTiles; ++j) {
+        if constexpr (kAllWindows)
+          bias[j] = loadBiasPair(cw, j);
+        else
+          bias[j] = biasPair[j];
       }
-      const float xv[4] = {__uint_as_float(xw[0]), __uint_as_float(xw[1]),
-                           __uint_as_float(xw[2]), __uint_as_float(xw[3])};
-      const Tf32Parts<kSplit, 4> af(xv);
+      float acc[kWindowTiles][4] = {};
 #pragma unroll
-      for (int j = 0; j < kWindowTiles; j += 2) {
-        const int word = wLaneWord + 8 * j * kStride + k0;
-        uint32_t bh[4], bt[4] = {};
-        loadFragments(bh, wHead + word);
-        if constexpr (kSplit)
-          loadFragments(bt, wTail + word);
-        mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
-        mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
+      for (int k0 = 0; k0 < kDenseK; k0 += 8) {
+        uint32_t xw[4];
+        loadFragments(xw, x + xLaneWord + k0);
+        // The input op on the fragment: each X element of the window is in
+        // one lane's fragment once, so it is applied once a window.
+        if (a.inputOp != InputOp::None) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            xw[i] = __float_as_uint(
+                applyInputOp(a.inputOp, __uint_as_float(xw[i])));
+        }
+        const float xv[4] = {__uint_as_float(xw[0]), __uint_as_float(xw[1]),
+                             __uint_as_float(xw[2]), __uint_as_float(xw[3])};
+        const Tf32Parts<kSplit, 4> af(xv);
+#pragma unroll
+        for (int j = 0; j < kWindowTiles; j += 2) {
+          const int word = wLaneWord + 8 * j * kStride + k0;
+          uint32_t bh[4], bt[4] = {};
+          loadFragments(bh, head + word);
+          if constexpr (kSplit)
+            loadFragments(bt, wTail + word);
+          mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
+          mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
+        }
+      }
+      // The epilogue: rows g and g + 8 of the tile, columns 2t, 2t + 1 of
+      // each mma tile, two tiles a quad.
+      float *const yWindow = outputAt(a, 0, 0, cw);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
+        float *const y = yWindow + row * yStride + 2 * t;
+        // Tile j's finished pair of this lane's columns (a mix's as the
+        // tiled kernel makes it, mixAddend and mixValue).
+        auto finished = [&](int j) {
+          const float a0 = acc[j][2 * half], a1 = acc[j][2 * half + 1];
+          if constexpr (kMix)
+            return mma_fragments::mixValue(
+                a0, a1,
+                mma_fragments::mixAddend(bias[j], mixPair[half][j], gate),
+                gate);
+          return make_float2(a0 + bias[j].x, a1 + bias[j].y);
+        };
+#pragma unroll
+        for (int j = 0; j < kWindowTiles; j += 2) {
+          const float2 v0 = finished(j), v1 = finished(j + 1);
+          const LaneQuad quad = quadOfPairs(v0, v1, t);
+          if (row < rowEnd)
+            *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
+        }
       }
     }
     __syncwarp(); // the buffer's reads, before the next step copies into it
     b = (b + 1) % kDenseStages;
-    // The epilogue: rows g and g + 8 of the tile, columns 2t, 2t + 1 of
-    // each mma tile, two tiles a quad.
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int64_t row = mine.lo + tile * kWarpRows + g + 8 * half;
-      float *const y = yWindow + row * yStride + 2 * t;
-      // Tile j's finished pair of this lane's columns (a mix's as the
-      // tiled kernel makes it, mixAddend and mixValue).
-      auto finished = [&](int j) {
-        const float a0 = acc[j][2 * half], a1 = acc[j][2 * half + 1];
-        if constexpr (kMix)
-          return mma_fragments::mixValue(
-              a0, a1,
-              mma_fragments::mixAddend(biasPair[j], mixPair[half][j], gate),
-              gate);
-        return make_float2(a0 + biasPair[j].x, a1 + biasPair[j].y);
-      };
-#pragma unroll
-      for (int j = 0; j < kWindowTiles; j += 2) {
-        const float2 v0 = finished(j), v1 = finished(j + 1);
-        const LaneQuad quad = quadOfPairs(v0, v1, t);
-        if (row < rowEnd)
-          *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
-      }
-    }
   }
 }
 
@@ -308,29 +346,65 @@ bool denseEnabled() {
   return o < 0 ? byEnvironment : o != 0;
 }
 
-template <bool kSplit, bool kTransW, bool kBias, bool kMix = false>
+/// setDenseWindowsTogetherForTesting's override (-1: the environment
+/// decides).
+std::atomic<int> &windowsTogetherOverride() {
+  static std::atomic<int> v{-1};
+  return v;
+}
+
+/// Whether one block may multiply all `windows` windows of a TF32 call:
+/// two or three of them, the device grants the block their planes (104 KB
+/// for three: sm_80 and sm_90 do, sm_86 and sm_89 do not), and
+/// HECTOR_GEMM_DENSE_WINDOWS is not "1", which gives every window blocks
+/// of its own again (read once: it is there to compare the two on one
+/// build; setDenseWindowsTogetherForTesting overrides it).
+bool windowsTogetherEnabled() {
+  static const bool byEnvironment = [] {
+    const char *text = std::getenv("HECTOR_GEMM_DENSE_WINDOWS");
+    return !(text && std::strcmp(text, "1") == 0);
+  }();
+  const int o = windowsTogetherOverride().load();
+  return o < 0 ? byEnvironment : o != 0;
+}
+
+bool allWindowsInABlock(int windows) {
+  if (!windowsTogetherEnabled() || windows < 2 ||
+      windows > kDenseBlockWindowsMax)
+    return false;
+  int optIn = 0;
+  return deviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optIn) ==
+             cudaSuccess &&
+         size_t(optIn) >= denseSmemBytes(false, windows);
+}
+
+template <bool kSplit, bool kTransW, bool kBias, bool kMix = false,
+          bool kAllWindows = false>
 cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
-  const size_t smem = denseSmemBytes(kSplit);
-  const auto kernel = denseRowsMmaKernel<kSplit, kTransW, kBias, kMix>;
+  const int windows = int(a.N / kWindowCols);
+  const int gridWindows = kAllWindows ? 1 : windows;
+  const size_t smem = denseSmemBytes(kSplit, kAllWindows ? windows : 1);
+  const auto kernel =
+      denseRowsMmaKernel<kSplit, kTransW, kBias, kMix, kAllWindows>;
   const void *symbol = reinterpret_cast<const void *>(kernel);
   HECTOR_CUDA_TRY(allowDynamicShared(symbol, smem));
   int sms = 0, perSm = 0;
   HECTOR_CUDA_TRY(deviceAttribute(cudaDevAttrMultiProcessorCount, &sms));
   HECTOR_CUDA_TRY(
       blocksPerMultiprocessor(symbol, 32 * kDenseWarps, smem, &perSm));
-  const int windows = int(a.N / kWindowCols);
   const int64_t slices = a.segmentPtr ? a.numSlices : 1;
-  // One resident wave, its blocks shared by the windows (adjacent blocks
-  // take one run of a slice's rows in each window, so the X rows the first
-  // reads are in L2 for the others) and, in each window, by the slices:
-  // one block a slice plus `spread` shared out by their sizes
-  // (denseBlockSlice). The kernel leaves a slice no more blocks than give
-  // each warp a tile; the blocks left over return at once.
-  const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm) / windows;
+  // One resident wave, its blocks shared by the windows that have blocks
+  // of their own (adjacent blocks take one run of a slice's rows in each
+  // window, so the X rows the first reads are in L2 for the others) and,
+  // in each window, by the slices: one block a slice plus `spread` shared
+  // out by their sizes (denseBlockSlice). The kernel leaves a slice no
+  // more blocks than give each warp a tile; the blocks left over return at
+  // once.
+  const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm) / gridWindows;
   const int64_t tiles = (a.M + kWarpRows - 1) / kWarpRows;
   const int64_t spread = std::max<int64_t>(
       0, std::min(resident - slices, (tiles + kDenseWarps - 1) / kDenseWarps));
-  kernel<<<unsigned((spread + slices) * windows), 32 * kDenseWarps, smem,
+  kernel<<<unsigned((spread + slices) * gridWindows), 32 * kDenseWarps, smem,
            stream>>>(a, windows, spread);
   return cudaGetLastError();
 }
@@ -340,6 +414,17 @@ cudaError_t launchWithWeight(const SegmentGemmArgs &a, cudaStream_t stream) {
   if (a.mixRows) // with a bias (denseRowsMmaFits)
     return a.transposeW ? launchAs<kSplit, true, true, true>(a, stream)
                         : launchAs<kSplit, false, true, true>(a, stream);
+  // TF32 calls of two or three windows: one block multiplies them all on
+  // each tile it reads (HGT's kqv projection, 192 columns).
+  if constexpr (!kSplit) {
+    if (allWindowsInABlock(int(a.N / kWindowCols))) {
+      if (a.transposeW)
+        return a.bias ? launchAs<false, true, true, false, true>(a, stream)
+                      : launchAs<false, true, false, false, true>(a, stream);
+      return a.bias ? launchAs<false, false, true, false, true>(a, stream)
+                    : launchAs<false, false, false, false, true>(a, stream);
+    }
+  }
   if (a.transposeW)
     return a.bias ? launchAs<kSplit, true, true>(a, stream)
                   : launchAs<kSplit, true, false>(a, stream);
@@ -374,6 +459,12 @@ cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream) {
 bool setDenseRowsForTesting(bool enabled) {
   const bool before = denseEnabled();
   denseOverride().store(enabled ? 1 : 0);
+  return before;
+}
+
+bool setDenseWindowsTogetherForTesting(bool enabled) {
+  const bool before = windowsTogetherEnabled();
+  windowsTogetherOverride().store(enabled ? 1 : 0);
   return before;
 }
 

@@ -38,14 +38,22 @@ namespace hector::templates {
 bool denseRowsMmaFits(const SegmentGemmArgs &a);
 
 /// Launches the dense-rows kernel for `a` on `stream` (denseRowsMmaFits
-/// must hold): a resident wave of blocks, one window of 64 output columns
-/// and one slice each, whose warps take the slice's 16-row tiles in turn
-/// and keep their next tiles' rows in flight in a ring of their own.
+/// must hold): a resident wave of blocks, one slice each and one window of
+/// 64 output columns each (TF32 calls of two or three windows: all of
+/// them, where the device grants the shared memory), whose warps take the
+/// slice's 16-row tiles in turn and keep their next tiles' rows in flight
+/// in a ring of their own.
 cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream);
 
 /// Turns the kernel off (false) or back on for this process, whatever
 /// HECTOR_GEMM_DENSE says; returns the previous setting. For tests that
 /// compare it with the tiled kernel.
 bool setDenseRowsForTesting(bool enabled);
+
+/// Lets one block multiply all windows of a TF32 call of two or three
+/// (true, the default) or gives each window blocks of its own (false) for
+/// this process, whatever HECTOR_GEMM_DENSE_WINDOWS says; returns the
+/// previous setting. For tests that compare the two.
+bool setDenseWindowsTogetherForTesting(bool enabled);
 
 } // namespace hector::templates

@@ -2408,10 +2408,11 @@ TEST(SegmentGemmCuda, HeadFlagsChangeNothingWithOneHead) {
 }
 
 /// The dense-rows kernel's calls: each case of the table it takes, run
-/// once by it and once by the tiled kernel. Both round X and W to TF32 (and
-/// split them into heads and tails for exact products) the same way and add
-/// the same products in the same order, then the bias, so their outputs
-/// agree bit for bit.
+/// by it (with the windows of a TF32 call in one block and in blocks of
+/// their own) and by the tiled kernel. All round X and W to TF32 (and
+/// split them into heads and tails for exact products) the same way and
+/// add the same products in the same order, then the bias, so their
+/// outputs agree bit for bit.
 TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
   if (!haveGpu())
     GTEST_SKIP() << "no CUDA device";
@@ -2420,13 +2421,18 @@ TEST(SegmentGemmCuda, DenseRowsMatchTheTiledKernelBitwise) {
     if (c.name.rfind("dense", 0) != 0)
       continue;
     const Problem<float> p = makeProblem<float>(c);
-    std::vector<float> dense, tiled;
+    std::vector<float> together, apart, tiled;
     const bool before = setDenseRowsForTesting(true);
-    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, dense));
+    const bool beforeTogether = setDenseWindowsTogetherForTesting(true);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, together));
+    setDenseWindowsTogetherForTesting(false);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, apart));
+    setDenseWindowsTogetherForTesting(beforeTogether);
     setDenseRowsForTesting(false);
     ASSERT_NO_FATAL_FAILURE(cudaOutput(p, tiled));
     setDenseRowsForTesting(before);
-    EXPECT_TRUE(sameBits(dense, tiled)) << c.name;
+    EXPECT_TRUE(sameBits(together, tiled)) << c.name << ": windows together";
+    EXPECT_TRUE(sameBits(apart, tiled)) << c.name << ": windows apart";
     ++checked;
   }
   EXPECT_EQ(checked, 14);
