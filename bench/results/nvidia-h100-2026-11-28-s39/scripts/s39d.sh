@@ -31,8 +31,9 @@ for round in 1 2; do
 done | tee $R/windows.txt
 echo "bench $(gpu_elapsed)"
 for mode in apart together; do
-  env=$([ $mode = apart ] && echo HECTOR_GEMM_DENSE_WINDOWS=1 || echo HECTOR_GEMM_DENSE_WINDOWS=0)
-  env $env bash -c 'source bench/gpu-session.sh; gpu_with new timeout 60 python3 -m hector.bench.throughput --tf32 --datasets am,mag --models hgt --modes inference --tag '$mode >> $R/tp.jsonl 2>> $R/tp.err
+  w=$([ $mode = apart ] && echo 1 || echo 0)
+  HECTOR_GEMM_DENSE_WINDOWS=$w gpu_with new timeout 60 python3 -m hector.bench.throughput \
+    --tf32 --datasets am,mag --models hgt --modes inference --tag $mode >> $R/tp.jsonl 2>> $R/tp.err
   echo "throughput $mode rc=$? $(gpu_elapsed)"
 done
 gpu_with new python3 -m hector.bench.compare $R/tp.jsonl --baseline apart
