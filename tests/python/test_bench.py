@@ -488,6 +488,62 @@ def test_ablation_table_speedups_over_unoptimised():
                                                              meta)
 
 
+def test_targets_say_which_goals_a_run_meets():
+    """The table's Targets section: each geomean speedup of a (model, mode)
+    the run has, each large graph's floor ratio of the best Hector forward,
+    and Hector's OOM count, against the project's goals; what the run
+    cannot tell is not met, and what it left out is not listed."""
+    from hector.bench import report
+
+    def rec(ds, model, mode, system, family, t, ratio=None, status="ok"):
+        return {"dataset": ds, "model": model, "mode": mode,
+                "system": system, "family": family, "status": status,
+                "time_ms": t, "ratio_to_floor": ratio}
+    records = [
+        # RGCN inference: speedups 4 (aifb) and 1 (mutag), geomean 2 < 3.
+        rec("aifb", "rgcn", "inference", "pyg-rgcn", "baseline", 8.0),
+        rec("aifb", "rgcn", "inference", "hector", "hector", 2.0, 30.0),
+        rec("mutag", "rgcn", "inference", "pyg-rgcn", "baseline", 3.0),
+        rec("mutag", "rgcn", "inference", "hector", "hector", 3.0, 9.0),
+        # am: the fastest Hector system's ratio counts (3.9 <= 4).
+        rec("am", "rgcn", "inference", "pyg-rgcn", "baseline", 20.0,
+            status="oom"),
+        rec("am", "rgcn", "inference", "hector", "hector", 1.5, 4.2),
+        rec("am", "rgcn", "inference", "hector-c", "hector", 1.4, 3.9),
+        # mag: no ok Hector record, so no ratio.
+        rec("mag", "rgcn", "inference", "hector", "hector", 0, None, "oom"),
+        # RGAT training: 30 >= 15.
+        rec("aifb", "rgat", "training", "pyg-rgat", "baseline", 30.0),
+        rec("aifb", "rgat", "training", "hector", "hector", 1.0, 50.0),
+    ]
+    rows = report.targets(report.summarize(records), records)
+    got = {r["what"]: (r["goal"], r["measured"], r["met"]) for r in rows}
+    assert list(got) == [
+        "rgcn inference: geomean speedup", "rgat training: geomean speedup",
+        "rgcn forward on am: best Hector / DRAM floor",
+        "rgcn forward on mag: best Hector / DRAM floor",
+        "Hector records out of memory"]
+    goal, g, met = got["rgcn inference: geomean speedup"]
+    assert goal == ">= 3" and g == pytest.approx(2.0) and not met
+    assert got["rgat training: geomean speedup"][1:] == (
+        pytest.approx(30.0), True)
+    assert got["rgcn forward on am: best Hector / DRAM floor"] == (
+        "<= 4", 3.9, True)
+    assert got["rgcn forward on mag: best Hector / DRAM floor"] == (
+        "<= 4", None, False)
+    assert got["Hector records out of memory"] == ("0", 1, False)
+    meta = {"device_name": "x", "device": "cpu", "copy_bandwidth_Bps": 1e9,
+            "dim": 8, "heads": 1, "scale": 1, "repeats": 10, "warmup": 1,
+            "date": "-", "versions": {}}
+    text = report.table_md(records, meta)
+    assert "The project's targets this run bears on: 2 of 5 met." in text
+    assert "| rgcn inference: geomean speedup | >= 3 | 2.00 | **no** |" \
+        in text
+    assert ("| rgcn forward on am: best Hector / DRAM floor | <= 4 | 3.90 "
+            "| yes |") in text
+    assert "| Hector records out of memory | 0 | 1 | **no** |" in text
+
+
 def test_repeats_minimum_enforced(tmp_path):
     with pytest.raises(ValueError, match="repeats"):
         bench.run(_cfg(tmp_path, min_repeats=10), log=_quiet)

@@ -6,8 +6,8 @@ import os
 import re
 from collections import OrderedDict
 
-__all__ = ["write_all", "summarize", "geomean", "ablation", "host_line",
-           "parse_host_line"]
+__all__ = ["write_all", "summarize", "geomean", "ablation", "targets",
+           "host_line", "parse_host_line"]
 
 # The ablation systems (bench/variants) and the column each gives in the
 # table of hector.txt Table 5: its speedup over the unoptimised hector-u.
@@ -15,6 +15,19 @@ __all__ = ["write_all", "summarize", "geomean", "ablation", "host_line",
 # layer's argument handling.
 ABLATION = OrderedDict([("hector-c", "C"), ("hector-r", "R"),
                         ("hector-cr", "C+R"), ("hector", "C+R drop-in")])
+
+
+# The project's performance targets (docs/perf-notes.md, issue 9): the
+# geometric mean over datasets of best baseline / best Hector time, per
+# (model, mode); the best Hector forward (inference) within a multiple of
+# the DRAM floor on the three large graphs; and no Hector system out of
+# memory.
+SPEEDUP_TARGETS = OrderedDict([
+    (("rgcn", "inference"), 3), (("rgat", "inference"), 12),
+    (("hgt", "inference"), 5), (("rgcn", "training"), 4),
+    (("rgat", "training"), 15), (("hgt", "training"), 10)])
+FLOOR_TARGETS = OrderedDict([("rgcn", 4), ("rgat", 8), ("hgt", 8)])
+FLOOR_DATASETS = ("am", "mag", "wikikg2")
 
 
 def geomean(xs):
@@ -70,6 +83,62 @@ def ablation(summ):
         if table:
             out[key] = table
     return out
+
+
+def targets(summ, records):
+    """The targets this run's records bear on, in SPEEDUP_TARGETS' and
+    FLOOR_TARGETS' order, each a dict(what, goal, measured, met): the
+    geometric-mean speedups (of the datasets with both sides), the floor
+    ratios of the best Hector forward on FLOOR_DATASETS, and the Hector
+    records out of memory. A target whose value this run cannot give (no
+    dataset with both sides; no ok Hector inference on the dataset) has
+    measured None and met False; a (model, mode) or dataset the run left
+    out is not listed."""
+    out = []
+    for (model, mode), goal in SPEEDUP_TARGETS.items():
+        rows = summ.get((model, mode))
+        if rows is None:
+            continue
+        g = geomean([row["speedup"] for row in rows.values()])
+        out.append({"what": f"{model} {mode}: geomean speedup",
+                    "goal": f">= {goal}", "measured": g,
+                    "met": g is not None and g >= goal})
+    for model, goal in FLOOR_TARGETS.items():
+        rows = summ.get((model, "inference"), {})
+        for ds in FLOOR_DATASETS:
+            if ds not in rows:
+                continue
+            h = rows[ds]["best_hector"]
+            ratio = h.get("ratio_to_floor") if h else None
+            out.append({"what": f"{model} forward on {ds}: best Hector / "
+                                f"DRAM floor",
+                        "goal": f"<= {goal}", "measured": ratio,
+                        "met": ratio is not None and ratio <= goal})
+    hector = [r for r in records if r.get("family") == "hector"]
+    if hector:
+        ooms = sum(1 for r in hector if r["status"] == "oom")
+        out.append({"what": "Hector records out of memory", "goal": "0",
+                    "measured": ooms, "met": ooms == 0})
+    return out
+
+
+def _targets_md(summ, records):
+    rows = targets(summ, records)
+    if not rows:
+        return []
+    met = sum(1 for r in rows if r["met"])
+    lines = ["## Targets", "",
+             f"The project's targets this run bears on: {met} of "
+             f"{len(rows)} met.", "",
+             "| target | goal | measured | met |", "|---|---|---|---|"]
+    for r in rows:
+        m = r["measured"]
+        text = ("-" if m is None else str(m) if isinstance(m, int)
+                else f"{m:.2f}")
+        lines.append(f"| {r['what']} | {r['goal']} | {text} | "
+                     f"{'yes' if r['met'] else '**no**'} |")
+    lines.append("")
+    return lines
 
 
 def _ablation_md(summ):
@@ -223,6 +292,7 @@ def table_md(records, meta):
         lines.append(f"| {model} | {mode} | {f'{g:.2f}' if g else '-'} | "
                      f"{n} |")
     lines.append("")
+    lines.extend(_targets_md(summ, records))
     lines.extend(_ablation_md(summ))
     ooms = sum(1 for r in records if r["status"] == "oom")
     fails = sum(1 for r in records if r["status"] == "failed")
