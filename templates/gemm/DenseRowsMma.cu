@@ -4,22 +4,23 @@
 // once, rounded to TF32 (and, for products exact to fp32, what rounding
 // left), as the tiled kernel does (MmaFragments.cuh stageWeight); in TF32
 // calls of two or three windows it stages all of them and multiplies each
-// tile it reads by each in turn, so that X is read once. Its warps
-// then work alone: warp w of a slice's W warps takes the slice's 16-row
-// tiles w, w + W, w + 2W, ..., copies each tile's rows into a ring of
+// tile it reads by each in turn, so that X is read once. Its warps then
+// work alone: warp w of a slice's W warps takes the slice's 16-row tiles
+// w, w + W, w + 2W, ..., copies each tile's rows into a ring of
 // kDenseStages buffers of its own with cp.async, and keeps kDenseStages - 1
 // tiles in flight while it multiplies one. A warp waits only for its own
 // copies (cp.async groups, then __syncwarp so that every lane sees the
 // others'), never for the block: the tiled kernel's per-tile barriers, row
 // lookups and slice walks are what dense rows do not need. The epilogue
-// adds the bias (loaded once a lane) and stores quads (quadOfPairs)
-// straight from the accumulators.
+// adds the bias (loaded once a lane, or at each window's turn when the
+// block has several) and stores quads (quadOfPairs) straight from the
+// accumulators.
 //
 // Slices. With segmentPtr (rows sorted by slice, as a graph's nodes are by
-// type), each slice gets blocks of its own in every window, in proportion
-// to its tiles and at least one (denseBlockSlice), so that a block stages
-// one weight and its tiles never straddle two slices: a slice's tiles
-// start at its first row.
+// type), each slice gets blocks of its own (in every window, when windows
+// have blocks of their own), in proportion to its tiles and at least one
+// (denseBlockSlice), so that a block stages one slice's weight and its
+// tiles never straddle two slices: a slice's tiles start at its first row.
 #include "templates/gemm/DenseRowsMma.h"
 
 #include "templates/DeviceQueries.h"
