@@ -53,6 +53,13 @@ torch::Tensor segmentPointers(const torch::Tensor &sortedKeys,
   return torch::searchsorted(sortedKeys, bounds).contiguous();
 }
 
+/// Whether the 1-d `keys` never decrease (one reduction and a read back).
+bool nonDecreasing(const torch::Tensor &keys) {
+  const int64_t n = keys.size(0);
+  return n < 2 ||
+         (keys.slice(0, 1) >= keys.slice(0, 0, n - 1)).all().item<bool>();
+}
+
 /// The permutation that stably sorts `keys` (ascending): equal keys keep
 /// ascending ids. Returns {sorted keys, permutation}.
 std::tuple<torch::Tensor, torch::Tensor> stableSort(const torch::Tensor &keys) {
@@ -123,12 +130,6 @@ void Graph::ensureDegrees() const {
 
 torch::Tensor Graph::dstEtypeKeys() const {
   return dst_ * std::max<int64_t>(numEtypes_, 1) + etype_;
-}
-
-bool Graph::nodesNumberedByType() const {
-  const int64_t n = ntype_.size(0);
-  return n < 2 ||
-         (ntype_.slice(0, 1) >= ntype_.slice(0, 0, n - 1)).all().item<bool>();
 }
 
 void Graph::ensureRelInDegree() const {
@@ -291,7 +292,8 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   // sort is needed.
   const int64_t e = src.size(0),
                 typeIotaLength = std::max(numEtypes_, numNtypes_) + 1;
-  const bool nodesByType = nodesNumberedByType();
+  // Nodes numbered by type: a heterograph flattened one type after another.
+  const bool nodesByType = nonDecreasing(ntype_);
   int64_t iotaLength = typeIotaLength;
   if (order == EdgeOrder::ByDst)
     iotaLength = std::max(iotaLength, e);
@@ -301,7 +303,7 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   torch::Tensor sortedDst, dstEid;
   if (order == EdgeOrder::ByDst) {
     TORCH_INTERNAL_ASSERT(
-        e < 2 || (dst.slice(0, 1) >= dst.slice(0, 0, e - 1)).all().item<bool>(),
+        nonDecreasing(dst),
         "the dst numbering's edges are not sorted by destination");
     sortedDst = dst;
     dstEid = iota.narrow(0, 0, e);

@@ -107,9 +107,6 @@ private:
   /// [E] dst * R + etype: each edge's (destination, relation) as one key,
   /// ascending in that order.
   torch::Tensor dstEtypeKeys() const;
-  /// Whether the node types never decrease along the node ids (a
-  /// heterograph flattened one type after another).
-  bool nodesNumberedByType() const;
 
   torch::Tensor src_, dst_, etype_, ntype_;
   int64_t numNodes_ = 0, numEtypes_ = 0, numNtypes_ = 0;
