@@ -2,11 +2,11 @@
 
 #include "runtime/Errors.h"
 #include "runtime/TensorText.h"
+#include "templates/traversal/HostSwitches.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace hector::runtime {
@@ -38,10 +38,8 @@ bool startsTheArange(const at::Tensor &ids, const at::Tensor &typeIota) {
 /// HECTOR_DST_EID_IDENTITY=0 loads the ids anyway (A/B runs on one build;
 /// read once per process).
 bool dstEidIsIdentity(const at::Tensor &dstEid, const at::Tensor &typeIota) {
-  static const bool enabled = [] {
-    const char *text = std::getenv("HECTOR_DST_EID_IDENTITY");
-    return !(text && std::string(text) == "0");
-  }();
+  static const bool enabled =
+      !hector::trav::envIs("HECTOR_DST_EID_IDENTITY", "0");
   return enabled && startsTheArange(dstEid, typeIota);
 }
 

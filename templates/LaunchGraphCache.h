@@ -27,6 +27,7 @@
 #pragma once
 
 #include "templates/CudaHost.h"
+#include "templates/traversal/HostSwitches.h"
 
 #include <cuda_runtime.h>
 
@@ -90,8 +91,7 @@ struct LaunchGraphStats {
 /// Whether launch graphs are on: HECTOR_LAUNCH_GRAPHS is unset or not "0"
 /// (read on every call, as the other switches are).
 inline bool launchGraphsEnabled() {
-  const char *text = std::getenv("HECTOR_LAUNCH_GRAPHS");
-  return !(text && std::strcmp(text, "0") == 0);
+  return !trav::envIs("HECTOR_LAUNCH_GRAPHS", "0");
 }
 
 /// The launch graphs of one generated program (one per host function and

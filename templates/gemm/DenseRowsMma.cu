@@ -27,14 +27,12 @@
 #include "templates/gemm/MmaFragments.cuh"
 #include "templates/gemm/SegmentGemmMma.h"
 #include "templates/gemm/SegmentGemmRows.cuh"
+#include "templates/traversal/HostSwitches.h"
 
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 namespace hector::templates {
 namespace {
@@ -45,6 +43,8 @@ using mma_fragments::loadFragments;
 using mma_fragments::mmaTerm;
 using mma_fragments::quadOfPairs;
 using mma_fragments::Tf32Parts;
+using trav::envIs;
+using trav::OverridableSwitch;
 
 constexpr int kDenseK = 64;
 /// Warps a block, and buffers in each warp's ring. On am's 1.89M rows (K =
@@ -94,8 +94,13 @@ __device__ __forceinline__ int64_t sliceStart(const SegmentGemmArgs &a,
                                               int64_t s) {
   return a.segmentPtr ? a.segmentPtr[s] : s * a.M;
 }
-__device__ __forceinline__ int64_t tilesOf(int64_t rows) {
+/// Warp tiles that `rows` rows take (the launcher sizes the grid by it).
+__host__ __device__ __forceinline__ int64_t tilesOf(int64_t rows) {
   return (rows + kWarpRows - 1) / kWarpRows;
+}
+/// Blocks that give each warp one of `tiles` tiles: more would idle.
+__host__ __device__ __forceinline__ int64_t blocksForTiles(int64_t tiles) {
+  return blocksForTiles(tiles);
 }
 
 /// A block's share of the rows: slice s, rows [lo, hi), block `index` of
@@ -123,10 +128,9 @@ __device__ DenseBlock denseBlockSlice(const SegmentGemmArgs &a, int64_t b,
   for (int64_t s = 0; s < S; ++s) {
     const int64_t lo = sliceStart(a, s), hi = sliceStart(a, s + 1);
     const int64_t tiles = tilesOf(hi - lo);
-    const int64_t blocks = tiles == 0
-                               ? 0
-                               : min(1 + spread * tiles / allTiles,
-                                     (tiles + kDenseWarps - 1) / kDenseWarps);
+    const int64_t blocks =
+        tiles == 0 ? 0
+                   : min(1 + spread * tiles / allTiles, blocksForTiles(tiles));
     if (b < first + blocks) {
       d.s = s;
       d.lo = lo;
@@ -333,26 +337,12 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
 
 /// HECTOR_GEMM_DENSE=0 turns the kernel off (read once);
 /// setDenseRowsForTesting overrides it.
-std::atomic<int> &denseOverride() {
-  static std::atomic<int> v{-1}; // -1: the environment decides
-  return v;
+OverridableSwitch denseSwitch;
+bool denseByEnvironment() {
+  static const bool on = !envIs("HECTOR_GEMM_DENSE", "0");
+  return on;
 }
-
-bool denseEnabled() {
-  static const bool byEnvironment = [] {
-    const char *text = std::getenv("HECTOR_GEMM_DENSE");
-    return !(text && std::strcmp(text, "0") == 0);
-  }();
-  const int o = denseOverride().load();
-  return o < 0 ? byEnvironment : o != 0;
-}
-
-/// setDenseWindowsTogetherForTesting's override (-1: the environment
-/// decides).
-std::atomic<int> &windowsTogetherOverride() {
-  static std::atomic<int> v{-1};
-  return v;
-}
+bool denseEnabled() { return denseSwitch.on(denseByEnvironment()); }
 
 /// Whether one block may multiply all `windows` windows of a TF32 call:
 /// two or three of them, the device grants the block their planes (104 KB
@@ -360,13 +350,13 @@ std::atomic<int> &windowsTogetherOverride() {
 /// HECTOR_GEMM_DENSE_WINDOWS is not "1", which gives every window blocks
 /// of its own again (read once: it is there to compare the two on one
 /// build; setDenseWindowsTogetherForTesting overrides it).
+OverridableSwitch windowsTogetherSwitch;
+bool windowsTogetherByEnvironment() {
+  static const bool on = !envIs("HECTOR_GEMM_DENSE_WINDOWS", "1");
+  return on;
+}
 bool windowsTogetherEnabled() {
-  static const bool byEnvironment = [] {
-    const char *text = std::getenv("HECTOR_GEMM_DENSE_WINDOWS");
-    return !(text && std::strcmp(text, "1") == 0);
-  }();
-  const int o = windowsTogetherOverride().load();
-  return o < 0 ? byEnvironment : o != 0;
+  return windowsTogetherSwitch.on(windowsTogetherByEnvironment());
 }
 
 bool allWindowsInABlock(int windows) {
@@ -402,9 +392,9 @@ cudaError_t launchAs(const SegmentGemmArgs &a, cudaStream_t stream) {
   // more blocks than give each warp a tile; the blocks left over return at
   // once.
   const int64_t resident = int64_t(sms) * (perSm < 1 ? 1 : perSm) / gridWindows;
-  const int64_t tiles = (a.M + kWarpRows - 1) / kWarpRows;
-  const int64_t spread = std::max<int64_t>(
-      0, std::min(resident - slices, (tiles + kDenseWarps - 1) / kDenseWarps));
+  const int64_t tiles = tilesOf(a.M);
+  const int64_t spread =
+      std::max<int64_t>(0, std::min(resident - slices, blocksForTiles(tiles)));
   kernel<<<unsigned((spread + slices) * gridWindows), 32 * kDenseWarps, smem,
            stream>>>(a, windows, spread);
   return cudaGetLastError();
@@ -458,15 +448,11 @@ cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream) {
 }
 
 bool setDenseRowsForTesting(bool enabled) {
-  const bool before = denseEnabled();
-  denseOverride().store(enabled ? 1 : 0);
-  return before;
+  return denseSwitch.set(enabled, denseByEnvironment());
 }
 
 bool setDenseWindowsTogetherForTesting(bool enabled) {
-  const bool before = windowsTogetherEnabled();
-  windowsTogetherOverride().store(enabled ? 1 : 0);
-  return before;
+  return windowsTogetherSwitch.set(enabled, windowsTogetherByEnvironment());
 }
 
 } // namespace hector::templates

@@ -56,13 +56,13 @@
 #include "templates/DeviceQueries.h"
 #include "templates/gemm/MmaFragments.cuh"
 #include "templates/gemm/SegmentGemmRows.cuh"
+#include "templates/traversal/HostSwitches.h"
 
 #include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 namespace hector::templates {
 namespace {
@@ -1254,10 +1254,7 @@ __global__ void __launch_bounds__(kMmaThreads)
 
 /// HECTOR_GEMM_MMA=0 turns the kernels off (read once).
 bool mmaEnabledByEnvironment() {
-  static const bool enabled = [] {
-    const char *text = std::getenv("HECTOR_GEMM_MMA");
-    return !(text && std::strcmp(text, "0") == 0);
-  }();
+  static const bool enabled = !trav::envIs("HECTOR_GEMM_MMA", "0");
   return enabled;
 }
 

@@ -1,10 +1,13 @@
 // HostSwitches.h: the environment switches that the generated host code of
 // both targets reads (kernels.cu through TraversalCuda.h, kernels_cpu.cpp
-// directly). Host only; each is read once per process.
+// directly), and the helpers that every HECTOR_* switch is read with (the
+// GEMM templates', the launch graphs', the runtime's). Host only.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace hector::trav {
 
@@ -19,6 +22,35 @@ inline int64_t envCount(const char *name, int64_t fallback) {
   }
   return fallback;
 }
+
+/// Whether the environment variable `name` is set to exactly `value`. An
+/// on/off switch compares with its one off value (HECTOR_GEMM_MMA=0), so
+/// that any other value, or none, keeps the default.
+inline bool envIs(const char *name, const char *value) {
+  const char *text = std::getenv(name);
+  return text && std::strcmp(text, value) == 0;
+}
+
+/// An on/off switch that the environment sets once per process and a test
+/// may override for the rest of it, so that one build can run both ways.
+class OverridableSwitch {
+public:
+  /// `byEnvironment` is the switch's value when no test overrides it.
+  bool on(bool byEnvironment) const {
+    const int o = override_.load();
+    return o < 0 ? byEnvironment : o != 0;
+  }
+  /// Overrides the switch; returns whether it was on before (given the
+  /// same `byEnvironment`), so a test can put it back.
+  bool set(bool on, bool byEnvironment) {
+    const bool before = this->on(byEnvironment);
+    override_.store(on ? 1 : 0);
+    return before;
+  }
+
+private:
+  std::atomic<int> override_{-1}; ///< -1: the environment decides
+};
 
 /// Whether the generated host functions may run their traversal kernels'
 /// kFixedHypers instantiation, which compiles the model's declared int
