@@ -1307,8 +1307,12 @@ void NestPrinter::chooseRows() {
   case ir::LoopKind::DstNodes:
   case ir::LoopKind::SrcNodes:
     rowCount_ = "g.num_nodes";
+    // By node type, so partial sums flush once a run of one type; nodes
+    // numbered by type (GraphArrays::ntype_sorted_nodes_is_identity) need
+    // no id load for it, as the node-type GEMMs' rows need none.
     rowBinding_ = hasPartialInto(layout_, inst_, ir::Space::NodeType)
-                      ? "g.ntype_sorted_nodes[k]"
+                      ? "(g.ntype_sorted_nodes_is_identity ? k : "
+                        "g.ntype_sorted_nodes[k])"
                       : "k";
     break;
   case ir::LoopKind::EdgeTypes:

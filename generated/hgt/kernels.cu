@@ -654,7 +654,7 @@ backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
   for (int64_t k = range.begin; k < range.end; ++k) {
     const hector::trav::HubItem hector_item = hector_heavy && hector_hub.workspace ? hector::trav::hubNextItem(hub_work, g.heavy_dst_edge_ptr, k, hector_hub) : hector::trav::HubItem{k, 0, -1, 1};
     if (hector_item.row < 0) break;
-    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : g.ntype_sorted_nodes[k];
+    const int64_t v_n = hector_heavy ? g.heavy_dst_rows[hector_item.row] : (g.ntype_sorted_nodes_is_identity ? k : g.ntype_sorted_nodes[k]);
     if (!hector_heavy && hector::trav::isHeavy(g.dst_ptr, v_n, hector_heavy_limit)) continue;
     const hector::trav::EdgeSpan hector_span = hector::trav::hubSpan(g.dst_ptr, v_n, hector_item);
     // s0: d[n] = mul(grad_h[n], x[n])

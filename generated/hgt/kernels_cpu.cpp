@@ -604,7 +604,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     int64_t cur_s12 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = g.ntype_sorted_nodes[k];
+      const int64_t v_n = (g.ntype_sorted_nodes_is_identity ? k : g.ntype_sorted_nodes[k]);
       // s0: d[n] = mul(grad_h[n], x[n])
       {
         const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);

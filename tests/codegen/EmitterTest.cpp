@@ -371,6 +371,23 @@ TEST(EmitterNodeTypes, NodesNumberedByTypeNeedNoRowIds) {
   }
 }
 
+// HGT-PyG's backward sums gradients into node-type rows (the skip's and the
+// biases') in node-row kernels taken by node type, so that a partial sum
+// flushes once a run of one type. Nodes numbered by type take their rows
+// in place, as the node-type GEMMs do; other graphs keep the sorted ids.
+TEST(EmitterNodeTypes, NodeTypeRowsOfNodesNumberedByTypeNeedNoIds) {
+  std::optional<Emitted> e = compileAndEmit("hgt_pyg");
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    EXPECT_EQ(countOf(text, "const int64_t v_n = (g.ntype_sorted_nodes_is_"
+                            "identity ? k : g.ntype_sorted_nodes[k]);"),
+              2u)
+        << file;
+    EXPECT_EQ(countOf(text, "= g.ntype_sorted_nodes[k];"), 0u) << file;
+  }
+}
+
 // RGAT-PyG's inference program: the attention weights' traversal writes
 // alpha in the summed entries' order (through sum_edge_entry), then one
 // GEMM summed by segment adds each chunk's sources, each times its entry's

@@ -645,7 +645,7 @@ void backward_trav_0([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe_
     int64_t cur_s11 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = g.ntype_sorted_nodes[k];
+      const int64_t v_n = (g.ntype_sorted_nodes_is_identity ? k : g.ntype_sorted_nodes[k]);
       // s0: d[n] = mul(grad_h[n], x[n])
       {
         const scalar_t *o0 = (b.grad_h + (v_n) * sz_grad_h);
@@ -1597,7 +1597,7 @@ void backward_trav_10([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
     int64_t cur_s43 = -1;
     const hector::trav::RowRange range = hector::trav::chunkOf(g.num_nodes, group, groups);
     for (int64_t k = range.begin; k < range.end; ++k) {
-      const int64_t v_n = g.ntype_sorted_nodes[k];
+      const int64_t v_n = (g.ntype_sorted_nodes_is_identity ? k : g.ntype_sorted_nodes[k]);
       // s36: grad1_kqv[n] = embed(grad_v_0[n]) start 2*in_dim size 3*in_dim
       // s38: grad2_kqv[n] = embed(grad_q_0[n]) start in_dim size 3*in_dim
       // s40: grad3_kqv[n] = embed(grad_k_0[n]) start 0 size 3*in_dim
