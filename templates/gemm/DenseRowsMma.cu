@@ -100,7 +100,7 @@ __host__ __device__ __forceinline__ int64_t tilesOf(int64_t rows) {
 }
 /// Blocks that give each warp one of `tiles` tiles: more would idle.
 __host__ __device__ __forceinline__ int64_t blocksForTiles(int64_t tiles) {
-  return blocksForTiles(tiles);
+  return (tiles + kDenseWarps - 1) / kDenseWarps;
 }
 
 /// A block's share of the rows: slice s, rows [lo, hi), block `index` of
