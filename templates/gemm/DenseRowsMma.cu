@@ -40,7 +40,7 @@ namespace {
 using mma_fragments::kWindowCols;
 using mma_fragments::LaneQuad;
 using mma_fragments::loadFragments;
-using mma_fragments::mmaTerm;
+using mma_fragments::mmaTilePair;
 using mma_fragments::quadOfPairs;
 using mma_fragments::Tf32Parts;
 using trav::envIs;
@@ -293,15 +293,9 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
                              __uint_as_float(xw[2]), __uint_as_float(xw[3])};
         const Tf32Parts<kSplit, 4> af(xv);
 #pragma unroll
-        for (int j = 0; j < kWindowTiles; j += 2) {
-          const int word = wLaneWord + 8 * j * kStride + k0;
-          uint32_t bh[4], bt[4] = {};
-          loadFragments(bh, head + word);
-          if constexpr (kSplit)
-            loadFragments(bt, wTail + word);
-          mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
-          mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
-        }
+        for (int j = 0; j < kWindowTiles; j += 2)
+          mmaTilePair<kSplit>(acc[j], acc[j + 1], af, head, wTail,
+                              wLaneWord + 8 * j * kStride + k0, true);
       }
       // The epilogue: rows g and g + 8 of the tile, columns 2t, 2t + 1 of
       // each mma tile, two tiles a quad.

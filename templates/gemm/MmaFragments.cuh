@@ -103,6 +103,26 @@ __device__ __forceinline__ void loadFragments(uint32_t (&r)[4],
 #endif
 }
 
+/// A k-step's products with two adjacent mma tiles of a window: this
+/// lane's A fragment times W tiles j and j + 1 of the staged weight planes
+/// (head, and tail with kSplit) at `word`, into accJ and accJ1; the second
+/// only when `second` (a window whose last tile is odd). One ldmatrix a
+/// plane gives both tiles' B fragments. The tiled kernel and the
+/// dense-rows kernel both multiply through this, so their products are the
+/// same.
+template <bool kSplit>
+__device__ __forceinline__ void
+mmaTilePair(float (&accJ)[4], float (&accJ1)[4], const Tf32Parts<kSplit, 4> &a,
+            const uint32_t *head, const uint32_t *tail, int word, bool second) {
+  uint32_t bh[4], bt[4] = {};
+  loadFragments(bh, head + word);
+  if constexpr (kSplit)
+    loadFragments(bt, tail + word);
+  mmaTerm<kSplit>(accJ, a, {bh[0], bh[1]}, {bt[0], bt[1]});
+  if (second)
+    mmaTerm<kSplit>(accJ1, a, {bh[2], bh[3]}, {bt[2], bt[3]});
+}
+
 /// Stages the window of weight slice s, head h, whose output columns
 /// start at c0 into the weight planes (MmaSmem, or DenseRowsMma.cu's plane):
 /// row n - c0 of each plane holds column n's K weights, rounded to TF32 (head)

@@ -79,6 +79,7 @@ using mma_fragments::LaneQuad;
 using mma_fragments::loadFragments;
 using mma_fragments::mmaTerm;
 using mma_fragments::mmaTf32;
+using mma_fragments::mmaTilePair;
 using mma_fragments::quadOfPairs;
 using mma_fragments::Tf32Parts;
 using mma_fragments::toTf32;
@@ -987,14 +988,8 @@ __global__ void __launch_bounds__(kMmaThreads,
         for (int j = 0; j < kPassTiles; j += 2) {
           if (j >= nTiles)
             break;
-          const int word = wLaneWord + 8 * j * st + k0;
-          uint32_t bh[4], bt[4] = {};
-          loadFragments(bh, wHead + word);
-          if constexpr (kSplit)
-            loadFragments(bt, wTail + word);
-          mmaTerm<kSplit>(acc[j], af, {bh[0], bh[1]}, {bt[0], bt[1]});
-          if (j + 1 < nTiles)
-            mmaTerm<kSplit>(acc[j + 1], af, {bh[2], bh[3]}, {bt[2], bt[3]});
+          mmaTilePair<kSplit>(acc[j], acc[j + 1], af, wHead, wTail,
+                              wLaneWord + 8 * j * st + k0, j + 1 < nTiles);
         }
       }
     }
