@@ -122,6 +122,24 @@ def targets(summ, records):
     return out
 
 
+def missing_baselines(records):
+    """For each model the records have, in their order: the registered
+    baselines of the model (systems.SYSTEMS) that have no record in the
+    run, in registry order; models that miss none are left out. A speedup
+    is against the baselines a run has, so without one that would have
+    been faster it overstates."""
+    from .systems import SYSTEMS  # imports torch: only when tables are made
+    ran = {(r["model"], r["system"]) for r in records}
+    out = OrderedDict()
+    for model in OrderedDict.fromkeys(r["model"] for r in records):
+        missing = [s.name for s in SYSTEMS.values()
+                   if s.family == "baseline" and model in s.models
+                   and (model, s.name) not in ran]
+        if missing:
+            out[model] = missing
+    return out
+
+
 def _targets_md(summ, records):
     rows = targets(summ, records)
     if not rows:
@@ -138,6 +156,13 @@ def _targets_md(summ, records):
         lines.append(f"| {r['what']} | {r['goal']} | {text} | "
                      f"{'yes' if r['met'] else '**no**'} |")
     lines.append("")
+    missing = missing_baselines(records)
+    if missing:
+        lines += ["Baselines with no record in this run (the speedups are "
+                  "against the others, so they overstate wherever one of "
+                  "these would have been the fastest): " + "; ".join(
+                      f"{m}: {', '.join(names)}"
+                      for m, names in missing.items()) + ".", ""]
     return lines
 
 
