@@ -319,8 +319,13 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
         for (int j = 0; j < kWindowTiles; j += 2) {
           const float2 v0 = finished(j), v1 = finished(j + 1);
           const LaneQuad quad = quadOfPairs(v0, v1, t);
+          // __stwb, not a float4 assignment: nvcc split the assignment
+          // into four 4-byte stores, 69% of their L2 sectors excessive
+          // (perf-notes section 93); __stwb is one 16-byte
+          // st.global.wb.v4 (templates_dense_rows_stores_are_vectors).
           if (row < rowEnd)
-            *reinterpret_cast<float4 *>(y + 8 * j + quad.offset) = quad.value;
+            __stwb(reinterpret_cast<float4 *>(y + 8 * j + quad.offset),
+                   quad.value);
         }
       }
     }
