@@ -1021,3 +1021,31 @@ def test_host_split_prints_one_line_per_case(capsys):
     assert out[0].startswith("aifb-rgcn-pyg-rgcn-inference: step ")
     with pytest.raises(SystemExit):
         host_split.main(ONE_CPU_INFERENCE + ["--modes", "sideways"])
+
+
+def _rows_of(mask):
+    from types import SimpleNamespace
+    return bench_systems._output_rows(SimpleNamespace(row_mask=mask))
+
+
+def test_output_rows_take_a_view_of_one_run_and_gather_several():
+    h = torch.arange(24.0).reshape(8, 3)
+    # Every row, or no mask: the output itself.
+    assert _rows_of(None)(h) is h
+    assert _rows_of(torch.ones(8, dtype=torch.bool))(h) is h
+    # One run of rows (destination types numbered together): a view.
+    one = torch.zeros(8, dtype=torch.bool)
+    one[2:6] = True
+    got = _rows_of(one)(h)
+    assert torch.equal(got, h[one])
+    assert got.data_ptr() == h[2].data_ptr() and got.is_contiguous()
+    # Two runs: the same rows as the mask picks, in order.
+    two = torch.zeros(8, dtype=torch.bool)
+    two[[0, 1, 5, 7]] = True
+    assert torch.equal(_rows_of(two)(h), h[two])
+    # One row alone.
+    single = torch.zeros(8, dtype=torch.bool)
+    single[4] = True
+    assert torch.equal(_rows_of(single)(h), h[4:5])
+    # No row at all.
+    assert _rows_of(torch.zeros(8, dtype=torch.bool))(h).shape == (0, 3)

@@ -253,9 +253,29 @@ def _model_values(prob):
 
 
 def _output_rows(prob):
-    """The problem's row mask, or None when every row is an output row."""
+    """A function from a layer's [N, out] output to the problem's output
+    rows (``row_mask``): the output itself when every row is one, a view
+    when they are one run of rows, else the runs copied together. The
+    synthetic graphs number the nodes by type, so the destination types'
+    rows are a few runs (mag: two), found here before the timed calls.
+    Indexing by the mask in the call cost a nonzero (a device-to-host sync)
+    and a gather: 0.5 ms of mag's HGT inference step on an H200
+    (docs/perf-notes.md section 95)."""
     mask = prob.row_mask
-    return None if mask is None or bool(mask.all()) else mask
+    if mask is None or bool(mask.all()):
+        return lambda h: h
+    rows = mask.nonzero().squeeze(1).cpu()
+    if rows.numel() == 0:
+        return lambda h: h[:0]
+    # [first, last + 1) of each run of consecutive rows.
+    breaks = torch.nonzero(rows[1:] != rows[:-1] + 1).squeeze(1) + 1
+    firsts = torch.cat([torch.zeros(1, dtype=breaks.dtype), breaks])
+    lasts = torch.cat([breaks, torch.tensor([rows.numel()])]) - 1
+    runs = list(zip(rows[firsts].tolist(), (rows[lasts] + 1).tolist()))
+    if len(runs) == 1:
+        lo, hi = runs[0]
+        return lambda h: h[lo:hi]
+    return lambda h: torch.cat([h[lo:hi] for lo, hi in runs])
 
 
 def _hector_interpreter(prob):
@@ -263,13 +283,12 @@ def _hector_interpreter(prob):
 
     module = hector.load_module(_generated_ir(f"{prob.model}_pyg"))
     graph = prob.hector_graph()
-    x, hypers, mask = prob.x, _hypers(prob), _output_rows(prob)
+    x, hypers, rows = prob.x, _hypers(prob), _output_rows(prob)
     hypers.pop("slope", None)  # the interpreter takes the model's default
 
     def forward():
-        h = hector.interpret(module, graph, {"x": x}, _model_values(prob),
-                             hypers)["h"]
-        return h if mask is None else h[mask]
+        return rows(hector.interpret(module, graph, {"x": x},
+                                     _model_values(prob), hypers)["h"])
     return Prepared(forward, prob.weights())
 
 
@@ -350,7 +369,7 @@ def _hector_variant(variant):
     def prepare(prob):
         lib = variant_library(prob.model, variant)
         graph = prob.hector_graph()
-        x, hypers, mask = prob.x, _hypers(prob), _output_rows(prob)
+        x, hypers, rows = prob.x, _hypers(prob), _output_rows(prob)
         expected = set(lib.inputs) | set(lib.params)
         got = {"x"} | set(_model_values(prob))
         if got != expected:
@@ -361,8 +380,7 @@ def _hector_variant(variant):
             values = {k: _contiguous(v)
                       for k, v in _model_values(prob).items()}
             values["x"] = x
-            h = lib.run(graph, values, **hypers)["h"]
-            return h if mask is None else h[mask]
+            return rows(lib.run(graph, values, **hypers)["h"])
         return Prepared(forward, prob.weights())
     return prepare
 
