@@ -43,7 +43,6 @@ using mma_fragments::loadFragments;
 using mma_fragments::mmaTilePair;
 using mma_fragments::quadOfPairs;
 using mma_fragments::Tf32Parts;
-using trav::envIs;
 using trav::OverridableSwitch;
 
 constexpr int kDenseK = 64;
@@ -336,30 +335,19 @@ __global__ void __launch_bounds__(32 * kDenseWarps)
 
 /// HECTOR_GEMM_DENSE=0 turns the kernel off (read once);
 /// setDenseRowsForTesting overrides it.
-OverridableSwitch denseSwitch;
-bool denseByEnvironment() {
-  static const bool on = !envIs("HECTOR_GEMM_DENSE", "0");
-  return on;
-}
-bool denseEnabled() { return denseSwitch.on(denseByEnvironment()); }
+OverridableSwitch denseSwitch{"HECTOR_GEMM_DENSE", "0"};
+
+/// HECTOR_GEMM_DENSE_WINDOWS=1 gives every window of a call blocks of its
+/// own again (read once: it is there to compare the two on one build;
+/// setDenseWindowsTogetherForTesting overrides it).
+OverridableSwitch windowsTogetherSwitch{"HECTOR_GEMM_DENSE_WINDOWS", "1"};
 
 /// Whether one block may multiply all `windows` windows of a TF32 call:
 /// two or three of them, the device grants the block their planes (104 KB
-/// for three: sm_80 and sm_90 do, sm_86 and sm_89 do not), and
-/// HECTOR_GEMM_DENSE_WINDOWS is not "1", which gives every window blocks
-/// of its own again (read once: it is there to compare the two on one
-/// build; setDenseWindowsTogetherForTesting overrides it).
-OverridableSwitch windowsTogetherSwitch;
-bool windowsTogetherByEnvironment() {
-  static const bool on = !envIs("HECTOR_GEMM_DENSE_WINDOWS", "1");
-  return on;
-}
-bool windowsTogetherEnabled() {
-  return windowsTogetherSwitch.on(windowsTogetherByEnvironment());
-}
-
+/// for three: sm_80 and sm_90 do, sm_86 and sm_89 do not), and the switch
+/// above is on.
 bool allWindowsInABlock(int windows) {
-  if (!windowsTogetherEnabled() || windows < 2 ||
+  if (!windowsTogetherSwitch.on() || windows < 2 ||
       windows > kDenseBlockWindowsMax)
     return false;
   int optIn = 0;
@@ -425,7 +413,7 @@ cudaError_t launchWithWeight(const SegmentGemmArgs &a, cudaStream_t stream) {
 } // namespace
 
 bool denseRowsMmaFits(const SegmentGemmArgs &a) {
-  if (!denseEnabled() || a.K != kDenseK || a.H != 1 || a.N % kWindowCols != 0)
+  if (!denseSwitch.on() || a.K != kDenseK || a.H != 1 || a.N % kWindowCols != 0)
     return false;
   if (a.rowIds || a.gather || a.scatter || a.sumPtr || a.sumWeights)
     return false;
@@ -446,12 +434,10 @@ cudaError_t launchDenseRowsMma(const SegmentGemmArgs &a, cudaStream_t stream) {
                 : launchWithWeight<true>(a, stream);
 }
 
-bool setDenseRowsForTesting(bool enabled) {
-  return denseSwitch.set(enabled, denseByEnvironment());
-}
+bool setDenseRowsForTesting(bool enabled) { return denseSwitch.set(enabled); }
 
 bool setDenseWindowsTogetherForTesting(bool enabled) {
-  return windowsTogetherSwitch.set(enabled, windowsTogetherByEnvironment());
+  return windowsTogetherSwitch.set(enabled);
 }
 
 } // namespace hector::templates

@@ -31,25 +31,43 @@ inline bool envIs(const char *name, const char *value) {
   return text && std::strcmp(text, value) == 0;
 }
 
-/// An on/off switch that the environment sets once per process and a test
-/// may override for the rest of it, so that one build can run both ways.
+/// An on/off switch named by an environment variable, read once per
+/// process, that a test may override for the rest of it, so that one
+/// build can run both ways. It is on unless the variable is exactly its
+/// off value (envIs). A namespace-scope switch is constant-initialised:
+/// no static-initialisation order to mind.
 class OverridableSwitch {
 public:
-  /// `byEnvironment` is the switch's value when no test overrides it.
-  bool on(bool byEnvironment) const {
+  constexpr OverridableSwitch(const char *name, const char *offValue)
+      : name_(name), offValue_(offValue) {}
+
+  bool on() const {
     const int o = override_.load();
-    return o < 0 ? byEnvironment : o != 0;
+    return o < 0 ? byEnvironment() : o != 0;
   }
-  /// Overrides the switch; returns whether it was on before (given the
-  /// same `byEnvironment`), so a test can put it back.
-  bool set(bool on, bool byEnvironment) {
-    const bool before = this->on(byEnvironment);
+  /// Overrides the switch; returns whether it was on before, so a test
+  /// can put it back.
+  bool set(bool on) {
+    const bool before = this->on();
     override_.store(on ? 1 : 0);
     return before;
   }
+  /// What the environment says, without an override (read once; threads
+  /// that race to read it first read the same value).
+  bool byEnvironment() const {
+    int e = environment_.load(std::memory_order_relaxed);
+    if (e < 0) {
+      e = envIs(name_, offValue_) ? 0 : 1;
+      environment_.store(e, std::memory_order_relaxed);
+    }
+    return e != 0;
+  }
 
 private:
+  const char *name_;
+  const char *offValue_;
   std::atomic<int> override_{-1}; ///< -1: the environment decides
+  mutable std::atomic<int> environment_{-1}; ///< -1: not read yet
 };
 
 /// Whether the generated host functions may run their traversal kernels'

@@ -43,15 +43,25 @@ TEST(HostSwitches, EnvCountTakesOnlyWholeNonNegativeNumbers) {
   ::unsetenv(kName);
 }
 
-TEST(HostSwitches, OverrideWinsUntilSetAgain) {
-  OverridableSwitch s;
-  EXPECT_TRUE(s.on(true));
-  EXPECT_FALSE(s.on(false)) << "no override: the environment decides";
-  EXPECT_TRUE(s.set(false, true)) << "set returns the value before";
-  EXPECT_FALSE(s.on(true));
-  EXPECT_FALSE(s.on(false));
-  EXPECT_FALSE(s.set(true, true));
-  EXPECT_TRUE(s.on(false)) << "an override of on holds against the environment";
+TEST(HostSwitches, EnvironmentIsReadOnceThenOverridesWin) {
+  // Off by the environment, read at the first use.
+  ::setenv(kName, "off", 1);
+  OverridableSwitch s{kName, "off"};
+  EXPECT_FALSE(s.on()) << "no override: the environment decides";
+  ::unsetenv(kName);
+  EXPECT_FALSE(s.on()) << "the environment is read once";
+  EXPECT_FALSE(s.byEnvironment());
+  EXPECT_FALSE(s.set(true)) << "set returns the value before";
+  EXPECT_TRUE(s.on()) << "an override of on holds against the environment";
+  EXPECT_TRUE(s.set(false));
+  EXPECT_FALSE(s.on());
+  // Another value than the off value, or none, leaves a switch on.
+  ::setenv(kName, "0", 1);
+  const OverridableSwitch other{kName, "off"};
+  EXPECT_TRUE(other.on());
+  ::unsetenv(kName);
+  const OverridableSwitch unset{kName, "0"};
+  EXPECT_TRUE(unset.on());
 }
 
 } // namespace
