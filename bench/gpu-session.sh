@@ -7,6 +7,8 @@
 #   gpu_build old .devcmd/old &    # build-old from an older tree's copy
 #   wait
 #   gpu_with new python3 -m pytest tests/python -q -k cuda
+#   gpu_gtests new templates 'SegmentGemmCuda.Dense*'
+#   gpu_gtests new san-memcheck-gemm 'SegmentGemmCuda.Dense*' memcheck 60
 #   gpu_throughput_ab old new 2 --datasets am,mag --models rgat \
 #       --modes inference,training
 #   gpu_build_target r4 . bench_summed_rows -DHECTOR_SUM_RING_BATCH=4
@@ -68,6 +70,29 @@ gpu_with() {
   [ -f "build-$tag/hector-tree" ] && tree=$(cat "build-$tag/hector-tree")
   PYTHONPATH="$PWD/$tree/runtime/python" HECTOR_BUILD_DIR="$PWD/build-$tag" \
     "$@"
+}
+
+# gpu_gtests TAG NAME FILTER [memcheck] [LIMIT]: build-TAG's templates_tests
+# on the cases FILTER names (a --gtest_filter), log $R/NAME.log, within
+# LIMIT seconds (default 120); with `memcheck`, under compute-sanitizer's
+# memcheck (errors fail the run). Prints one line: the pass/fail summary
+# (or the sanitizer's), and the first failures. Every session's scripts
+# wrote these lines out by hand.
+gpu_gtests() {
+  local tag="$1" name="$2" filter="$3" tool="${4:-}" limit="${5:-120}" rc
+  local -a run=()
+  if [ "$tool" = memcheck ]; then
+    local s=/usr/local/cuda/bin/compute-sanitizer
+    command -v compute-sanitizer >/dev/null && s=compute-sanitizer
+    run=("$s" --tool memcheck --error-exitcode 99)
+  fi
+  timeout "$limit" "${run[@]}" "./build-$tag/bin/templates_tests" \
+    --gtest_filter="$filter" > "$R/$name.log" 2>&1
+  rc=$?
+  echo "$name rc=$rc $(grep -E '^\[  PASSED|^\[  FAILED|ERROR SUMMARY' \
+    "$R/$name.log" | head -3 | tr '\n' ' ')$(gpu_elapsed)"
+  grep -E "^\[  FAILED|Failure" -A3 "$R/$name.log" | head -20
+  return $rc
 }
 
 # gpu_throughput_ab BASE NEW ROUNDS ARGS...: ROUNDS interleaved rounds of
