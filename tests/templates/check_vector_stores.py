@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ENTRY = re.compile(r"^\s*\.(?:visible\s+)?entry\s+(\S+?)\s*\(", re.M)
+ENTRY = re.compile(r"^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+(\S+?)\s*\(", re.M)
 STORE = re.compile(r"^\s*(?:@%p\d+\s+)?(st\.global[\w.]*)\s", re.M)
 VECTOR_OF_WORDS = re.compile(r"\.v4\.(?:f32|b32|u32|s32)$")
 
