@@ -66,7 +66,7 @@ public:
 private:
   const char *name_;
   const char *offValue_;
-  std::atomic<int> override_{-1}; ///< -1: the environment decides
+  std::atomic<int> override_{-1};            ///< -1: the environment decides
   mutable std::atomic<int> environment_{-1}; ///< -1: not read yet
 };
 
