@@ -23,4 +23,20 @@ TEST(FillRows, CpuSetsEveryRowToTheSharedRow) {
   EXPECT_EQ(buffer[15], 9.0);
 }
 
+// Which rows the GPU fill stores a 16-byte word a thread: float rows of
+// whole words whose count divides the 256-thread block, both pointers
+// 16-byte aligned; anything else an element a thread.
+TEST(FillRows, WordsOnlyForAlignedFloatRowsThatDivideTheBlock) {
+  using hector::trav::fillRowWords;
+  EXPECT_EQ(fillRowWords(64, 4, true), 16); // RGAT-PyG's 64-wide bias
+  EXPECT_EQ(fillRowWords(4, 4, true), 1);
+  EXPECT_EQ(fillRowWords(1024, 4, true), 256);
+  EXPECT_EQ(fillRowWords(2048, 4, true), 0); // 512 words: past a block
+  EXPECT_EQ(fillRowWords(12, 4, true), 0);   // 3 words do not divide 256
+  EXPECT_EQ(fillRowWords(66, 4, true), 0);   // not whole words
+  EXPECT_EQ(fillRowWords(64, 4, false), 0);  // unaligned
+  EXPECT_EQ(fillRowWords(64, 8, true), 0);   // double
+  EXPECT_EQ(fillRowWords(0, 4, true), 0);
+}
+
 } // namespace
