@@ -109,6 +109,30 @@ void printSegments(CodeWriter &w, const GemmInstance &g) {
   }
 }
 
+/// A linear GEMM whose rows are grouped by relation but gather their input
+/// by another key (pairs by source, chunks by destination) also names the
+/// rows in the order of that key, with each one's input row and relation
+/// in that order: a kernel that needs no relation's rows together (the
+/// attention scores' 8-lane dot kernel) then reads a row several relations
+/// share from DRAM once, and its indices in sequence (SegmentGemmArgs::
+/// gatherOrderRowIds; docs/perf-notes.md section 97).
+void printGatherOrder(CodeWriter &w, const GemmInstance &g) {
+  switch (g.gatherOrder()) {
+  case GemmInstance::GatherOrder::ChunksByDst:
+    w.line("a.gatherOrderRowIds = g.sum_chunk_dst_order;");
+    w.line("a.gatherOrderGather = g.sum_chunk_dst_order_dst;");
+    w.line("a.gatherOrderRowType = g.sum_chunk_dst_order_etype;");
+    break;
+  case GemmInstance::GatherOrder::PairsBySrc:
+    w.line("a.gatherOrderRowIds = g.pair_src_order;");
+    w.line("a.gatherOrderGather = g.pair_src_order_src;");
+    w.line("a.gatherOrderRowType = g.pair_src_order_etype;");
+    break;
+  case GemmInstance::GatherOrder::None:
+    break;
+  }
+}
+
 /// The template sees rows of H*K input floats. An input whose row holds
 /// more than one [K] vector without per-head weights (a shared W applied
 /// to every head) has its heads folded into the rows, which only works
@@ -178,6 +202,7 @@ std::string emitGemmLaunch(const ProgramLayout &layout,
     w.line("a.gather = {};", indexArray(g, g.rows, g.input.path));
   }
   printSegments(w, g);
+  printGatherOrder(w, g);
   w.line("a.transposeW = {};", g.transposeWeight ? "true" : "false");
   if (outer) {
     w.line("a.B = {};", dataPtr(layout, g, g.weight));

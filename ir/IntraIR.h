@@ -236,6 +236,33 @@ struct GemmInstance {
       parts.push_back(&p);
     return parts;
   }
+  /// The second row order a linear GEMM over relation-grouped rows can
+  /// also be visited in: rows that gather the same input row adjacent
+  /// (pairs by source, x[p.src]; chunks by destination, per_chunk's
+  /// x[e.dst]). Where the template's kernel needs no relation's rows
+  /// together, a shared input row is then read from DRAM once instead of
+  /// once per relation (graph arrays pair_src_order and
+  /// sum_chunk_dst_order, with each row's input row and relation in that
+  /// order). The template writes each row at its id, so only a GEMM whose
+  /// output (one buffer) and epilogue scalar are at the row itself has one.
+  enum class GatherOrder { None, PairsBySrc, ChunksByDst };
+  GatherOrder gatherOrder() const {
+    if (mode != Mode::Linear || !segmentBy || summedBySegment)
+      return GatherOrder::None;
+    const bool atTheRow = !output.global && output.path.empty() &&
+                          outputParts.empty() &&
+                          (!epilogue || epilogue->scalar.path.empty());
+    if (!atTheRow)
+      return GatherOrder::None;
+    if (perChunk)
+      return GatherOrder::ChunksByDst;
+    if (rows == RowDomain::Pairs &&
+        *segmentBy == std::vector<ir::Attr>{ir::Attr::EType} && !input.global &&
+        input.path == std::vector<ir::Attr>{ir::Attr::Src})
+      return GatherOrder::PairsBySrc;
+    return GatherOrder::None;
+  }
+
   /// Every value this instance writes: its outputs and the row dot's.
   std::vector<const RowAccess *> writes() const {
     std::vector<const RowAccess *> w = outputs();

@@ -80,6 +80,30 @@ public:
          inst);
   }
 
+  /// A GEMM's rows once more in the order of the row they gather
+  /// (GemmInstance::gatherOrder).
+  void gatherOrder(intra::GemmInstance::GatherOrder order,
+                   const std::string &inst) {
+    using Order = intra::GemmInstance::GatherOrder;
+    if (order == Order::PairsBySrc)
+      need("pair_src_order",
+           {{"kind", "row_order"},
+            {"rows_of", "unique_pairs"},
+            {"sort_key", {"src", "etype"}},
+            {"arrays",
+             {"pair_src_order", "pair_src_order_src", "pair_src_order_etype"}}},
+           inst);
+    else if (order == Order::ChunksByDst)
+      need("chunk_dst_order",
+           {{"kind", "row_order"},
+            {"rows_of", "chunk_rows"},
+            {"sort_key", {"dst", "etype"}},
+            {"arrays",
+             {"sum_chunk_dst_order", "sum_chunk_dst_order_dst",
+              "sum_chunk_dst_order_etype"}}},
+           inst);
+  }
+
   void uniquePairs(const std::string &inst) {
     need("unique_pairs",
          {{"kind", "compact_map"},
@@ -168,6 +192,7 @@ void collectGemm(const intra::Program &program, const intra::GemmInstance &g,
   case intra::RowDomain::NodeTypes:
     break;
   }
+  plan.gatherOrder(g.gatherOrder(), g.name);
   std::vector<const RowAccess *> accesses = g.reads();
   for (const RowAccess *out : g.writes())
     accesses.push_back(out);

@@ -236,7 +236,15 @@ void Graph::setSumChunks(std::vector<torch::Tensor> &arrays,
   startsHere.index_fill_(0, starts, 1);
   set(GraphArray::SumEdgeChunk,
       (startsHere.cumsum(0) - 1).index_select(0, edgeEntry));
-  set(GraphArray::SumChunkDst, dst.index_select(0, chunkEid));
+  const torch::Tensor chunkDst = dst.index_select(0, chunkEid);
+  set(GraphArray::SumChunkDst, chunkDst);
+  // Chunks are numbered in (etype, dst) order, so a stable sort by
+  // destination keeps each destination's chunks in etype order.
+  const auto [dstOrderDst, dstOrder] = stableSort(chunkDst);
+  set(GraphArray::SumChunkDstOrder, dstOrder);
+  set(GraphArray::SumChunkDstOrderDst, dstOrderDst);
+  set(GraphArray::SumChunkDstOrderEtype,
+      etype.index_select(0, chunkEid.index_select(0, dstOrder)));
   set(GraphArray::SumChunkEid, chunkEid);
   // The divisor of each chunk's segment, where a summed GEMM reads it.
   set(GraphArray::SumChunkRelInDegree, relInDegree.index_select(0, chunkEid));
@@ -330,6 +338,12 @@ void Graph::ensureKernelArrays(EdgeOrder order) const {
   set(GraphArray::PairEtype, derived_.pairEtype);
   // pairEtype is ascending: pairs are numbered in (etype, src) order.
   set(GraphArray::PairPtr, segmentPointers(derived_.pairEtype, numEtypes_));
+  // A stable sort by source keeps each source's pairs in etype order.
+  const auto [srcOrderSrc, srcOrder] = stableSort(derived_.pairSrc);
+  set(GraphArray::PairSrcOrder, srcOrder);
+  set(GraphArray::PairSrcOrderSrc, srcOrderSrc);
+  set(GraphArray::PairSrcOrderEtype,
+      derived_.pairEtype.index_select(0, srcOrder));
   set(GraphArray::EdgePair, edgePair);
 
   if (nodesByType) {

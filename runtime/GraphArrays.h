@@ -83,6 +83,14 @@ struct GraphArrays {
   const int64_t *pair_src = nullptr, *pair_etype = nullptr;
   /// [R+1] pairs of etype r are [pair_ptr[r], pair_ptr[r+1]).
   const int64_t *pair_ptr = nullptr;
+  /// [P] the pair ids in ascending (src, etype) order, and each one's src
+  /// and etype in that order: a GEMM over the pairs whose kernel needs no
+  /// slice's rows together (the 8-lane dot kernel of the attention scores)
+  /// visits them so, reading each source's row from DRAM once instead of
+  /// once per relation, and every index it needs in sequence
+  /// (templates/gemm/SegmentGemm.h gatherOrderRowIds).
+  const int64_t *pair_src_order = nullptr, *pair_src_order_src = nullptr,
+                *pair_src_order_etype = nullptr;
   /// [E] pair index of edge e.
   const int64_t *edge_pair = nullptr;
   /// [N] node ids stably sorted by ntype.
@@ -138,6 +146,13 @@ struct GraphArrays {
                 *sum_chunk_dst = nullptr, *sum_chunk_eid = nullptr,
                 *sum_chunk_etype_ptr = nullptr, *sum_chunk_edge = nullptr,
                 *sum_edge_entry = nullptr, *sum_edge_chunk = nullptr;
+  /// [C] the chunk ids in ascending (dst, etype) order, and each one's dst
+  /// and etype in that order: a GEMM once a chunk that gathers the
+  /// destination's row visits them so where its kernel allows (as
+  /// pair_src_order).
+  const int64_t *sum_chunk_dst_order = nullptr,
+                *sum_chunk_dst_order_dst = nullptr,
+                *sum_chunk_dst_order_etype = nullptr;
   int64_t heavy_row_edges = kHeavyRowEdges;
 };
 
@@ -190,6 +205,12 @@ enum class GraphArray : int {
   SumEdgeEntry,
   SumEdgeChunk,
   SumChunkRelInDegree,
+  PairSrcOrder,
+  PairSrcOrderSrc,
+  PairSrcOrderEtype,
+  SumChunkDstOrder,
+  SumChunkDstOrderDst,
+  SumChunkDstOrderEtype,
   Count
 };
 
@@ -284,6 +305,18 @@ constexpr const char *graphArrayName(GraphArray a) {
     return "sum_edge_chunk";
   case GraphArray::SumChunkRelInDegree:
     return "sum_chunk_rel_in_degree";
+  case GraphArray::PairSrcOrder:
+    return "pair_src_order";
+  case GraphArray::PairSrcOrderSrc:
+    return "pair_src_order_src";
+  case GraphArray::PairSrcOrderEtype:
+    return "pair_src_order_etype";
+  case GraphArray::SumChunkDstOrder:
+    return "sum_chunk_dst_order";
+  case GraphArray::SumChunkDstOrderDst:
+    return "sum_chunk_dst_order_dst";
+  case GraphArray::SumChunkDstOrderEtype:
+    return "sum_chunk_dst_order_etype";
   case GraphArray::Count:
     break;
   }

@@ -133,6 +133,9 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::PairSrc:
     case GraphArray::PairEtype:
     case GraphArray::PairSrcNtype:
+    case GraphArray::PairSrcOrder:
+    case GraphArray::PairSrcOrderSrc:
+    case GraphArray::PairSrcOrderEtype:
       return {p, "num_pairs"};
     case GraphArray::EtypePtr:
     case GraphArray::PairPtr:
@@ -141,6 +144,9 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
     case GraphArray::SumChunkDst:
     case GraphArray::SumChunkEid:
     case GraphArray::SumChunkRelInDegree:
+    case GraphArray::SumChunkDstOrder:
+    case GraphArray::SumChunkDstOrderDst:
+    case GraphArray::SumChunkDstOrderEtype:
       return {c, "num_sum_chunks (len(sum_chunk_dst))"};
     case GraphArray::SumChunkPtr:
       return {c + 1, "num_sum_chunks + 1"};
@@ -210,6 +216,9 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.pair_src = ints(GraphArray::PairSrc);
   g.pair_etype = ints(GraphArray::PairEtype);
   g.pair_ptr = ints(GraphArray::PairPtr);
+  g.pair_src_order = ints(GraphArray::PairSrcOrder);
+  g.pair_src_order_src = ints(GraphArray::PairSrcOrderSrc);
+  g.pair_src_order_etype = ints(GraphArray::PairSrcOrderEtype);
   g.edge_pair = ints(GraphArray::EdgePair);
   g.ntype_sorted_nodes = ints(GraphArray::NtypeSortedNodes);
   g.ntype_sorted_nodes_is_identity = startsTheArange(
@@ -237,6 +246,9 @@ rt::GraphArrays graphArraysFromTensors(const std::vector<at::Tensor> &arrays,
   g.sum_chunk_edge = ints(GraphArray::SumChunkEdge);
   g.sum_edge_entry = ints(GraphArray::SumEdgeEntry);
   g.sum_edge_chunk = ints(GraphArray::SumEdgeChunk);
+  g.sum_chunk_dst_order = ints(GraphArray::SumChunkDstOrder);
+  g.sum_chunk_dst_order_dst = ints(GraphArray::SumChunkDstOrderDst);
+  g.sum_chunk_dst_order_etype = ints(GraphArray::SumChunkDstOrderEtype);
   g.num_heavy_dst = arr(GraphArray::HeavyDstRows).size(0);
   g.num_heavy_src = arr(GraphArray::HeavySrcRows).size(0);
   return g;

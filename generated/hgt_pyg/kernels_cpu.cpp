@@ -2233,6 +2233,9 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.k_rel;
       a.Y = b.alpha_0;
@@ -2250,6 +2253,9 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.v_rel;
       a.Y = b.msg_0;
@@ -2660,6 +2666,9 @@ void inference_trav_2([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = true;
       a.W = b.k_rel;
       a.Y = b.alpha_0_moved;

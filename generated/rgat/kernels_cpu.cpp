@@ -1818,6 +1818,9 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.W;
       a.Y = b.z_0;
@@ -1836,6 +1839,9 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = true;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;
@@ -2189,6 +2195,9 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = true;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;
@@ -2206,6 +2215,9 @@ void inference_trav_6([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = true;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;

@@ -1332,6 +1332,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
@@ -1352,6 +1355,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;
@@ -1669,6 +1675,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;
@@ -1686,6 +1695,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;

@@ -54,6 +54,7 @@
 #include "templates/gemm/SegmentGemmCuda.h"
 #include "templates/gemm/SegmentGemmMma.h"
 #include "templates/gemm/SegmentGemmRows.cuh"
+#include "templates/traversal/HostSwitches.h"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -1734,6 +1735,33 @@ cudaError_t launchOuter(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+/// HECTOR_GEMM_GATHER_ORDER=0 keeps every call in its own row order (A/B
+/// runs on one build; read once).
+bool gatherOrderEnabled() {
+  static const bool on = !trav::envIs("HECTOR_GEMM_GATHER_ORDER", "0");
+  return on;
+}
+
+/// `a` with its rows in its gather order (SegmentGemmArgs::
+/// gatherOrderRowIds), for a kernel that needs no slice's rows together:
+/// logical row r reads X[gatherOrderGather[r]] with slice
+/// gatherOrderRowType[r] and writes Y[gatherOrderRowIds[r]] (as a scatter),
+/// so that every index is read in sequence; an epilogue scale is read at
+/// the row's id. `a` itself without one.
+template <typename T>
+SegmentGemmArgsT<T> inGatherOrder(const SegmentGemmArgsT<T> &a) {
+  if (!a.gatherOrderRowIds || !gatherOrderEnabled())
+    return a;
+  SegmentGemmArgsT<T> b = a;
+  b.gather = a.gatherOrderGather;
+  b.rowType = a.gatherOrderRowType;
+  b.segmentPtr = nullptr;
+  b.scatter = a.gatherOrderRowIds;
+  if (a.epilogue != EpilogueOp::None)
+    b.scaleGather = a.gatherOrderRowIds;
+  return b;
+}
+
 /// launchSegmentGemm for either scalar type: the float fast paths when the
 /// shape allows them, else the general kernels.
 template <typename T>
@@ -1777,10 +1805,12 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
           return launchLinearVec<16, 8>(a, stream);
         if (vec)
           return launchLinearVec<8, 4>(a, stream);
-        // One scalar per row from at most 64 aligned inputs: 8 lanes a row.
+        // One scalar per row from at most 64 aligned inputs: 8 lanes a row,
+        // in the gather order where the call has one.
         if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
             hostAligned16(a.X) && hostAligned16(a.W))
-          return launchWarpRuns(linearDotKernel, a, kDotRowsPerStep, stream);
+          return launchWarpRuns(linearDotKernel, inGatherOrder(a),
+                                kDotRowsPerStep, stream);
         // One scalar per row scaling at most 64 aligned weights: 8 lanes a
         // row.
         if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&

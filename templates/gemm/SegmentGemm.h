@@ -177,6 +177,22 @@ template <typename T> struct SegmentGemmArgsT {
   /// slice rowType[id] in [0, S). Rows need not be sorted (with rowIds that
   /// sort the rows by type, the CUDA linear kernel does one pass per tile).
   const int64_t *rowType = nullptr;
+  /// Linear, optional (all three or none; with segmentPtr and gather,
+  /// without rowIds, scatter or scaleGather): the same rows once more, in
+  /// an order where rows that read one X row are adjacent. Entry i of each
+  /// is about the i-th row of that order: its row id (gatherOrderRowIds),
+  /// the X row it reads (gatherOrderGather, = gather[id]) and its slice
+  /// (gatherOrderRowType, = the slice segmentPtr gives it). A kernel that
+  /// needs no slice's rows together visits the rows in that order and
+  /// writes row id's output at Y[id]: an X row several slices share is
+  /// then read from DRAM once instead of once per slice, and every index
+  /// is read in sequence (on CUDA the 8-lane dot kernel, N = 1: the
+  /// attention scores of RGAT's pairs and chunks; docs/perf-notes.md
+  /// section 97). Every other kernel, and the CPU, ignores them; the
+  /// results do not depend on the order.
+  const int64_t *gatherOrderRowIds = nullptr;
+  const int64_t *gatherOrderGather = nullptr;
+  const int64_t *gatherOrderRowType = nullptr;
 
   /// Linear: output rows. Outer: unused.
   T *Y = nullptr;
@@ -386,9 +402,10 @@ SegmentGemmArgsT<T> rowDotCall(const SegmentGemmArgsT<T> &a) {
 /// weights, xSharedByHeads and wHeadsInColumns only in linear mode, and
 /// wHeadsInColumns only with transposeW off, an input op only in linear
 /// mode without summed rows, a gated mix only on one plain-assigned output
-/// buffer without an epilogue scale, row dot or summed rows); else what is
-/// wrong. rowIds
-/// goes with either segmentPtr or rowType. Does not read the index arrays.
+/// buffer without an epilogue scale, row dot or summed rows, a gather
+/// order's three arrays together, with segmentPtr and gather and without
+/// rowIds, scatter or scaleGather); else what is wrong. rowIds goes with
+/// either segmentPtr or rowType. Does not read the index arrays.
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<float> &args);
 std::string checkSegmentGemmArgs(const SegmentGemmArgsT<double> &args);
 

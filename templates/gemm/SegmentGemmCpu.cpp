@@ -20,6 +20,17 @@ template <typename T> std::string checkArgs(const SegmentGemmArgsT<T> &a) {
            "when M = 0)";
   if (a.segmentPtr && a.rowType)
     return "segmentPtr and rowType are exclusive";
+  // As with sumPtr, an empty array may have no address.
+  if (a.M > 0 &&
+      ((a.gatherOrderRowIds == nullptr) != (a.gatherOrderGather == nullptr) ||
+       (a.gatherOrderRowIds == nullptr) != (a.gatherOrderRowType == nullptr)))
+    return "gatherOrderRowIds, gatherOrderGather and gatherOrderRowType go "
+           "together";
+  if (a.gatherOrderRowIds &&
+      (a.mode != SegmentGemmMode::Linear || !a.segmentPtr || !a.gather ||
+       a.rowIds || a.scatter || a.scaleGather))
+    return "a gather order (gatherOrderRowIds) needs linear mode with "
+           "segmentPtr and gather, and no rowIds, scatter or scaleGather";
   if (a.atomic && !a.accumulate)
     return "atomic needs accumulate";
   // Without rows there are no entries either, and an empty entry array may

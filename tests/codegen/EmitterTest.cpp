@@ -450,6 +450,42 @@ TEST(EmitterSummedRows, RgatPygInferenceSumsWeightedSegments) {
   EXPECT_EQ(countOf(binding, "m.def(\"inference_kernels("), 1u) << binding;
 }
 
+// RGAT-PyG's inference scores: the source score once a (source, relation)
+// pair and the destination score once a chunk, each a dot over x's gathered
+// row. Both name their rows again in the order of that row (pairs by
+// source, chunks by destination), which the dot kernel visits so
+// (SegmentGemmArgs::gatherOrderRowIds). The summed GEMM, which needs its
+// chunks by relation, names none.
+TEST(EmitterGatherOrder, RgatPygScoresNameTheirRowsByTheGatheredRow) {
+  std::optional<Emitted> e = compileAndEmit("rgat_pyg");
+  ASSERT_TRUE(e);
+  for (const char *file : {"kernels.cu", "kernels_cpu.cpp"}) {
+    const std::string &text = fileText(*e, file);
+    const std::string inference = textFrom(text, "void inference_c", "\n  }\n");
+    ASSERT_FALSE(inference.empty()) << file;
+    const std::string pairs =
+        textFrom(inference, "// @gemm_2: linear GEMM, rows pairs", "\n    }\n");
+    for (const char *line :
+         {"a.gather = g.pair_src;", "a.segmentPtr = g.pair_ptr;",
+          "a.gatherOrderRowIds = g.pair_src_order;",
+          "a.gatherOrderGather = g.pair_src_order_src;",
+          "a.gatherOrderRowType = g.pair_src_order_etype;"})
+      EXPECT_EQ(countOf(pairs, line), 1u) << file << ": " << line << pairs;
+    const std::string chunks =
+        textFrom(inference, "// @gemm_3: linear GEMM, rows edges", "\n    }\n");
+    for (const char *line :
+         {"a.gather = g.sum_chunk_dst;",
+          "a.gatherOrderRowIds = g.sum_chunk_dst_order;",
+          "a.gatherOrderGather = g.sum_chunk_dst_order_dst;",
+          "a.gatherOrderRowType = g.sum_chunk_dst_order_etype;"})
+      EXPECT_EQ(countOf(chunks, line), 1u) << file << ": " << line << chunks;
+    const std::string summed =
+        textFrom(inference, "// @gemm_5: linear GEMM, rows edges", "\n    }\n");
+    ASSERT_FALSE(summed.empty()) << file;
+    EXPECT_EQ(countOf(summed, "gatherOrder"), 0u) << file << summed;
+  }
+}
+
 TEST_P(EmitterTest, TorchRegistration) {
   std::optional<Emitted> e = compileAndEmit(GetParam());
   ASSERT_TRUE(e);

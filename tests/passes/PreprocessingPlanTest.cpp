@@ -109,12 +109,19 @@ TEST(PreprocessingPlanTest, CompactRowsNeedUniquePairs) {
 )",
                                          "compact.ir");
   nlohmann::json plan = planFor(m);
-  EXPECT_EQ(entries(plan), std::set<std::string>{"unique_pairs"});
+  // The pair GEMM gathers x[p.src]: it also names its rows by source.
+  EXPECT_EQ(entries(plan),
+            (std::set<std::string>{"pair_src_order", "unique_pairs"}));
   EXPECT_EQ(users(plan, "unique_pairs"),
             (std::vector<std::string>{"gemm_0", "trav_1"}));
   EXPECT_EQ(plan["arrays"]["unique_pairs"]["arrays"],
             nlohmann::json({"edge_to_pair", "pair_src", "pair_etype",
                             "pair_etype_ptr"}));
+  EXPECT_EQ(users(plan, "pair_src_order"),
+            (std::vector<std::string>{"gemm_0"}));
+  EXPECT_EQ(plan["arrays"]["pair_src_order"]["arrays"],
+            nlohmann::json({"pair_src_order", "pair_src_order_src",
+                            "pair_src_order_etype"}));
 }
 
 TEST(PreprocessingPlanTest, SummedGemmsNeedTheSegmentChunks) {

@@ -21,7 +21,9 @@ NAMES = ["src", "dst", "etype", "ntype", "in_degree", "out_degree",
          "heavy_dst_edge_ptr", "heavy_src_edge_ptr", "sum_chunk_ptr",
          "sum_chunk_src", "sum_chunk_dst", "sum_chunk_eid",
          "sum_chunk_etype_ptr", "sum_chunk_edge", "sum_edge_entry",
-         "sum_edge_chunk", "sum_chunk_rel_in_degree"]
+         "sum_edge_chunk", "sum_chunk_rel_in_degree", "pair_src_order",
+         "pair_src_order_src", "pair_src_order_etype", "sum_chunk_dst_order",
+         "sum_chunk_dst_order_dst", "sum_chunk_dst_order_etype"]
 # GraphArrays.h's kHeavyRowEdges: nodes with more edges are "heavy".
 HEAVY_ROW_EDGES = 128
 # GraphArrays.h's kSumChunkEdges: the most edges of a summed-rows chunk.
@@ -60,6 +62,11 @@ def reference(data):
     ref["pair_ptr"] = [sum(1 for p in pairs if p[0] < k)
                        for k in range(r + 1)]
     ref["edge_pair"] = [pairs.index((e, s)) for s, e in zip(src, etype)]
+    ref["pair_src_order"] = sorted(range(len(pairs)),
+                                   key=lambda p: (pairs[p][1], pairs[p][0]))
+    ref["pair_src_order_src"] = [pairs[p][1] for p in ref["pair_src_order"]]
+    ref["pair_src_order_etype"] = [pairs[p][0]
+                                   for p in ref["pair_src_order"]]
     ref["ntype_sorted_nodes"], ref["ntype_ptr"] = segments(ntype, t)
     ref["edge_src_ntype"] = [ntype[s] for s in src]
     ref["edge_dst_ntype"] = [ntype[d] for d in dst]
@@ -105,6 +112,13 @@ def reference(data):
     ref["sum_chunk_dst"] = [dst[i] for i in chunk_eid]
     ref["sum_chunk_rel_in_degree"] = [ref["rel_in_degree"][i]
                                       for i in chunk_eid]
+    ref["sum_chunk_dst_order"] = sorted(
+        range(len(chunk_eid)),
+        key=lambda c: (dst[chunk_eid[c]], etype[chunk_eid[c]], c))
+    ref["sum_chunk_dst_order_dst"] = [dst[chunk_eid[c]]
+                                      for c in ref["sum_chunk_dst_order"]]
+    ref["sum_chunk_dst_order_etype"] = [etype[chunk_eid[c]]
+                                        for c in ref["sum_chunk_dst_order"]]
     ref["sum_chunk_etype_ptr"] = [
         sum(1 for i in chunk_eid if etype[i] < k) for k in range(r + 1)]
     return ref

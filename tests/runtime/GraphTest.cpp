@@ -206,6 +206,16 @@ TEST(Graph, KernelArrays) {
       {GraphArray::SumEdgeChunk, {2, 0, 3, 0, 1, 4, 4}},
       // rel_in_degree at the chunks' first edges e1 e4 e0 e2 e5.
       {GraphArray::SumChunkRelInDegree, {2, 1, 1, 1, 2}},
+      // The pairs by (src, etype): src 0's p0 (r0) and p2 (r2), then 1's
+      // p3, 2's p4, 3's p5, 5's p1; their sources and etypes so.
+      {GraphArray::PairSrcOrder, {0, 2, 3, 4, 5, 1}},
+      {GraphArray::PairSrcOrderSrc, {0, 0, 1, 2, 3, 5}},
+      {GraphArray::PairSrcOrderEtype, {0, 2, 2, 2, 2, 0}},
+      // The chunks by (dst, etype): into 0 c2, into 1 c0 (r0) and c3 (r2),
+      // into 3 c4, into 5 c1; their destinations and etypes so.
+      {GraphArray::SumChunkDstOrder, {2, 0, 3, 4, 1}},
+      {GraphArray::SumChunkDstOrderDst, {0, 1, 1, 3, 5}},
+      {GraphArray::SumChunkDstOrderEtype, {2, 0, 2, 2, 0}},
   };
   ASSERT_EQ(expected.size(), arrays.size());
   for (size_t i = 0; i < expected.size(); ++i) {

@@ -132,6 +132,12 @@ struct Case {
   /// g (x W + b) + (1 - g) m of its value and a row m of its own, with
   /// g = sigmoid(gate[slice]) (HGT's gated skip).
   bool gatedMix = false;
+  /// SegmentGemmArgs::gatherOrderRowIds, gatherOrderGather and
+  /// gatherOrderRowType (Seg::Ptr with a gather, no rowIds or scatter): the
+  /// rows again, sorted by the X row they gather (stable), with each one's
+  /// X row and segment in that order, as RGAT's pair and chunk scores name
+  /// them.
+  bool gatherOrder = false;
 };
 
 /// The largest error a tf32 case may have, relative to the output's
@@ -527,6 +533,33 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"dotOneWordFewRows", Mode::Linear, 5, 4, 1});
+  // Rows also named by the X row they gather (gatherOrderRowIds): the dot
+  // kernel visits them so, as RGAT's pair scores; X rows that several
+  // segments share (fewer X rows than rows), empty segments and a per-head
+  // epilogue (read at the row's id). Other kernels ignore the order: a
+  // wide call keeps its own.
+  {
+    Case c{"dotGatherOrderShared", Mode::Linear, 50003, 64, 1, 1, 37, Seg::Ptr};
+    c.gather = true;
+    c.gatherOrder = true;
+    add(c);
+  }
+  {
+    Case c{"dotGatherOrderHeads", Mode::Linear, 9001, 32, 1, 2, 9, Seg::Ptr};
+    c.gather = true;
+    c.gatherOrder = true;
+    c.emptySegments = true;
+    c.epilogue = EpilogueOp::Mul;
+    c.scalePerHead = true;
+    add(c);
+  }
+  {
+    Case c{
+        "wideGatherOrderIgnored", Mode::Linear, 3001, 64, 64, 1, 7, Seg::Ptr};
+    c.gather = true;
+    c.gatherOrder = true;
+    add(c);
+  }
   // The other one-scalar shape, K == 1 with N <= 64, N % 4 == 0 (float,
   // aligned Y and W: linearScaleKernel): atomic and plain accumulation,
   // permuted and colliding scatters, heads with the epilogue, N of one
@@ -1775,6 +1808,8 @@ template <typename T> struct Problem {
   std::vector<T> sumWeights;            ///< [weight rows, H]; empty: none
   std::vector<int64_t> sumWeightIds;    ///< [entries]; empty: row j
   std::vector<int64_t> rowIds; ///< empty: no rowIds
+  /// Empty: no gather order (Case::gatherOrder).
+  std::vector<int64_t> gatherOrderRowIds, gatherOrderGather, gatherOrderRowType;
   bool atomic = false;
 };
 
@@ -1958,6 +1993,27 @@ template <typename T> Problem<T> makeProblem(const Case &c) {
   } else if (c.rowIds == RowIds::Repeated) {
     p.rowIds = randomIndices(rng, M, I);
   }
+  if (c.gatherOrder) {
+    if (c.seg != Seg::Ptr || !c.gather || c.rowIds != RowIds::None ||
+        c.scatter != Scatter::None)
+      throw std::logic_error(c.name + ": a gather order needs Seg::Ptr and "
+                                      "a gather, no rowIds or scatter");
+    // The rows stably by the X row they read, then each one's X row and
+    // segment in that order.
+    std::vector<int64_t> segmentOf(I, 0);
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t r = p.segPtr[s]; r < p.segPtr[s + 1]; ++r)
+        segmentOf[r] = s;
+    p.gatherOrderRowIds.resize(I);
+    std::iota(p.gatherOrderRowIds.begin(), p.gatherOrderRowIds.end(), 0);
+    std::stable_sort(
+        p.gatherOrderRowIds.begin(), p.gatherOrderRowIds.end(),
+        [&](int64_t x, int64_t y) { return p.gather[x] < p.gather[y]; });
+    for (int64_t id : p.gatherOrderRowIds) {
+      p.gatherOrderGather.push_back(p.gather[id]);
+      p.gatherOrderRowType.push_back(segmentOf[id]);
+    }
+  }
   if (c.rowIds != RowIds::None && M == 0) {
     // A non-null rowIds that must not be read: an id far out of range.
     p.rowIds = {int64_t(1) << 40};
@@ -2108,6 +2164,9 @@ SegmentGemmArgsT<T> makeArgs(const Problem<T> &p, Ptr ptr, T *out) {
   a.transposeW = c.transposeW;
   a.segmentPtr = ptr(p.segPtr);
   a.rowType = ptr(p.rowType);
+  a.gatherOrderRowIds = ptr(p.gatherOrderRowIds);
+  a.gatherOrderGather = ptr(p.gatherOrderGather);
+  a.gatherOrderRowType = ptr(p.gatherOrderRowType);
   a.accumulate = c.accumulate;
   a.atomic = p.atomic;
   a.deterministic = c.deterministic;
@@ -2407,6 +2466,31 @@ TEST(SegmentGemmCuda, HeadFlagsChangeNothingWithOneHead) {
   }
 }
 
+/// The cases with a gather order, run in it and without it: each row's
+/// value is computed the same way in either order, so the outputs agree
+/// bit for bit (the dot kernel takes the order; the wide case's kernel
+/// ignores it).
+TEST(SegmentGemmCuda, GatherOrderChangesNoBit) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  int checked = 0;
+  for (const Case &c : cases()) {
+    if (!c.gatherOrder)
+      continue;
+    const Problem<float> p = makeProblem<float>(c);
+    Problem<float> plain = p;
+    plain.gatherOrderRowIds.clear();
+    plain.gatherOrderGather.clear();
+    plain.gatherOrderRowType.clear();
+    std::vector<float> ordered, unordered;
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, ordered));
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(plain, unordered));
+    EXPECT_TRUE(sameBits(ordered, unordered)) << c.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 /// The dense-rows kernel's calls: each case of the table it takes, run
 /// by it (with the windows of a TF32 call in one block and in blocks of
 /// their own) and by the tiled kernel. All round X and W to TF32 (and
@@ -2592,6 +2676,50 @@ TEST(SegmentGemmArgsCheck, ReportsInconsistencies) {
   a.segmentPtr = idx;
   a.rowType = idx;
   EXPECT_NE(checkSegmentGemmArgs(a), "");
+}
+
+TEST(SegmentGemmArgsCheck, ChecksGatherOrders) {
+  SegmentGemmArgs a;
+  a.M = 2;
+  a.K = a.N = 2;
+  a.numSlices = 2;
+  float buf[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t ptr[3] = {0, 1, 2}, gather[2] = {1, 0}, order[2] = {1, 0},
+          orderGather[2] = {0, 1}, types[2] = {1, 0};
+  a.X = a.W = a.Y = buf;
+  a.segmentPtr = ptr;
+  a.gather = gather;
+  a.gatherOrderRowIds = order;
+  a.gatherOrderGather = orderGather;
+  a.gatherOrderRowType = types;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  const std::string together = "gatherOrderRowIds, gatherOrderGather and "
+                               "gatherOrderRowType go together";
+  a.gatherOrderRowType = nullptr;
+  EXPECT_EQ(checkSegmentGemmArgs(a), together);
+  a.gatherOrderRowType = types;
+  a.gatherOrderGather = nullptr;
+  EXPECT_EQ(checkSegmentGemmArgs(a), together);
+  // No rows: an empty array may have no address.
+  a.M = 0;
+  EXPECT_EQ(checkSegmentGemmArgs(a), "");
+  a.M = 2;
+  a.gatherOrderGather = orderGather;
+  const std::string needs = "a gather order (gatherOrderRowIds) needs linear "
+                            "mode with segmentPtr and gather, and no rowIds, "
+                            "scatter or scaleGather";
+  a.rowIds = order;
+  EXPECT_EQ(checkSegmentGemmArgs(a), needs);
+  a.rowIds = nullptr;
+  a.scatter = order;
+  EXPECT_EQ(checkSegmentGemmArgs(a), needs);
+  a.scatter = nullptr;
+  a.gather = nullptr;
+  EXPECT_EQ(checkSegmentGemmArgs(a), needs);
+  a.gather = gather;
+  a.segmentPtr = nullptr;
+  EXPECT_NE(checkSegmentGemmArgs(a), "");
+  EXPECT_THROW(segmentGemmCpu(a), std::invalid_argument);
 }
 
 TEST(SegmentGemmArgsCheck, ChecksSummedRows) {

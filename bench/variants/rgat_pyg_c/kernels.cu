@@ -1219,6 +1219,9 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
@@ -1774,6 +1777,9 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;
@@ -1792,6 +1798,9 @@ inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unuse
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;

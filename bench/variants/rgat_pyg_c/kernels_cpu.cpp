@@ -1147,6 +1147,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.weight_;
       a.Y = b.outj;
@@ -1503,6 +1506,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.pair_src;
       a.segmentPtr = g.pair_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.pair_src_order;
+      a.gatherOrderGather = g.pair_src_order_src;
+      a.gatherOrderRowType = g.pair_src_order_etype;
       a.transposeW = false;
       a.W = b.alpha_1_w;
       a.Y = b.alpha_1;
@@ -1520,6 +1526,9 @@ void inference_trav_4([[maybe_unused]] const hector::rt::GraphArrays &g, [[maybe
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;

@@ -1103,6 +1103,9 @@ backward_trav_9([[maybe_unused]] const hector::rt::GraphArrays g, [[maybe_unused
       a.gather = g.sum_chunk_dst;
       a.segmentPtr = g.sum_chunk_etype_ptr;
       a.numSlices = g.num_etypes;
+      a.gatherOrderRowIds = g.sum_chunk_dst_order;
+      a.gatherOrderGather = g.sum_chunk_dst_order_dst;
+      a.gatherOrderRowType = g.sum_chunk_dst_order_etype;
       a.transposeW = false;
       a.W = b.alpha_0_w;
       a.Y = b.alpha_0;

@@ -252,7 +252,12 @@ class Graph:
         * ``pair_src``, ``pair_etype`` [P]: the unique pairs, numbered in
           ascending (edge type, src) order; ``pair_ptr`` [R+1]: the pairs of
           type r are ``pair_ptr[r]:pair_ptr[r+1]``; ``edge_pair`` [E]: the
-          pair of each edge;
+          pair of each edge; ``pair_src_order`` [P]: the pair ids in
+          ascending (src, edge type) order (the order in which the
+          attention scores' dot kernel visits the pairs, reading each
+          source's row once), and ``pair_src_order_src`` and
+          ``pair_src_order_etype`` [P] their sources and edge types in
+          that order;
         * ``ntype_sorted_nodes`` [N] (node ids stably sorted by type) and
           ``ntype_ptr`` [T+1]. When the nodes are numbered by type (a
           heterograph flattened one type after another),
@@ -290,7 +295,12 @@ class Graph:
           ``sum_edge_entry`` [E] its inverse (each edge's entry), and
           ``sum_edge_chunk`` [E] each edge's chunk;
           ``sum_chunk_rel_in_degree`` [C] is ``rel_in_degree`` at each
-          chunk's first edge (the divisor a summed RGCN GEMM reads).
+          chunk's first edge (the divisor a summed RGCN GEMM reads);
+          ``sum_chunk_dst_order`` [C] is the chunk ids in ascending
+          (destination, edge type) order (as ``pair_src_order``, for a
+          GEMM once a chunk that reads the destination's row), and
+          ``sum_chunk_dst_order_dst`` and ``sum_chunk_dst_order_etype`` [C]
+          their destinations and edge types in that order.
 
         All are int64 except the four degree arrays.
         """
