@@ -9,6 +9,8 @@
 #   gpu_with new python3 -m pytest tests/python -q -k cuda
 #   gpu_gtests new templates 'SegmentGemmCuda.Dense*'
 #   gpu_gtests new san-memcheck-gemm 'SegmentGemmCuda.Dense*' memcheck 60
+#   gpu_pytest_memcheck new san-memcheck-py 'cuda and rgat_pyg'
+#   gpu_ncu_step new ncu-dots linearDot 4 wikikg2 rgat
 #   gpu_throughput_ab old new 2 --datasets am,mag --models rgat \
 #       --modes inference,training
 #   gpu_build_target r4 . bench_summed_rows -DHECTOR_SUM_RING_BATCH=4
@@ -82,9 +84,8 @@ gpu_gtests() {
   local tag="$1" name="$2" filter="$3" tool="${4:-}" limit="${5:-120}" rc
   local -a run=()
   if [ "$tool" = memcheck ]; then
-    local s=/usr/local/cuda/bin/compute-sanitizer
-    command -v compute-sanitizer >/dev/null && s=compute-sanitizer
-    run=("$s" --tool memcheck --error-exitcode 99)
+    run=("$(gpu_cuda_tool compute-sanitizer /usr/local/cuda/bin)" --tool
+      memcheck --error-exitcode 99)
   fi
   timeout "$limit" "${run[@]}" "./build-$tag/bin/templates_tests" \
     --gtest_filter="$filter" > "$R/$name.log" 2>&1
@@ -92,6 +93,57 @@ gpu_gtests() {
   echo "$name rc=$rc $(grep -E '^\[  PASSED|^\[  FAILED|ERROR SUMMARY' \
     "$R/$name.log" | head -3 | tr '\n' ' ')$(gpu_elapsed)"
   grep -E "^\[  FAILED|Failure" -A3 "$R/$name.log" | head -20
+  return $rc
+}
+
+# The compute-sanitizer (or Nsight Compute) of the machine: on PATH, else
+# the CUDA toolkit's.
+gpu_cuda_tool() {
+  local name="$1" dir="$2"
+  if command -v "$name" >/dev/null; then echo "$name"; else echo "$dir/$name"; fi
+}
+
+# gpu_pytest_memcheck TAG NAME KEXPR [LIMIT]: the generated layers' pytest
+# cases that `-k KEXPR` picks (tests/python/test_generated.py) under
+# compute-sanitizer's memcheck with build-TAG, stopping at the first
+# failure, log $R/NAME.log, within LIMIT seconds (default 90). Prints one
+# line: the last error summary and pytest's summary.
+gpu_pytest_memcheck() {
+  local tag="$1" name="$2" kexpr="$3" limit="${4:-90}" rc s
+  s=$(gpu_cuda_tool compute-sanitizer /usr/local/cuda/bin)
+  gpu_with "$tag" timeout "$limit" "$s" --tool memcheck --error-exitcode 99 \
+    python3 -m pytest tests/python/test_generated.py -q -x -k "$kexpr" \
+    > "$R/$name.log" 2>&1
+  rc=$?
+  echo "$name rc=$rc $(grep -E 'ERROR SUMMARY' "$R/$name.log" | tail -1) \
+$(tail -1 "$R/$name.log") $(gpu_elapsed)"
+  return $rc
+}
+
+# gpu_ncu_step TAG NAME KERNELS COUNT DATASET MODEL [LIMIT]: Nsight Compute
+# (speed of light, memory, occupancy, warp states) on the first COUNT
+# launches of the kernels whose names match the regex KERNELS in one
+# hector-cr inference step (hector.bench.profile, --tf32) of MODEL on
+# DATASET with build-TAG, log $R/NAME.txt, within LIMIT seconds (default
+# 100). Always give a kernel filter: without one, Nsight Compute profiles
+# the bench's graph preparation (session 41, call b). Prints each launch's
+# name, time, throughput and hit rates.
+gpu_ncu_step() {
+  local tag="$1" name="$2" kernels="$3" count="$4" dataset="$5" model="$6"
+  local limit="${7:-100}" rc n
+  n=$(gpu_cuda_tool ncu /usr/local/cuda/bin)
+  gpu_with "$tag" timeout "$limit" "$n" --clock-control none \
+    -k "regex:$kernels" -c "$count" --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section Occupancy \
+    --section WarpStateStats python3 -m hector.bench.profile --tf32 \
+    --datasets "$dataset" --models "$model" --systems hector-cr \
+    --modes inference --steps 1 --warmup 0 --rows 4 \
+    --out "$R/$name-profile" > "$R/$name.txt" 2>&1
+  rc=$?
+  echo "$name rc=$rc $(gpu_elapsed)"
+  grep -E "^  [a-zA-Z_:<> ]*(void|Kernel)|^  void|Duration|DRAM Throughput|\
+L2 Hit|L1/TEX Hit|Achieved Occupancy|Warp Cycles Per Issued" "$R/$name.txt" |
+    cut -c1-150 | head -60
   return $rc
 }
 
