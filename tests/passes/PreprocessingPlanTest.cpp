@@ -124,6 +124,25 @@ TEST(PreprocessingPlanTest, CompactRowsNeedUniquePairs) {
                             "pair_src_order_etype"}));
 }
 
+// A pair GEMM that scatters its output (into its source's row) keeps its
+// relation order: the template would write each row at its id, so the
+// GEMM names no second order (GemmInstance::gatherOrder).
+TEST(PreprocessingPlanTest, AScatteredPairGemmNamesNoGatherOrder) {
+  ir::Module m = passtest::parseVerified(R"(module @scattered {
+  hyper d : int = 4
+  input x : node[d]
+  param W : etype[d, d]
+  output h : node[d]
+  foreach p in pairs {
+    h[p.src] += linear(x[p.src], W[p.etype])
+  }
+}
+)",
+                                         "scattered.ir");
+  nlohmann::json plan = planFor(m);
+  EXPECT_EQ(entries(plan), std::set<std::string>{"unique_pairs"});
+}
+
 TEST(PreprocessingPlanTest, SummedGemmsNeedTheSegmentChunks) {
   ir::Module m =
       passtest::parseVerified(passtest::summedMessagesModule(), "summed.ir");
