@@ -117,20 +117,12 @@ void printSegments(CodeWriter &w, const GemmInstance &g) {
 /// share from DRAM once, and its indices in sequence (SegmentGemmArgs::
 /// gatherOrderRowIds; docs/perf-notes.md section 97).
 void printGatherOrder(CodeWriter &w, const GemmInstance &g) {
-  switch (g.gatherOrder()) {
-  case GemmInstance::GatherOrder::ChunksByDst:
-    w.line("a.gatherOrderRowIds = g.sum_chunk_dst_order;");
-    w.line("a.gatherOrderGather = g.sum_chunk_dst_order_dst;");
-    w.line("a.gatherOrderRowType = g.sum_chunk_dst_order_etype;");
-    break;
-  case GemmInstance::GatherOrder::PairsBySrc:
-    w.line("a.gatherOrderRowIds = g.pair_src_order;");
-    w.line("a.gatherOrderGather = g.pair_src_order_src;");
-    w.line("a.gatherOrderRowType = g.pair_src_order_etype;");
-    break;
-  case GemmInstance::GatherOrder::None:
-    break;
-  }
+  const auto arrays = GemmInstance::gatherOrderArrays(g.gatherOrder());
+  if (!arrays)
+    return;
+  w.line("a.gatherOrderRowIds = g.{};", arrays->rowIds);
+  w.line("a.gatherOrderGather = g.{};", arrays->gather);
+  w.line("a.gatherOrderRowType = g.{};", arrays->rowType);
 }
 
 /// The template sees rows of H*K input floats. An input whose row holds

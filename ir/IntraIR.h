@@ -262,6 +262,27 @@ struct GemmInstance {
       return GatherOrder::PairsBySrc;
     return GatherOrder::None;
   }
+  /// The graph arrays (runtime/GraphArrays.h) of a gather order, each in
+  /// that order: the row ids, the input row each gathers, and its relation
+  /// (the template's gatherOrderRowIds, gatherOrderGather and
+  /// gatherOrderRowType). The emitter passes them and the preprocessing
+  /// plan asks for them.
+  struct GatherOrderArrays {
+    const char *rowIds, *gather, *rowType;
+  };
+  static std::optional<GatherOrderArrays> gatherOrderArrays(GatherOrder o) {
+    switch (o) {
+    case GatherOrder::PairsBySrc:
+      return GatherOrderArrays{"pair_src_order", "pair_src_order_src",
+                               "pair_src_order_etype"};
+    case GatherOrder::ChunksByDst:
+      return GatherOrderArrays{"sum_chunk_dst_order", "sum_chunk_dst_order_dst",
+                               "sum_chunk_dst_order_etype"};
+    case GatherOrder::None:
+      break;
+    }
+    return std::nullopt;
+  }
 
   /// Every value this instance writes: its outputs and the row dot's.
   std::vector<const RowAccess *> writes() const {

@@ -85,23 +85,16 @@ public:
   void gatherOrder(intra::GemmInstance::GatherOrder order,
                    const std::string &inst) {
     using Order = intra::GemmInstance::GatherOrder;
-    if (order == Order::PairsBySrc)
-      need("pair_src_order",
-           {{"kind", "row_order"},
-            {"rows_of", "unique_pairs"},
-            {"sort_key", {"src", "etype"}},
-            {"arrays",
-             {"pair_src_order", "pair_src_order_src", "pair_src_order_etype"}}},
-           inst);
-    else if (order == Order::ChunksByDst)
-      need("chunk_dst_order",
-           {{"kind", "row_order"},
-            {"rows_of", "chunk_rows"},
-            {"sort_key", {"dst", "etype"}},
-            {"arrays",
-             {"sum_chunk_dst_order", "sum_chunk_dst_order_dst",
-              "sum_chunk_dst_order_etype"}}},
-           inst);
+    const auto arrays = intra::GemmInstance::gatherOrderArrays(order);
+    if (!arrays)
+      return;
+    const bool pairs = order == Order::PairsBySrc;
+    need(pairs ? "pair_src_order" : "chunk_dst_order",
+         {{"kind", "row_order"},
+          {"rows_of", pairs ? "unique_pairs" : "chunk_rows"},
+          {"sort_key", {pairs ? "src" : "dst", "etype"}},
+          {"arrays", {arrays->rowIds, arrays->gather, arrays->rowType}}},
+         inst);
   }
 
   void uniquePairs(const std::string &inst) {
