@@ -1300,6 +1300,74 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
   }
 }
 
+/// linearDotKernel's most common call with everything it need not check
+/// taken out (linearDot64Fits): K = 64, so that each lane's two words are
+/// both in the row; one head; no rowIds (row id = r), no epilogue scale and
+/// a plain store. Section 97 of docs/perf-notes.md found the general kernel
+/// bound by issue and by its loads' latency (15 cycles an instruction, 68%
+/// of them waiting on L1TEX, about 40 instructions a row): this one has
+/// fewer instructions a row and fewer live registers. U rows a lane group
+/// are in flight; kRowType: slices by rowType (else by segmentPtr, or 0).
+/// Rows and sums as linearDotKernel's, so that both give the same bits.
+template <bool kRowType, int U>
+__global__ void __launch_bounds__(kNarrowWarps * 32)
+    linearDot64Kernel(const SegmentGemmArgs a, int64_t rowsPerWarp) {
+  EightLanes me(a, rowsPerWarp, 64);
+  if (me.run.r0 >= me.run.r1)
+    return;
+  const int k0 = me.w0, k1 = me.w1;
+  const bool storer = threadIdx.x % kDotLanes == 0;
+  for (int64_t base = me.run.r0; base < me.run.r1;
+       base += int64_t(kDotGroups) * U) {
+    const float *x[U], *w[U];
+    float *y[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = base + me.group + kDotGroups * u;
+      const bool live = r < me.run.r1;
+      // A row past the run reads row r0's inputs and stores nothing.
+      const int64_t row = live ? r : me.run.r0;
+      int64_t slice = 0;
+      if constexpr (kRowType) {
+        slice = a.rowType[row];
+      } else if (a.segmentPtr) {
+        if (live)
+          me.seg = stepSlice(a, me.seg, r);
+        slice = me.seg;
+      }
+      x[u] = a.X + (a.gather ? a.gather[row] : row) * 64;
+      w[u] = a.W + slice * 64;
+      y[u] = live ? a.Y + (a.scatter ? a.scatter[row] : row) : nullptr;
+    }
+    float4 xv[U][2], wv[U][2];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      xv[u][0] = __ldg(reinterpret_cast<const float4 *>(x[u] + k0));
+      xv[u][1] = __ldg(reinterpret_cast<const float4 *>(x[u] + k1));
+      wv[u][0] = __ldg(reinterpret_cast<const float4 *>(w[u] + k0));
+      wv[u][1] = __ldg(reinterpret_cast<const float4 *>(w[u] + k1));
+    }
+    float sum[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      sum[u] = dot4x2(xv[u], wv[u]);
+#pragma unroll
+    for (int off = kDotLanes / 2; off > 0; off /= 2)
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], off);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (storer && y[u])
+        *y[u] = sum[u];
+  }
+}
+
+/// Rows in flight per lane group in linearDot64Kernel. Four (64 registers)
+/// measured 2% slower than two (48) on an H200 (perf-notes section 99).
+constexpr int kDot64RowsInFlight = 2;
+constexpr int64_t kDot64RowsPerStep = kDotGroups * kDot64RowsInFlight;
+
 /// storeOut of a 16-byte word of 4 outputs.
 __device__ __forceinline__ void storeOut4(float *p, float4 v,
                                           const SegmentGemmArgs &a) {
@@ -1762,6 +1830,32 @@ SegmentGemmArgsT<T> inGatherOrder(const SegmentGemmArgsT<T> &a) {
   return b;
 }
 
+/// HECTOR_GEMM_DOT64=0 sends every dot call to linearDotKernel (read once;
+/// setLeanDotForTesting overrides it).
+trav::OverridableSwitch dot64Switch{"HECTOR_GEMM_DOT64", "0"};
+
+/// Whether linearDot64Kernel takes a dot call that linearDotKernel would
+/// (the caller checked N = 1, K <= 64 and the alignment).
+bool linearDot64Fits(const SegmentGemmArgs &a) {
+  return dot64Switch.on() && a.K == 64 && a.H == 1 && !a.rowIds &&
+         a.epilogue == EpilogueOp::None && !a.accumulate && !a.atomic;
+}
+
+/// A dot call (one scalar a row from at most 64 aligned inputs), in its
+/// gather order where it has one: linearDot64Kernel where it fits, else
+/// linearDotKernel.
+cudaError_t launchLinearDot(const SegmentGemmArgs &call, cudaStream_t stream) {
+  const SegmentGemmArgs a = inGatherOrder(call);
+  if (!linearDot64Fits(a))
+    return launchWarpRuns(linearDotKernel, a, kDotRowsPerStep, stream);
+  constexpr int U = kDot64RowsInFlight;
+  if (a.rowType)
+    return launchWarpRuns(linearDot64Kernel<true, U>, a, kDot64RowsPerStep,
+                          stream);
+  return launchWarpRuns(linearDot64Kernel<false, U>, a, kDot64RowsPerStep,
+                        stream);
+}
+
 /// launchSegmentGemm for either scalar type: the float fast paths when the
 /// shape allows them, else the general kernels.
 template <typename T>
@@ -1809,8 +1903,7 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
         // in the gather order where the call has one.
         if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
             hostAligned16(a.X) && hostAligned16(a.W))
-          return launchWarpRuns(linearDotKernel, inGatherOrder(a),
-                                kDotRowsPerStep, stream);
+          return launchLinearDot(a, stream);
         // One scalar per row scaling at most 64 aligned weights: 8 lanes a
         // row.
         if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
@@ -1860,6 +1953,8 @@ cudaError_t launchSegmentGemm(const SegmentGemmArgsT<double> &args,
                               cudaStream_t stream) {
   return launch(args, stream);
 }
+
+bool setLeanDotForTesting(bool enabled) { return dot64Switch.set(enabled); }
 
 bool setDeterministicWorkspaceForTesting(bool allowed) {
   return deterministicWorkspaceAllowed.exchange(allowed);

@@ -26,4 +26,9 @@ cudaError_t launchSegmentGemm(const SegmentGemmArgsT<double> &args,
 /// workspace cannot be had. Returns the previous setting.
 bool setDeterministicWorkspaceForTesting(bool allowed);
 
+/// For tests: whether the dot calls that fit it (K = 64, one head, no row
+/// ids, epilogue or accumulation) take the lean dot kernel (on at start
+/// unless HECTOR_GEMM_DOT64=0). Returns the previous setting.
+bool setLeanDotForTesting(bool enabled);
+
 } // namespace hector::templates

@@ -533,6 +533,29 @@ std::vector<Case> cases() {
     add(c);
   }
   add({"dotOneWordFewRows", Mode::Linear, 5, 4, 1});
+  // The dot calls the lean kernel takes (linearDot64Kernel: K = 64, one
+  // head, no row ids, epilogue or accumulation): segments with a gather, a
+  // permuted scatter, empty segments and a partial last step; rowType
+  // without a gather; one slice and fewer rows than a step.
+  {
+    Case c{"dot64SegPtrGatherScatter",
+           Mode::Linear,
+           100003,
+           64,
+           1,
+           1,
+           700,
+           Seg::Ptr};
+    c.emptySegments = true;
+    c.gather = true;
+    c.scatter = Scatter::Permute;
+    add(c);
+  }
+  {
+    Case c{"dot64RowType", Mode::Linear, 30001, 64, 1, 1, 5, Seg::RowType};
+    add(c);
+  }
+  add({"dot64OneSliceFewRows", Mode::Linear, 7, 64, 1});
   // Rows also named by the X row they gather (gatherOrderRowIds): the dot
   // kernel visits them so, as RGAT's pair scores; X rows that several
   // segments share (fewer X rows than rows), empty segments and a per-head
@@ -2489,6 +2512,34 @@ TEST(SegmentGemmCuda, GatherOrderChangesNoBit) {
     ++checked;
   }
   EXPECT_EQ(checked, 3);
+}
+
+/// The dot cases the lean kernel takes (linearDot64Kernel), run by it and
+/// by linearDotKernel (setLeanDotForTesting): both add each row's products
+/// in the same order, so the outputs agree bit for bit.
+TEST(SegmentGemmCuda, LeanDotMatchesTheGeneralDotKernelBitwise) {
+  if (!haveGpu())
+    GTEST_SKIP() << "no CUDA device";
+  int checked = 0;
+  for (const Case &c : cases()) {
+    // The calls linearDot64Fits takes (either run of any other case goes
+    // the same way).
+    if (c.mode != Mode::Linear || c.N != 1 || c.K != 64 || c.H != 1 ||
+        c.rowIds != RowIds::None || c.epilogue != EpilogueOp::None ||
+        c.accumulate || c.bias != Bias::None || c.summedRows != 0 ||
+        c.yParts != 1 || c.rowDotN != 0 || c.gatedMix || c.geluInput)
+      continue;
+    const Problem<float> p = makeProblem<float>(c);
+    std::vector<float> lean, general;
+    const bool before = setLeanDotForTesting(true);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, lean));
+    setLeanDotForTesting(false);
+    ASSERT_NO_FATAL_FAILURE(cudaOutput(p, general));
+    setLeanDotForTesting(before);
+    EXPECT_TRUE(sameBits(lean, general)) << c.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);
 }
 
 /// The dense-rows kernel's calls: each case of the table it takes, run
