@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# For the next session's device calls (not run in session 43): HGT's
+# softmax rows in groups of 16 lanes (experiments/hgt-narrow-groups.diff,
+# perf-notes section 104). Apply the diff to main (git apply; it
+# regenerates generated/hgt* and bench/variants/hgt_pyg_*), copy this
+# script into the session's scripts/ and run it there. One build: the
+# groups follow nodeRowLanes (16 lanes at most 16 edges a row: am, mag and
+# wikikg2), and HECTOR_NODE_ROW_LANES=32 restores a warp a row (`warp`,
+# main's launch) on the same build. Checks: the CUDA HGT pytest cases
+# (test_node_row_groups_of_either_size_match_interpreter forces both
+# sizes), memcheck on the generated HGT-PyG cases. Speed: HGT inference
+# and training on am, mag and wikikg2, three interleaved rounds.
+set -uo pipefail
+cd "$(dirname "$0")/../../../.."
+source bench/gpu-session.sh
+gpu_session_start b
+GPU_BUILD_JOBS=16 gpu_build new . tests
+gpu_with new timeout 120 python3 -m pytest -q -k "cuda and (hgt or HGT)" \
+  tests/python/test_generated.py tests/python/test_nn.py > $R/pytest.log 2>&1
+echo "pytest rc=$? $(tail -1 $R/pytest.log) $(gpu_elapsed)"
+gpu_pytest_memcheck new san-memcheck-py 'cuda and hgt_pyg and declared_hypers'
+for round in 1 2 3; do
+  for tag in warp narrow; do
+    [ $(($(date +%s) - GPU_T0)) -gt 480 ] && { echo "skip $tag $round"; continue; }
+    HECTOR_NODE_ROW_LANES=$([ $tag = warp ] && echo 32 || echo 0) \
+      gpu_with new timeout 100 python3 -m hector.bench.throughput --tf32 \
+      --datasets am,mag,wikikg2 --models hgt --modes inference,training \
+      --tag $tag >> $R/tp.jsonl 2>> $R/tp.err
+    echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
+  done
+done
+gpu_with new python3 -m hector.bench.compare $R/tp.jsonl --baseline warp
+echo "done $(gpu_elapsed)"
