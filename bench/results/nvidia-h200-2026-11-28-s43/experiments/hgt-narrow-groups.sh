@@ -9,7 +9,11 @@
 # main's launch) on the same build. Checks: the CUDA HGT pytest cases
 # (test_node_row_groups_of_either_size_match_interpreter forces both
 # sizes), memcheck on the generated HGT-PyG cases. Speed: HGT inference
-# and training on am, mag and wikikg2, three interleaved rounds.
+# and training on am, mag and wikikg2, three interleaved rounds. Then,
+# with the time left, mag's heavy and warp softmax launches side by side
+# (`overlap`, the default) or one after the other (`chain`:
+# HECTOR_HEAVY_FIRST_EDGES above mag's edge count), RGAT and HGT inference,
+# two rounds (perf-notes section 101's last point).
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 source bench/gpu-session.sh
@@ -30,4 +34,15 @@ for round in 1 2 3; do
   done
 done
 gpu_with new python3 -m hector.bench.compare $R/tp.jsonl --baseline warp
+for round in 1 2; do
+  for tag in overlap chain; do
+    [ $(($(date +%s) - GPU_T0)) -gt 540 ] && { echo "skip $tag $round"; continue; }
+    HECTOR_HEAVY_FIRST_EDGES=$([ $tag = chain ] && echo 1000000000000 || echo 1048576) \
+      gpu_with new timeout 40 python3 -m hector.bench.throughput --tf32 \
+      --datasets mag --models rgat,hgt --modes inference \
+      --tag $tag >> $R/tp-chain.jsonl 2>> $R/tp.err
+    echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
+  done
+done
+gpu_with new python3 -m hector.bench.compare $R/tp-chain.jsonl --baseline overlap
 echo "done $(gpu_elapsed)"
