@@ -13,6 +13,8 @@
 #   gpu_ncu_step new ncu-dots linearDot 4 wikikg2 rgat
 #   gpu_throughput_ab old new 2 --datasets am,mag --models rgat \
 #       --modes inference,training
+#   gpu_throughput_env_ab new HECTOR_GEMM_DOT64 general=0 lean=1 3 \
+#       --datasets wikikg2 --models rgat --modes inference
 #   gpu_build_target r4 . bench_summed_rows -DHECTOR_SUM_RING_BATCH=4
 #   gpu_issue9_run new             # after a build with the bench variants
 #
@@ -147,31 +149,62 @@ L2 Hit|L1/TEX Hit|Achieved Occupancy|Warp Cycles Per Issued" "$R/$name.txt" |
   return $rc
 }
 
-# gpu_throughput_ab BASE NEW ROUNDS ARGS...: ROUNDS interleaved rounds of
-# `python3 -m hector.bench.throughput ARGS`, BASE then NEW each round,
-# into $R/tp.jsonl (errors in $R/tp.err), then the comparison against
-# BASE (each case's best round). A run that would start more than
-# GPU_TP_DEADLINE seconds after gpu_session_start (unset: no limit) is
-# skipped, so that a call stops inside the device tool's limit with the
+# One run of `python3 -m hector.bench.throughput ARGS` against build-BUILD,
+# recorded as LABEL into $R/$GPU_TP_FILE (default tp.jsonl; errors in
+# $R/tp.err), with the
+# environment assignment ENV (VAR=VALUE; empty: none) - unless it would
+# start more than GPU_TP_DEADLINE seconds after gpu_session_start (unset:
+# no limit), so that a call stops inside the device tool's limit with the
 # rounds it finished.
+_gpu_tp_run() {
+  local label="$1" build="$2" round="$3" assignment="$4"
+  shift 4
+  if [ -n "${GPU_TP_DEADLINE:-}" ] &&
+    [ $(($(date +%s) - GPU_T0)) -gt "$GPU_TP_DEADLINE" ]; then
+    echo "throughput $label round $round skipped $(gpu_elapsed)"
+    return
+  fi
+  (
+    # shellcheck disable=SC2163 # export the assignment itself
+    [ -n "$assignment" ] && export "$assignment"
+    gpu_with "$build" timeout "${GPU_TP_TIMEOUT:-120}" python3 -m \
+      hector.bench.throughput "$@" --tag "$label" \
+      >> "$R/${GPU_TP_FILE:-tp.jsonl}" 2>> "$R/tp.err"
+  )
+  echo "throughput $label round $round rc=$? $(gpu_elapsed)"
+}
+
+# gpu_throughput_ab BASE NEW ROUNDS ARGS...: ROUNDS interleaved rounds of
+# `python3 -m hector.bench.throughput ARGS`, build BASE then build NEW
+# each round (_gpu_tp_run), then the comparison against BASE (each
+# case's best round).
 gpu_throughput_ab() {
   local base="$1" new="$2" rounds="$3" round tag
   shift 3
   for ((round = 1; round <= rounds; ++round)); do
     for tag in "$base" "$new"; do
-      if [ -n "${GPU_TP_DEADLINE:-}" ] &&
-        [ $(($(date +%s) - GPU_T0)) -gt "$GPU_TP_DEADLINE" ]; then
-        echo "throughput $tag round $round skipped $(gpu_elapsed)"
-        continue
-      fi
-      gpu_with "$tag" timeout "${GPU_TP_TIMEOUT:-120}" python3 -m \
-        hector.bench.throughput "$@" --tag "$tag" >> "$R/tp.jsonl" \
-        2>> "$R/tp.err"
-      echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
+      _gpu_tp_run "$tag" "$tag" "$round" "" "$@"
     done
   done
-  gpu_with "$new" python3 -m hector.bench.compare "$R/tp.jsonl" \
-    --baseline "$base"
+  gpu_with "$new" python3 -m hector.bench.compare \
+    "$R/${GPU_TP_FILE:-tp.jsonl}" --baseline "$base"
+}
+
+# gpu_throughput_env_ab BUILD VAR BASE=VALUE NEW=VALUE ROUNDS ARGS...: as
+# gpu_throughput_ab, but one build twice, with the environment variable
+# VAR set to each VALUE, recorded as BASE and NEW (a run-time switch such
+# as HECTOR_GEMM_DOT64 or HECTOR_NODE_ROW_LANES; an empty VALUE sets VAR
+# empty).
+gpu_throughput_env_ab() {
+  local build="$1" var="$2" base="$3" new="$4" rounds="$5" round side
+  shift 5
+  for ((round = 1; round <= rounds; ++round)); do
+    for side in "$base" "$new"; do
+      _gpu_tp_run "${side%%=*}" "$build" "$round" "$var=${side#*=}" "$@"
+    done
+  done
+  gpu_with "$build" python3 -m hector.bench.compare \
+    "$R/${GPU_TP_FILE:-tp.jsonl}" --baseline "${base%%=*}"
 }
 
 # gpu_build_target TAG TREE TARGET [CUDA_FLAGS]: configures TREE into

@@ -23,26 +23,11 @@ gpu_with new timeout 120 python3 -m pytest -q -k "cuda and (hgt or HGT)" \
   tests/python/test_generated.py tests/python/test_nn.py > $R/pytest.log 2>&1
 echo "pytest rc=$? $(tail -1 $R/pytest.log) $(gpu_elapsed)"
 gpu_pytest_memcheck new san-memcheck-py 'cuda and hgt_pyg and declared_hypers'
-for round in 1 2 3; do
-  for tag in warp narrow; do
-    [ $(($(date +%s) - GPU_T0)) -gt 480 ] && { echo "skip $tag $round"; continue; }
-    HECTOR_NODE_ROW_LANES=$([ $tag = warp ] && echo 32 || echo 0) \
-      gpu_with new timeout 100 python3 -m hector.bench.throughput --tf32 \
-      --datasets am,mag,wikikg2 --models hgt --modes inference,training \
-      --tag $tag >> $R/tp.jsonl 2>> $R/tp.err
-    echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
-  done
-done
-gpu_with new python3 -m hector.bench.compare $R/tp.jsonl --baseline warp
-for round in 1 2; do
-  for tag in overlap chain; do
-    [ $(($(date +%s) - GPU_T0)) -gt 540 ] && { echo "skip $tag $round"; continue; }
-    HECTOR_HEAVY_FIRST_EDGES=$([ $tag = chain ] && echo 1000000000000 || echo 1048576) \
-      gpu_with new timeout 40 python3 -m hector.bench.throughput --tf32 \
-      --datasets mag --models rgat,hgt --modes inference \
-      --tag $tag >> $R/tp-chain.jsonl 2>> $R/tp.err
-    echo "throughput $tag round $round rc=$? $(gpu_elapsed)"
-  done
-done
-gpu_with new python3 -m hector.bench.compare $R/tp-chain.jsonl --baseline overlap
+GPU_TP_DEADLINE=420 GPU_TP_TIMEOUT=100 gpu_throughput_env_ab new \
+  HECTOR_NODE_ROW_LANES warp=32 narrow=0 3 --tf32 \
+  --datasets am,mag,wikikg2 --models hgt --modes inference,training
+GPU_TP_FILE=tp-chain.jsonl GPU_TP_DEADLINE=540 GPU_TP_TIMEOUT=40 \
+  gpu_throughput_env_ab new HECTOR_HEAVY_FIRST_EDGES overlap=1048576 \
+  chain=1000000000000 2 --tf32 --datasets mag --models rgat,hgt \
+  --modes inference
 echo "done $(gpu_elapsed)"
