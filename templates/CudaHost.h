@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,13 @@ inline bool capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
   return status != cudaStreamCaptureStatusNone;
+}
+
+/// Whether a host-held device pointer is on a 16-byte boundary: the
+/// vectorised kernels (the GEMM template's, the row fill) move rows as
+/// 16-byte words and fall back to narrower ones otherwise.
+inline bool aligned16(const void *p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
 }
 
 } // namespace hector::templates::cuda_host

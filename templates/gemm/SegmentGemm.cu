@@ -71,9 +71,9 @@
 namespace hector::templates {
 namespace {
 
+using gemm_rows::aligned16;
 using gemm_rows::chunkRowsFor;
 using gemm_rows::chunksAllRows;
-using gemm_rows::hostAligned16;
 using gemm_rows::inputAt;
 using gemm_rows::kNoSlice;
 using gemm_rows::rowIdOf;
@@ -1165,6 +1165,19 @@ __device__ __forceinline__ float dot4x2(const float4 (&x)[2],
   return s;
 }
 
+/// Sums each of U dots over its group's kDotLanes lanes, all U in each
+/// shuffle round so that the rounds' latencies overlap; every lane of the
+/// group ends with the sums. linearDotKernel and linearDot64Kernel share it
+/// so that they add in the same order and give the same bits.
+template <int U>
+__device__ __forceinline__ void sumOverDotLanes(float (&sum)[U]) {
+#pragma unroll
+  for (int off = kDotLanes / 2; off > 0; off /= 2)
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], off);
+}
+
 /// The rows of one lane group in one step of an 8-lane kernel
 /// (linearDotKernel, linearScaleKernel): row base + group + kDotGroups * u
 /// for u < kDotRowsInFlight, with its id, slice, gathered, scattered and
@@ -1284,11 +1297,7 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
           xv[u][1] = make_float4(0.f, 0.f, 0.f, 0.f);
         sum[u] = dot4x2(xv[u], wv[u]);
       }
-#pragma unroll
-      for (int off = kDotLanes / 2; off > 0; off /= 2)
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], off);
+      sumOverDotLanes(sum);
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         if (!live[u] || gl != 0)
@@ -1351,11 +1360,7 @@ __global__ void __launch_bounds__(kNarrowWarps * 32)
 #pragma unroll
     for (int u = 0; u < U; ++u)
       sum[u] = dot4x2(xv[u], wv[u]);
-#pragma unroll
-    for (int off = kDotLanes / 2; off > 0; off /= 2)
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], off);
+    sumOverDotLanes(sum);
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (storer && y[u])
@@ -1893,8 +1898,7 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
       if (plainOutput(a) && !a.sumPtr && perHeadLayouts(a) &&
           a.inputOp == InputOp::None) {
         const bool vec = a.K > 0 && a.K <= 64 && a.N <= 64 && a.K % 4 == 0 &&
-                         a.N % 4 == 0 && hostAligned16(a.X) &&
-                         hostAligned16(a.Y);
+                         a.N % 4 == 0 && aligned16(a.X) && aligned16(a.Y);
         if (vec && a.N > 32)
           return launchLinearVec<16, 8>(a, stream);
         if (vec)
@@ -1902,12 +1906,12 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
         // One scalar per row from at most 64 aligned inputs: 8 lanes a row,
         // in the gather order where the call has one.
         if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
-            hostAligned16(a.X) && hostAligned16(a.W))
+            aligned16(a.X) && aligned16(a.W))
           return launchLinearDot(a, stream);
         // One scalar per row scaling at most 64 aligned weights: 8 lanes a
         // row.
         if (a.K == 1 && a.N >= 4 && a.N <= 64 && a.N % 4 == 0 &&
-            hostAligned16(a.Y) && hostAligned16(a.W))
+            aligned16(a.Y) && aligned16(a.W))
           return launchWarpRuns(linearScaleKernel, a, kDotRowsPerStep, stream);
         // The narrow kernels load X unpredicated, so they need K >= 1.
         if (a.K >= 1 && a.N <= kNarrowMax && a.K <= kNarrowWide)
@@ -1929,12 +1933,11 @@ cudaError_t launch(const SegmentGemmArgsT<T> &a, cudaStream_t stream) {
     if (outerMmaFits(a))
       return launchOuterMma(a, stream);
     if (a.K <= 64 && a.N <= 64 && a.K % 4 == 0 && a.N % 4 == 0 &&
-        hostAligned16(a.X) && hostAligned16(a.B))
+        aligned16(a.X) && aligned16(a.B))
       return launchOuterVec(a, stream);
     // One scalar per row on the right, at most 64 aligned entries on the
     // left: 8 lanes a row.
-    if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 &&
-        hostAligned16(a.X))
+    if (a.N == 1 && a.K >= 4 && a.K <= 64 && a.K % 4 == 0 && aligned16(a.X))
       return launchOuterDot(a, stream);
     if (a.N <= kNarrowMax && a.K <= kNarrowWide)
       return launchOuterNarrow(a, stream);

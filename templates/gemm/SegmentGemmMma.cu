@@ -67,7 +67,7 @@
 namespace hector::templates {
 namespace {
 
-using gemm_rows::hostAligned16;
+using gemm_rows::aligned16;
 using gemm_rows::rowIdOf;
 using gemm_rows::RowTileGrid;
 using gemm_rows::rowTileGrid;
@@ -1357,7 +1357,7 @@ bool outerMmaFits(const SegmentGemmArgs &a) {
   if (a.K < 4 || a.K > kOuterMaxK || a.K % 4 != 0 || a.N < 4 || a.N > kMaxN ||
       a.N % 4 != 0 || a.H < 1)
     return false;
-  if (!hostAligned16(a.X) || !hostAligned16(a.B))
+  if (!aligned16(a.X) || !aligned16(a.B))
     return false;
   return tensorCoresUsable();
 }
@@ -1374,9 +1374,9 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
       a.N % 8 != 0 || a.M < 1 || a.H < 1 || a.H > 65535 ||
       a.numSlices > int64_t(INT32_MAX))
     return false;
-  if (!hostAligned16(a.X) || !hostAligned16(a.W))
+  if (!aligned16(a.X) || !aligned16(a.W))
     return false;
-  if (a.yParts <= 1 && !hostAligned16(a.Y))
+  if (a.yParts <= 1 && !aligned16(a.Y))
     return false;
   // Output parts a whole number of 64-column windows wide, so that a
   // block's window lies in one part (outputWindow); a bias 16-byte aligned
@@ -1384,11 +1384,11 @@ bool linearMmaFits(const SegmentGemmArgs &a) {
   if (a.yParts > 1 && (a.N / a.yParts) % kPassCols != 0)
     return false;
   for (int p = 0; a.yParts > 1 && p < a.yParts; ++p)
-    if (!hostAligned16(a.yPart[p]))
+    if (!aligned16(a.yPart[p]))
       return false;
-  if (a.bias && !hostAligned16(a.bias))
+  if (a.bias && !aligned16(a.bias))
     return false;
-  if (a.mixRows && !hostAligned16(a.mixRows))
+  if (a.mixRows && !aligned16(a.mixRows))
     return false;
   // A row dot in the epilogue: one column, the whole row in one block's
   // window.

@@ -6,6 +6,7 @@
 // cores) include it; nothing outside does.
 #pragma once
 
+#include "templates/CudaHost.h"
 #include "templates/gemm/SegmentGemm.h"
 
 #include <cuda_runtime.h>
@@ -85,11 +86,7 @@ __device__ inline void storeOut(T *p, T v, const SegmentGemmArgsT<T> &a) {
     *p = v;
 }
 
-/// Whether a host-held device pointer is on a 16-byte boundary (the
-/// vectorised kernels move rows as 16-byte words).
-inline bool hostAligned16(const void *p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
-}
+using templates::cuda_host::aligned16;
 
 // Outer mode: which rows a block sums (the kernels' chunkRows and grids).
 

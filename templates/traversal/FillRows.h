@@ -14,10 +14,9 @@
 #include <cstdint>
 
 #if defined(__CUDACC__)
-#include <cuda_runtime.h>
+#include "templates/CudaHost.h"
 
-#include <stdexcept>
-#include <string>
+#include <cuda_runtime.h>
 #endif
 
 namespace hector::trav {
@@ -82,9 +81,9 @@ void fillRows(cudaStream_t stream, T *dst, int64_t rows, const T *row,
   const int64_t total = rows * width;
   if (total <= 0)
     return;
-  const bool aligned16 = reinterpret_cast<uintptr_t>(dst) % 16 == 0 &&
-                         reinterpret_cast<uintptr_t>(row) % 16 == 0;
-  const int64_t words = fillRowWords(width, sizeof(T), aligned16);
+  using templates::cuda_host::aligned16;
+  const int64_t words =
+      fillRowWords(width, sizeof(T), aligned16(dst) && aligned16(row));
   const int64_t items = words ? total / 4 : total;
   const int64_t blocks =
       std::min<int64_t>((items + kFillThreads - 1) / kFillThreads, 4096);
@@ -97,10 +96,7 @@ void fillRows(cudaStream_t stream, T *dst, int64_t rows, const T *row,
     fillRowsKernel<T>
         <<<static_cast<unsigned>(blocks), kFillThreads, 0, stream>>>(
             dst, total, row, width);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("hector: CUDA error in fillRows: ") +
-                             cudaGetErrorString(err));
+  templates::cuda_host::check(cudaGetLastError(), "fillRows");
 }
 #endif
 
