@@ -45,7 +45,9 @@ gpu_elapsed() { echo "$(($(date +%s) - GPU_T0)) s"; }
 # gpu_build TAG [TREE] [tests]: configures and builds TREE (default: this
 # one) into build-TAG without the compiler; with `tests`, the C++ tests
 # too (templates_tests and the rest), else only the runtime and the
-# bundled libraries. Log: $R/build-TAG.log. Run several with & and wait:
+# bundled libraries. GPU_BUILD_TARGET=NAME builds that target alone (say
+# templates_tests, a third of a full build's time). Log: $R/build-TAG.log.
+# Run several with & and wait:
 # the tree is recorded in build-TAG/hector-tree (for gpu_with), not in a
 # variable that a background job would keep to itself.
 gpu_build() {
@@ -58,10 +60,11 @@ gpu_build() {
       -DHECTOR_WITH_CUDA=ON -DHECTOR_WITH_TORCH=ON \
       -DHECTOR_BUILD_TESTS="$([ "$tests" = tests ] && echo ON || echo OFF)" \
       "${hector_gpu_cmake_args[@]}" &&
-      cmake --build "build-$tag" -j "${GPU_BUILD_JOBS:-8}"
+      cmake --build "build-$tag" -j "${GPU_BUILD_JOBS:-8}" \
+        ${GPU_BUILD_TARGET:+--target "$GPU_BUILD_TARGET"}
   } > "$log" 2>&1
   rc=$?
-  echo "build $tag ($tree) rc=$rc $(gpu_elapsed)"
+  echo "build $tag ($tree${GPU_BUILD_TARGET:+, $GPU_BUILD_TARGET}) rc=$rc $(gpu_elapsed)"
   [ $rc -eq 0 ] || grep -m5 -B2 -A8 "error" "$log"
   return $rc
 }
