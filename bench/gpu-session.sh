@@ -152,13 +152,13 @@ L2 Hit|L1/TEX Hit|Achieved Occupancy|Warp Cycles Per Issued" "$R/$name.txt" |
   return $rc
 }
 
-# One run of `python3 -m hector.bench.throughput ARGS` against build-BUILD,
-# recorded as LABEL into $R/$GPU_TP_FILE (default tp.jsonl; errors in
-# $R/tp.err), with the
-# environment assignment ENV (VAR=VALUE; empty: none) - unless it would
-# start more than GPU_TP_DEADLINE seconds after gpu_session_start (unset:
-# no limit), so that a call stops inside the device tool's limit with the
-# rounds it finished.
+# _gpu_tp_run LABEL BUILD ROUND ENV ARGS...: one run of `python3 -m
+# hector.bench.throughput ARGS` against build-BUILD with the environment
+# assignment ENV (VAR=VALUE; empty: none), recorded as LABEL into
+# $R/$GPU_TP_FILE (default tp.jsonl; errors in $R/tp.err) - unless it
+# would start more than GPU_TP_DEADLINE seconds after gpu_session_start
+# (unset: no limit), so that a call stops inside the device tool's limit
+# with the rounds it finished.
 _gpu_tp_run() {
   local label="$1" build="$2" round="$3" assignment="$4"
   shift 4
