@@ -238,6 +238,33 @@ def test_hector_environment_recorded(tmp_path, monkeypatch):
         assert "HECTOR_FIXED_HYPERS=0; " in f.read()
 
 
+def test_gpu_state_recorded_beside_the_times(tmp_path, monkeypatch):
+    """Each timed case records the GPU's clock and throttle reasons read
+    right after its steps (hector.bench.gpu_state), and the log line names
+    a slowdown; a CPU run records none."""
+    from hector.bench import gpu_state
+    cfg = dict(datasets=["aifb"], models=["rgcn"], modes=["inference"],
+               systems=["pyg-rgcn"])
+    records, _ = bench.run(_cfg(tmp_path / "cpu", **cfg), log=_quiet)
+    assert records and all("gpu_state" not in r for r in records)
+
+    state = {"sm_clock_mhz": 1860, "mem_clock_mhz": 3201, "power_w": 694.0,
+             "temperature_c": 58, "throttle": ["power cap"]}
+    sampled = []
+
+    def fake_sample(device):
+        sampled.append(str(device))
+        return state
+    monkeypatch.setattr(gpu_state, "sample", fake_sample)
+    lines = []
+    records, out = bench.run(_cfg(tmp_path / "gpu", **cfg), log=lines.append)
+    ok = [r for r in records if r["status"] == "ok"]
+    assert ok and all(r["gpu_state"] == state for r in ok)
+    assert len(sampled) == len(ok)
+    assert [r["gpu_state"] for r in _read(out)] == [state] * len(ok)
+    assert any("1860 MHz (power cap)" in line for line in lines)
+
+
 def test_host_recorded_in_meta_log_and_table(full_run):
     """A run records its host CPU and the time of the smallest training
     step (what every step pays to PyTorch on that host) in meta.json, in a

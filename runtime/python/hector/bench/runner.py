@@ -22,6 +22,7 @@ from typing import List, Optional
 
 import torch
 
+from . import gpu_state
 from . import systems as _systems
 from .merge import read_records
 from .problem import MODELS, floor_bytes, make_problem
@@ -239,6 +240,9 @@ def _run(cfg, log):
         if rec["status"] == "ok":
             what = (f"{t:9.3f} ms  floor x{rec['ratio_to_floor']:.1f}  "
                     f"peak {_mb(rec.get('peak_mem_bytes'))}")
+            clock = gpu_state.describe(rec.get("gpu_state"))
+            if clock:
+                what += f"  {clock}"
         else:
             what = rec["status"].upper() + (f": {rec['error']}"
                                             if rec.get("error") else "")
@@ -407,6 +411,10 @@ def _run_model(prob, syss, cfg, base, bw, emit, device, done=frozenset()):
                 # The probe was a warm-up run; a slow step needs no more.
                 warmup = cfg.warmup - 1 if probe < 1.0 else 0
                 times = time_fn(fn, device, cfg.repeats, max(0, warmup))
+                # Right after the timed steps, the clock they ran at.
+                state = gpu_state.sample(device)
+                if state is not None:
+                    rec["gpu_state"] = state
                 rec["peak_mem_bytes"] = peak_bytes(device)
                 rec["times_ms"] = times
                 rec["time_ms"] = statistics.median(times)
