@@ -2,7 +2,7 @@
 
 Why: a step's time depends on the SM clock, which the GPU lowers when it
 reaches its power limit. On an H200, mag's RGCN step ran 1.70 ms at
-1980 MHz after an idle second and 1.74 to 1.80 ms at 1845 to 1905 MHz
+1980 MHz after an idle second and 1.72 to 1.80 ms at 1770 to 1920 MHz
 once the step had run back to back for two seconds and the card drew its
 700 W (docs/perf-notes.md section 107). So a case timed right after a
 heavy one runs slower than the same case timed first; the harness records
