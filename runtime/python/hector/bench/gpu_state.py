@@ -55,32 +55,30 @@ class _Nvml:
     def __init__(self, lib, handle):
         self._lib, self._handle = lib, handle
 
-    def _uint(self, fn, *args):
-        value = ctypes.c_uint()
+    def _read(self, fn, *args, ctype=ctypes.c_uint):
+        """fn(handle, *args, &value)'s value, or None when it fails."""
+        value = ctype()
         if fn(self._handle, *args, ctypes.byref(value)) != 0:
             return None
         return value.value
 
     def sm_clock_mhz(self):
-        return self._uint(self._lib.nvmlDeviceGetClockInfo, _NVML_CLOCK_SM)
+        return self._read(self._lib.nvmlDeviceGetClockInfo, _NVML_CLOCK_SM)
 
     def mem_clock_mhz(self):
-        return self._uint(self._lib.nvmlDeviceGetClockInfo, _NVML_CLOCK_MEM)
+        return self._read(self._lib.nvmlDeviceGetClockInfo, _NVML_CLOCK_MEM)
 
     def power_w(self):
-        mw = self._uint(self._lib.nvmlDeviceGetPowerUsage)
+        mw = self._read(self._lib.nvmlDeviceGetPowerUsage)
         return None if mw is None else mw / 1000.0
 
     def temperature_c(self):
-        return self._uint(self._lib.nvmlDeviceGetTemperature,
+        return self._read(self._lib.nvmlDeviceGetTemperature,
                           _NVML_TEMPERATURE_GPU)
 
     def throttle_mask(self):
-        mask = ctypes.c_ulonglong()
-        if self._lib.nvmlDeviceGetCurrentClocksThrottleReasons(
-                self._handle, ctypes.byref(mask)) != 0:
-            return None
-        return mask.value
+        return self._read(self._lib.nvmlDeviceGetCurrentClocksThrottleReasons,
+                          ctype=ctypes.c_ulonglong)
 
 
 _READERS = {}
