@@ -6,7 +6,8 @@ torch.profiler trace of 5 synchronised steps, read from its Chrome trace:
 for each step, the host time from the step's start to its first kernel's
 start on the GPU, the GPU time from the first kernel's start to the last
 one's end, and the kernels' own time.
-Usage: s45i_trace.py OUTDIR
+Usage: s45i_trace.py OUTDIR [DEVICE [SCALE]] (default cuda, 1.0; a CPU
+run at a small scale checks the script, not the question)
 """
 import json
 import statistics
@@ -26,12 +27,15 @@ from hector.bench.timing import time_fn
 
 def main():
     out = sys.argv[1]
-    dev = torch.device("cuda")
+    dev = torch.device(sys.argv[2] if len(sys.argv) > 2 else "cuda")
+    scale = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
     bench.run(bench.Config(datasets=["am"], models=["rgcn"],
                            modes=["inference"], systems=["hector"],
-                           tf32=True, chart=False, out=f"{out}/harness-am"),
+                           device=str(dev), scale=scale, tf32=True,
+                           chart=False, out=f"{out}/harness-am"),
               log=print)
-    mag = make_problem("mag", "rgcn", hds.synthetic("mag", device=dev), 64, 1,
+    mag = make_problem("mag", "rgcn",
+                       hds.synthetic("mag", device=dev, scale=scale), 64, 1,
                        dev)
     step = _step(S.SYSTEMS["hector"].prepare(mag), mag, "inference")
     with matmul_tf32(True):
@@ -39,18 +43,28 @@ def main():
         b2b = time_steps(step, dev, 30, 3)
         print(json.dumps({"mag_sync_median": round(sync, 4),
                           "mag_b2b": round(b2b, 4)}), flush=True)
-        with profile(activities=[ProfilerActivity.CPU,
-                                 ProfilerActivity.CUDA]) as prof:
+        cuda = dev.type == "cuda"
+        activities = [ProfilerActivity.CPU] + \
+            ([ProfilerActivity.CUDA] if cuda else [])
+        with profile(activities=activities) as prof:
             for _ in range(5):
-                torch.cuda.synchronize()
+                if cuda:
+                    torch.cuda.synchronize()
                 with record_function("probe_step"):
                     step()
-                torch.cuda.synchronize()
+                if cuda:
+                    torch.cuda.synchronize()
     path = f"{out}/trace-mag.json"
     prof.export_chrome_trace(path)
-    events = json.load(open(path))["traceEvents"]
+    trace = json.load(open(path))
+    # Kineto writes {"traceEvents": [...]}; torch's legacy profiler (a CPU
+    # build of torch 1.13) a bare list.
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    # The host's annotation ("user_annotation"), not its copy on the GPU's
+    # timeline ("gpu_user_annotation").
     steps = sorted(e["ts"] for e in events
-                   if e.get("name") == "probe_step" and e.get("ph") == "X")
+                   if e.get("name") == "probe_step" and e.get("ph") == "X"
+                   and e.get("cat", "user_annotation") == "user_annotation")
     kernels = sorted((e["ts"], e["ts"] + e["dur"], e["name"]) for e in events
                      if e.get("cat") == "kernel" and e.get("ph") == "X")
     for i, s in enumerate(steps):
