@@ -270,6 +270,31 @@ def test_run_argument_errors():
         lib.run(g, values, heads=2)
 
 
+def test_hyper_values_checked_once_a_value_and_errors_every_time():
+    lib = hector.load("rgat_pyg")
+    lib._hyper_memo.clear()
+    first = lib._hyper_values({"in_dim": 8, "heads": 2})
+    names = list(lib.hypers)
+    assert first == tuple(dict(lib.hypers, in_dim=8, heads=2)[k]
+                          for k in names)
+    assert lib._hyper_values({"in_dim": 8, "heads": 2}) is first
+    assert lib._hyper_values({"in_dim": 8.0, "heads": 2}) == first
+    assert len(lib._hyper_memo) == 1
+    # A bad value raises on every call (it is never remembered).
+    for _ in range(2):
+        with pytest.raises(ValueError, match="heads must be a positive"):
+            lib._hyper_values({"heads": 0})
+        with pytest.raises(TypeError, match="unknown hyper-parameter 'dim'"):
+            lib._hyper_values({"dim": 8})
+    # A 0-d tensor is read on every call, not remembered by its object.
+    heads = torch.tensor(2)
+    assert lib._hyper_values({"in_dim": 8, "heads": heads}) == first
+    heads.fill_(3)
+    assert lib._hyper_values({"in_dim": 8, "heads": heads})[
+        names.index("heads")] == 3
+    assert len(lib._hyper_memo) == 1
+
+
 # --------------------------------------------------------------------------
 # Layer
 # --------------------------------------------------------------------------

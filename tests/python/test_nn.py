@@ -190,6 +190,84 @@ def test_hgt_matches_pyg(case, heads, device):
     assert n == 1 + len(list(theirs.parameters()))
 
 
+def test_hgt_on_row_slices_of_one_matrix_matches_separate_tensors(
+        device, monkeypatch):
+    """x_dict as consecutive row slices of one x (as a stacked model's
+    previous HGTConv returns them) takes the path without the copy of x
+    (hector.nn.rows_together); outputs and the gradients of x and of every
+    parameter are those of x_dict as separate tensors."""
+    g = random_typed_graph(seed=13, device=device)
+    x = _x(g.num_nodes, OUT_DIM, device)
+    node_types, edge_types, copies, edge_index_dict = _hetero(g, x)
+    sizes = [v.size(0) for v in copies.values()]
+    slices = dict(zip(node_types, x.split(sizes)))
+    make = lambda: hnn.HGTConv(OUT_DIM, OUT_DIM,  # noqa: E731
+                               (node_types, edge_types), heads=2)
+    torch.manual_seed(0)
+    on_copies = make().to(device)
+    on_slices = copy.deepcopy(on_copies)
+    spans = []
+    real = hnn._consecutive_view
+    monkeypatch.setattr(hnn, "_consecutive_view",
+                        lambda blocks: spans.append(real(blocks)) or spans[-1])
+    out_c = torch.cat(list(on_copies(copies, edge_index_dict).values()))
+    out_s = torch.cat(list(on_slices(slices, edge_index_dict).values()))
+    # x was copied from the masked copies and spanned without a copy from
+    # the slices.
+    assert spans[0] is None and spans[1].data_ptr() == x.data_ptr()
+    assert_close(out_s, out_c, DTYPE, "forward on slices")
+    probe = torch.randn_like(out_c)
+    leaves_c = [x] + list(on_copies.parameters())
+    leaves_s = [x] + list(on_slices.parameters())
+    grads_c = torch.autograd.grad((out_c * probe).sum(), leaves_c,
+                                  allow_unused=True)
+    grads_s = torch.autograd.grad((out_s * probe).sum(), leaves_s,
+                                  allow_unused=True)
+    for i, (gc, gs) in enumerate(zip(grads_c, grads_s)):
+        assert (gc is None) == (gs is None), i
+        if gc is not None:
+            assert_close(gs, gc, DTYPE, f"gradient {i} on slices")
+
+
+def test_rows_together_views_consecutive_rows_and_copies_others():
+    base = torch.arange(24.0).view(8, 3)
+    a, b, c = base[1:3], base[3:4], base[4:7]
+    empty = base.new_empty(0, 3)
+    together = hnn.rows_together([a, empty, b, c])
+    assert torch.equal(together, base[1:7])
+    assert together.data_ptr() == a.data_ptr()  # a view, no copy
+    # Out of order, with a gap, or from two buffers: copied.
+    for blocks in ([b, a], [a, c], [a, base.clone()[3:4]]):
+        out = hnn.rows_together(blocks)
+        assert torch.equal(out, torch.cat(blocks))
+        assert out.data_ptr() != blocks[0].data_ptr()
+    # A transposed (column-major) block is no run of rows.
+    t = torch.arange(6.0).view(3, 2).t()
+    assert torch.equal(hnn.rows_together([t[:1], t[1:]]), t)
+
+
+def test_rows_together_keeps_the_gradients_of_torch_cat():
+    leaf = torch.randn(6, 2, requires_grad=True)
+    mid = leaf * 2  # a base with a history
+    for base in (leaf, mid):
+        blocks = list(base.split([2, 4]))
+        together = hnn.rows_together(blocks)
+        assert together.data_ptr() == blocks[0].data_ptr()
+        (g_view,) = torch.autograd.grad((together ** 2).sum(), leaf,
+                                        retain_graph=True)
+        (g_cat,) = torch.autograd.grad((torch.cat(blocks) ** 2).sum(), leaf)
+        assert torch.equal(g_view, g_cat)
+    # Slices taken under no_grad are leaves that lead nowhere: copied, and
+    # the gradient does not reach the base, as with torch.cat.
+    with torch.no_grad():
+        blocks = [leaf[0:2], leaf[2:6]]
+    together = hnn.rows_together(blocks)
+    assert together.data_ptr() != leaf.data_ptr()
+    assert torch.equal(together, leaf.detach())
+    together.sum().backward()
+    assert leaf.grad is None
+
+
 LAYERS = {
     "rgcn": lambda: (pyg_nn.RGCNConv(IN_DIM, OUT_DIM, 3),
                      hnn.RGCNConv(IN_DIM, OUT_DIM, 3)),

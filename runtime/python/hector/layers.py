@@ -21,7 +21,7 @@ import numbers
 import os
 import re
 import threading
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import torch
 
@@ -390,6 +390,7 @@ class LayerLibrary:
                        if a["kind"] == "param"]
         self.outputs = [o["name"] for o in info["outputs"]]
         self._arguments = [a["name"] for a in info["arguments"]]
+        self._hyper_memo = {}
         self._decls = {}
         for a in list(info["arguments"]) + list(info["outputs"]):
             if a["rows"] not in _ROW_SIZES:
@@ -501,11 +502,37 @@ class LayerLibrary:
             if not isinstance(values[k], torch.Tensor):
                 raise TypeError(f"{k}: expected a torch.Tensor, got "
                                 f"{type(values[k]).__name__}")
-        hypers = _check_hypers(self, hypers)
-        outs = replay.run(self.ops.forward, self.name, graph,
-                          [values[k] for k in self._arguments],
-                          tuple(hypers.values()), self.edge_order)
+        outs = self._run_arguments(graph,
+                                   [values[k] for k in self._arguments],
+                                   self._hyper_values(hypers))
         return dict(zip(self.outputs, outs))
+
+    def _hyper_values(self, given: Dict[str, object]) -> tuple:
+        """Every hyper's value in the op's order: the defaults overridden by
+        `given`, checked as run() documents. Remembered per `given` when its
+        values are plain ints and floats, so that a layer that calls with
+        the same hypers every step checks them once (the check was a fifth
+        of hector.nn's host time a call, docs/perf-notes.md section 110)."""
+        # Only plain ints and floats are remembered: a 0-d tensor's value
+        # can change under the same key.
+        plain = all(type(v) in (int, float) for v in given.values())
+        key = tuple(given.items()) if plain else None
+        values = self._hyper_memo.get(key) if plain else None
+        if values is None:
+            values = tuple(_check_hypers(self, given).values())
+            if plain and len(self._hyper_memo) < 64:
+                self._hyper_memo[key] = values
+        return values
+
+    def _run_arguments(self, graph: Graph, args: List[torch.Tensor],
+                       hyper_values: tuple) -> List[torch.Tensor]:
+        """The forward op's outputs for `args` (one tensor per argument, in
+        declaration order) and `hyper_values` (from _hyper_values): run()
+        without its checks of the values dict, for callers that build the
+        arguments themselves (hector.nn's layers). The op still checks each
+        tensor's dtype, device and shape."""
+        return replay.run(self.ops.forward, self.name, graph, args,
+                          hyper_values, self.edge_order)
 
     def __repr__(self):
         return (f"LayerLibrary({self.name!r}, inputs={self.inputs}, "

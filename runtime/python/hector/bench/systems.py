@@ -139,6 +139,15 @@ def _pyg_homo(kind, compile_):
     return prepare
 
 
+def _dst_rows(out, dst):
+    """An HGTConv's output dict as the problem's output rows: the
+    destination types' rows in order, concatenated (a view without the copy
+    when they already lie so in one buffer, as hector.nn's split output
+    does for most graphs here; PyG's are separate tensors)."""
+    from ..nn import rows_together
+    return rows_together([out[t] for t in dst])
+
+
 def _pyg_hgt(compile_):
     def prepare(prob):
         fn = _maybe_compile(prob.conv, compile_)
@@ -147,8 +156,7 @@ def _pyg_hgt(compile_):
         dst = prob.dst_types
 
         def forward():
-            out = fn(x_dict, eid)
-            return torch.cat([out[t] for t in dst])
+            return _dst_rows(fn(x_dict, eid), dst)
         return Prepared(forward, prob.weights())
     return prepare
 
@@ -414,8 +422,7 @@ def _hector_nn(prob):
             prob.dst_types
 
         def forward():
-            out = mod(x_dict, eid)
-            return torch.cat([out[t] for t in dst])
+            return _dst_rows(mod(x_dict, eid), dst)
     else:
         ei, et, x = g.edge_index, g.edge_type, prob.x
 
