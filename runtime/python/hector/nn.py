@@ -833,6 +833,10 @@ class HGTConv(Module):
     into a dict holding, like PyG, the node types of ``x_dict`` that are
     some edge type's destination (in the layer's node type order). Keys of
     ``x_dict`` that are no node type of the layer are ignored, as in PyG.
+    The node types' features are read in place when they are consecutive
+    rows of one tensor in the layer's node type order (an earlier
+    HGTConv's output, or slices of one feature matrix), and copied into
+    one tensor otherwise (see :func:`rows_together`).
 
     Parameters (PyG 2.8's names and shapes): ``kqv_lin.lins.<t>.weight``
     [3*out, in] and ``.bias``, ``out_lin.lins.<t>.weight`` [out, out] and
