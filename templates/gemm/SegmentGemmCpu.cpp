@@ -148,6 +148,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
             // Times 1 is exact: unweighted sums are what they were.
             const T w =
                 a.sumWeights ? a.sumWeights[sumWeightRow(a, j) * H + h] : T(1);
+#pragma omp simd
             for (int64_t k = 0; k < K; ++k)
               summed[k] += w * xj[k];
           }
@@ -164,6 +165,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
         if (a.transposeW) {
           for (int64_t n = 0; n < N; ++n) {
             T sum = 0;
+#pragma omp simd reduction(+ : sum)
             for (int64_t k = 0; k < K; ++k)
               sum += x[k] * w[n * K + k];
             acc[n] = sum;
@@ -171,6 +173,7 @@ template <typename T> void linearCpu(const SegmentGemmArgsT<T> &a) {
         } else {
           for (int64_t k = 0; k < K; ++k) {
             const T xv = x[k];
+#pragma omp simd
             for (int64_t n = 0; n < N; ++n)
               acc[n] += xv * w[k * ldw + n];
           }
@@ -233,6 +236,7 @@ template <typename T> void outerCpu(const SegmentGemmArgsT<T> &a) {
         const int64_t rb = a.gatherB ? a.gatherB[id] : id;
         const T av = a.X[ra * H * K + h * K + k];
         const T *b = a.B + rb * H * N + h * N;
+#pragma omp simd
         for (int64_t n = 0; n < N; ++n)
           acc[n] += av * b[n];
       }
