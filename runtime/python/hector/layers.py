@@ -200,8 +200,6 @@ def _sizes_of(graph_or_sizes, needed):
         sizes = {"num_nodes": g.num_nodes, "num_edges": g.num_edges,
                  "num_etypes": g.num_etypes, "num_ntypes": g.num_ntypes}
         if "num_pairs" in needed:
-            from .graph import graph_array_names
-            index = graph_array_names().index("pair_src")
             sizes["num_pairs"] = g.cpp().num_pairs
         return sizes
     if not isinstance(graph_or_sizes, dict):

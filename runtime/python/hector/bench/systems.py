@@ -188,7 +188,7 @@ def _segmm_rgcn(prob):
     contiguous segment, scale by c_e, index_add into the destinations, plus
     the root term x @ root + bias."""
     g = prob.graph
-    R, N = g.num_etypes, g.num_nodes
+    R = g.num_etypes
     et = g.edge_type
     perm = torch.sort(et, stable=True).indices
     src = g.edge_index[0][perm].contiguous()
