@@ -11,12 +11,18 @@
 //   fp16: lane l loads halves 8(l%8)..8(l%8)+7 of row j + l/8 (8 lanes a
 //         row, two rows a load step), sums in fp32, and the two half-groups
 //         are joined by shuffles at the end of the chunk
-// Both keep kAhead load steps in flight a lane. `--blocks-per-sm 4` pins
-// four 128-thread blocks an SM (dynamic shared memory), as the summed
-// GEMM runs; 0 leaves occupancy to the registers.
+// Both keep kAhead load steps in flight a lane. The second argument (4 by
+// default) pins that many 128-thread blocks an SM with dynamic shared
+// memory (four: as the summed GEMM runs); 0 leaves occupancy to the
+// registers. The graph, its chunks and the timing are bench/gemm's
+// (BenchGraph.h, BenchTiming.h).
 //
-// Build: nvcc -O3 -std=c++17 -arch=sm_90 gather_bytes.cu -o gather_bytes
+// Build (from the repository root, for bench/gemm's headers): nvcc -O3
+//   -std=c++17 -arch=sm_90 -I. <this file> -o gather_bytes
 // Run:   ./gather_bytes GRAPH_FILE [blocks_per_sm]   (dump_graph.py's file)
+#include "bench/gemm/BenchGraph.h"
+#include "bench/gemm/BenchTiming.h"
+
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -27,54 +33,11 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                  \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 constexpr int kDim = 64;
 constexpr int kThreads = 128;
 constexpr int kGroupLanes = 16;
 constexpr int kCap = 64;  // edges a chunk at most
 constexpr int kAhead = 4; // load steps in flight a lane
-
-struct Chunks {
-  std::vector<int64_t> ptr;  // [C + 1] into rows
-  std::vector<int64_t> rows; // source row of each entry, chunk order
-};
-
-// Edges sorted by (relation, destination), cut into chunks of at most kCap
-// edges of one (destination, relation) segment.
-Chunks makeChunks(const std::vector<int64_t> &src,
-                  const std::vector<int64_t> &dst,
-                  const std::vector<int64_t> &etype) {
-  const int64_t E = int64_t(src.size());
-  std::vector<int64_t> ids(E);
-  for (int64_t e = 0; e < E; ++e)
-    ids[e] = e;
-  std::stable_sort(ids.begin(), ids.end(), [&](int64_t a, int64_t b) {
-    return etype[a] != etype[b] ? etype[a] < etype[b] : dst[a] < dst[b];
-  });
-  Chunks c;
-  c.ptr.push_back(0);
-  for (int64_t i = 0; i < E; ++i) {
-    const int64_t e = ids[i];
-    const int64_t size = int64_t(c.rows.size()) - c.ptr.back();
-    const bool sameSegment =
-        i > 0 && etype[ids[i - 1]] == etype[e] && dst[ids[i - 1]] == dst[e];
-    if (i > 0 && (!sameSegment || size == kCap))
-      c.ptr.push_back(int64_t(c.rows.size()));
-    c.rows.push_back(src[e]);
-  }
-  if (E > 0)
-    c.ptr.push_back(E);
-  return c;
-}
 
 __global__ void __launch_bounds__(kThreads)
     sumRowsFp32(const float4 *__restrict__ x, const int64_t *__restrict__ ptr,
@@ -158,51 +121,17 @@ __global__ void toHalf(const float *x, __half *xh, int64_t n) {
     xh[i] = __float2half_rn(x[i]);
 }
 
-template <typename Launch> float medianMs(Launch launch, int runs = 20) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i)
-    launch();
-  std::vector<float> t;
-  for (int i = 0; i < runs; ++i) {
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s GRAPH_FILE [blocks_per_sm]\n", argv[0]);
     return 2;
   }
   const int pinned = argc > 2 ? std::atoi(argv[2]) : 4;
-  FILE *f = std::fopen(argv[1], "rb");
-  if (!f) {
-    std::perror(argv[1]);
-    return 1;
-  }
-  int64_t head[3];
-  bool ok = std::fread(head, 8, 3, f) == 3;
-  const int64_t N = head[0], E = head[1]; // head[2]: relations
-  std::vector<int64_t> src(E), dst(E), etype(E);
-  for (auto *v : {&src, &dst, &etype})
-    ok = ok && std::fread(v->data(), 8, E, f) == size_t(E);
-  std::fclose(f);
-  if (!ok) {
-    std::fprintf(stderr, "%s: short graph file\n", argv[1]);
-    return 1;
-  }
-  const Chunks ch = makeChunks(src, dst, etype);
-  const int64_t C = int64_t(ch.ptr.size()) - 1;
+  const bench_graph::Graph g = bench_graph::readGraph(argv[1]);
+  const int64_t N = g.N, E = g.E;
+  const bench_graph::Chunks ch =
+      bench_graph::chunk(g, bench_graph::edgesInChunkOrder(g, 0), kCap);
+  const int64_t C = int64_t(ch.sumPtr.size()) - 1;
 
   std::vector<float> hx(N * kDim);
   uint64_t state = 12345;
@@ -210,63 +139,62 @@ int main(int argc, char **argv) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     v = float((state >> 40) & 0xffffff) / float(1 << 23) - 1.f;
   }
-  float *x, *out32, *out16;
+  float *x = bench_graph::toDevice(hx), *out32, *out16;
   __half *xh;
-  int64_t *ptr, *rows;
-  CHECK(cudaMalloc(&x, N * kDim * 4));
-  CHECK(cudaMalloc(&xh, N * kDim * 2));
-  CHECK(cudaMalloc(&out32, C * kDim * 4));
-  CHECK(cudaMalloc(&out16, C * kDim * 4));
-  CHECK(cudaMalloc(&ptr, (C + 1) * 8));
-  CHECK(cudaMalloc(&rows, E * 8));
-  CHECK(cudaMemcpy(x, hx.data(), N * kDim * 4, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(ptr, ch.ptr.data(), (C + 1) * 8, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(rows, ch.rows.data(), E * 8, cudaMemcpyHostToDevice));
+  const int64_t *ptr = bench_graph::toDevice(ch.sumPtr);
+  const int64_t *rows = bench_graph::toDevice(ch.sumRows);
+  CHECK_CUDA(cudaMalloc(&xh, N * kDim * 2));
+  CHECK_CUDA(cudaMalloc(&out32, C * kDim * 4));
+  CHECK_CUDA(cudaMalloc(&out16, C * kDim * 4));
 
   int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CHECK_CUDA(cudaGetDevice(&device));
+  CHECK_CUDA(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   // Dynamic shared memory that lets `pinned` blocks fit an SM (228 KB an
   // SM, 1 KB reserved a block), else none.
   const int smem = pinned > 0 ? (228 * 1024) / pinned - 1024 - 64 : 0;
   if (smem > 48 * 1024) {
-    CHECK(cudaFuncSetAttribute(
+    CHECK_CUDA(cudaFuncSetAttribute(
         sumRowsFp32, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    CHECK(cudaFuncSetAttribute(
+    CHECK_CUDA(cudaFuncSetAttribute(
         sumRowsFp16, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   }
   int per32 = 0, per16 = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per32, sumRowsFp32,
-                                                      kThreads, smem));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per16, sumRowsFp16,
-                                                      kThreads, smem));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per32, sumRowsFp32,
+                                                           kThreads, smem));
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per16, sumRowsFp16,
+                                                           kThreads, smem));
   const int grid32 = sms * per32, grid16 = sms * per16;
 
   const float convertMs =
-      medianMs([&] { toHalf<<<sms * 8, 256>>>(x, xh, N * kDim); });
-  const float ms32 = medianMs([&] {
+      timeMs([&] { toHalf<<<sms * 8, 256>>>(x, xh, N * kDim); });
+  const float ms32 = timeMs([&] {
     sumRowsFp32<<<grid32, kThreads, smem>>>(reinterpret_cast<const float4 *>(x),
                                             ptr, rows, C,
                                             reinterpret_cast<float4 *>(out32));
   });
-  const float ms16 = medianMs([&] {
+  const float ms16 = timeMs([&] {
     sumRowsFp16<<<grid16, kThreads, smem>>>(reinterpret_cast<const uint4 *>(xh),
                                             ptr, rows, C,
                                             reinterpret_cast<float4 *>(out16));
   });
-  CHECK(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
 
   // Check both against a double sum on the host: every chunk of the first
   // 20000, and the fp16 one's error is TF32-sized (2^-11 a term).
   std::vector<float> o32(C * kDim), o16(C * kDim);
-  CHECK(cudaMemcpy(o32.data(), out32, C * kDim * 4, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(o16.data(), out16, C * kDim * 4, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(
+      cudaMemcpy(o32.data(), out32, C * kDim * 4, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(
+      cudaMemcpy(o16.data(), out16, C * kDim * 4, cudaMemcpyDeviceToHost));
   double err32 = 0, err16 = 0, norm = 0;
   for (int64_t c = 0; c < std::min<int64_t>(C, 20000); ++c)
     for (int k = 0; k < kDim; ++k) {
       double s = 0;
-      for (int64_t j = ch.ptr[c]; j < ch.ptr[c + 1]; ++j)
-        s += hx[ch.rows[j] * kDim + k];
+      for (int64_t j = ch.sumPtr[c]; j < ch.sumPtr[c + 1]; ++j)
+        s += hx[ch.sumRows[j] * kDim + k];
       err32 += (o32[c * kDim + k] - s) * (o32[c * kDim + k] - s);
       err16 += (o16[c * kDim + k] - s) * (o16[c * kDim + k] - s);
       norm += s * s;

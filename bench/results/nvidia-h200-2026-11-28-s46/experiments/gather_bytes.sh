@@ -4,13 +4,14 @@
 # mag and wikikg2 graphs, with four blocks an SM (the summed GEMM's) and
 # with occupancy left to the registers. No CMake build: nvcc alone, and
 # dump_graph.py (torch and hector.datasets) for the graphs. About a
-# minute after the machine starts.
+# minute after the machine starts. bench/gemm's headers (BenchGraph.h,
+# BenchTiming.h) are found from the repository root (-I.).
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 source bench/gpu-session.sh
 gpu_session_start gather
 E=bench/results/nvidia-h200-2026-11-28-s46/experiments
-nvcc -O3 -std=c++17 -arch=sm_90 $E/gather_bytes.cu -o /tmp/gather_bytes \
+nvcc -O3 -std=c++17 -arch=sm_90 -I. $E/gather_bytes.cu -o /tmp/gather_bytes \
   > $R/nvcc.log 2>&1 || { cat $R/nvcc.log; exit 1; }
 for ds in am mag wikikg2; do
   PYTHONPATH="$PWD/runtime/python" python3 bench/gemm/dump_graph.py $ds \
