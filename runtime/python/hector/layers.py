@@ -513,12 +513,13 @@ class LayerLibrary:
         of hector.nn's host time a call, docs/perf-notes.md section 110)."""
         # Only plain ints and floats are remembered: a 0-d tensor's value
         # can change under the same key.
-        plain = all(type(v) in (int, float) for v in given.values())
-        key = tuple(given.items()) if plain else None
-        values = self._hyper_memo.get(key) if plain else None
+        if not all(type(v) in (int, float) for v in given.values()):
+            return tuple(_check_hypers(self, given).values())
+        key = tuple(given.items())
+        values = self._hyper_memo.get(key)
         if values is None:
             values = tuple(_check_hypers(self, given).values())
-            if plain and len(self._hyper_memo) < 64:
+            if len(self._hyper_memo) < 64:
                 self._hyper_memo[key] = values
         return values
 

@@ -139,13 +139,14 @@ def _pyg_homo(kind, compile_):
     return prepare
 
 
-def _dst_rows(out, dst):
-    """An HGTConv's output dict as the problem's output rows: the
-    destination types' rows in order, concatenated (a view without the copy
-    when they already lie so in one buffer, as hector.nn's split output
-    does for most graphs here; PyG's are separate tensors)."""
+def _dst_rows(dst):
+    """A function from an HGTConv's output dict to the problem's output
+    rows: the destination types `dst`' rows in order, concatenated (a view
+    without the copy when they already lie so in one buffer, as hector.nn's
+    split output does for most graphs here; PyG's are separate tensors).
+    Resolved once, before the timed calls."""
     from ..nn import rows_together
-    return rows_together([out[t] for t in dst])
+    return lambda out: rows_together([out[t] for t in dst])
 
 
 def _pyg_hgt(compile_):
@@ -153,10 +154,10 @@ def _pyg_hgt(compile_):
         fn = _maybe_compile(prob.conv, compile_)
         x_dict = prob.x_dict()
         eid = prob.edge_index_dict()
-        dst = prob.dst_types
+        rows = _dst_rows(prob.dst_types)
 
         def forward():
-            return _dst_rows(fn(x_dict, eid), dst)
+            return rows(fn(x_dict, eid))
         return Prepared(forward, prob.weights())
     return prepare
 
@@ -418,11 +419,11 @@ def _hector_nn(prob):
     named = dict(mod.named_parameters())
     params = [named[n] for n in prob.weight_names]
     if prob.model == "hgt":
-        x_dict, eid, dst = prob.x_dict(), prob.edge_index_dict(), \
-            prob.dst_types
+        x_dict, eid = prob.x_dict(), prob.edge_index_dict()
+        rows = _dst_rows(prob.dst_types)
 
         def forward():
-            return _dst_rows(mod(x_dict, eid), dst)
+            return rows(mod(x_dict, eid))
     else:
         ei, et, x = g.edge_index, g.edge_type, prob.x
 
